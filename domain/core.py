@@ -1,0 +1,212 @@
+"""The decider surface every game implements, the Rejected error and the seeded generator.
+
+A game is a pure decider (DESIGN.md "Domain: a decider per game"):
+
+    state   = fold(evolve, events, game.initial())
+    events  = game.decide(state, seat, command, rng)      # raises Rejected, never mutates
+    state'  = game.evolve(state, event)                   # never validates, never fails, never mutates
+
+Randomness never happens in ``evolve``: ``setup`` and ``decide`` draw from an ``Rng`` handed in by the
+service and write the outcome (the deck order, the die face) into the events, so a replay is a pure fold
+and an auditor can re-derive every draw from the revealed seed (see ``Rng`` for the construction).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import msgspec
+
+__all__ = [
+    "Command",
+    "Event",
+    "Game",
+    "GameConfig",
+    "Pending",
+    "Rejected",
+    "Result",
+    "Rng",
+    "ScoreSheet",
+    "fold",
+]
+
+
+class Rejected(Exception):
+    """A command refused by the rules: ``code`` names the refusal, ``rule`` cites the ruling (e.g. "B-8")."""
+
+    def __init__(self, code: str, rule: str | None = None, detail: str = "") -> None:
+        super().__init__(detail or code)
+        self.code = code
+        self.rule = rule
+        self.detail = detail or code.replace("_", " ")
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every command: a verb, tagged by ``type`` in its JSON body (``{"type": "bid", ...}``)."""
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every event: past tense, tagged by ``type``; ``schema_version`` is stored beside it."""
+
+    schema_version: ClassVar[int] = 1
+
+
+class GameConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """What a game is created with: the seated players' names (seat = index) and the validated options."""
+
+    players: tuple[str, ...]
+    options: msgspec.Struct
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat that must act now and the kind of decision it owes (several seats at once in secret picks)."""
+
+    seat: int
+    decision: str
+
+
+class Result(msgspec.Struct, frozen=True, kw_only=True):
+    """The outcome of a finished game: per seat its score and rank (1 is best; equal ranks tie)."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    note: str = ""
+
+
+class ScoreSheet(msgspec.Struct, frozen=True, kw_only=True):
+    """A score sheet as a table: the same rows serve JSON and CSV; ``winners`` names the final row."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str | int | None, ...], ...]
+    winners: tuple[str, ...]
+    final: bool
+
+
+S = TypeVar("S")
+
+
+class Game(Protocol, Generic[S]):
+    """The surface every game module exposes (as ``GAME``), so the service stays generic."""
+
+    name: str  # "basari", "bazaar", "johari"
+    title: str  # human name
+    rules: str  # rule-sheet reference, e.g. "rules/basari.md"
+    min_players: int
+    max_players: int
+    options_type: type[msgspec.Struct]  # the game's options, all fields with defaults
+    command_type: Any  # the tagged union of the game's commands (for msgspec decoding and OpenAPI)
+    event_type: Any  # the tagged union of the game's events (one typed decoder reads a whole history)
+    view_type: Any  # the struct ``view`` returns
+
+    def validate_config(self, config: GameConfig) -> None:
+        """Refuse a player count or option combination the rules do not allow (raises Rejected)."""
+        ...
+
+    def initial(self) -> S:
+        """The empty state every history is folded from."""
+        ...
+
+    def setup(self, config: GameConfig, rng: Rng) -> list[Event]:
+        """The opening events: players, options, shuffled decks, dealt cards."""
+        ...
+
+    def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
+        """Validate ``command`` from ``seat`` and return the events it causes; raise Rejected otherwise."""
+        ...
+
+    def evolve(self, state: S, event: Event) -> S:
+        """Apply one event; never validates, never fails on a stored event, never mutates ``state``."""
+        ...
+
+    def view(self, state: S, seat: int | None) -> msgspec.Struct:
+        """What ``seat`` (None: a spectator) may see now."""
+        ...
+
+    def redact(self, event: Event, seat: int | None) -> msgspec.Struct:
+        """The event as ``seat`` (None: a spectator) may see it while the game runs (secrets removed)."""
+        ...
+
+    def pending(self, state: S) -> list[Pending]:
+        """Who must act now and the kind of decision each owes."""
+        ...
+
+    def legal(self, state: S, seat: int) -> list[Command]:
+        """Every command ``seat`` may send now; complete (a client posting only these can finish the game)."""
+        ...
+
+    def is_over(self, state: S) -> bool:
+        """Whether the game has ended."""
+        ...
+
+    def result(self, state: S) -> Result:
+        """Scores, ranks and winners with the game's tie-breaks applied (meaningful once over)."""
+        ...
+
+    def scoresheet(self, state: S) -> ScoreSheet:
+        """The score sheet of the rule page, so far."""
+        ...
+
+
+def fold(game: Game[S], events: Iterable[Event], state: S | None = None) -> S:
+    """Rebuild a state by applying events in order to ``state`` (default: the game's initial state)."""
+    current = game.initial() if state is None else state
+    for event in events:
+        current = game.evolve(current, event)
+    return current
+
+
+class Rng:
+    """The seeded generator, documented so an auditor can re-derive every draw in any language.
+
+    Construction (SHA-256 in counter mode):
+      block(i) = SHA-256( UTF-8(seed) || 0x00 || UTF-8(context) || 0x00 || uint64_be(i) ),  i = 0, 1, 2, ...
+    Each 32-byte block is read as four unsigned 64-bit big-endian words, in order; the words of
+    block 0, then block 1, ... form the stream ``w0, w1, w2, ...``.
+
+    ``below(n)`` (a uniform integer in 0..n-1): take the next word ``w``; if ``w >= limit`` where
+    ``limit = 2**64 - (2**64 % n)``, discard it and take the next; else return ``w % n``.
+    ``shuffle(xs)`` (Fisher-Yates): for ``i`` from ``len(xs)-1`` down to 1: ``j = below(i+1)``;
+    swap ``xs[i]`` and ``xs[j]``.
+    ``choice(xs)`` is ``xs[below(len(xs))]``.
+
+    Contexts used by the service: ``"setup"`` for a game's opening events, and ``"v<N>"`` for the
+    command decided when the game stood at version N (the number of events stored before it).
+    """
+
+    def __init__(self, seed: str, context: str) -> None:
+        self._prefix = seed.encode() + b"\x00" + context.encode() + b"\x00"
+        self._counter = 0
+        self._words: list[int] = []
+
+    def _next_word(self) -> int:
+        """The next 64-bit word of the stream."""
+        if not self._words:
+            block = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+            self._words = [int.from_bytes(block[k : k + 8], "big") for k in (24, 16, 8, 0)]
+        return self._words.pop()
+
+    def below(self, n: int) -> int:
+        """A uniform integer in 0..n-1 by rejection sampling (no modulo bias)."""
+        if n <= 0:
+            raise ValueError("below(n) needs n >= 1")
+        limit = 2**64 - (2**64 % n)
+        while True:
+            word = self._next_word()
+            if word < limit:
+                return word % n
+
+    def shuffle(self, items: Sequence[Any]) -> list[Any]:
+        """A new list: ``items`` shuffled by Fisher-Yates from the last position down."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    def choice(self, items: Sequence[Any]) -> Any:
+        """One element of ``items``, uniformly."""
+        return items[self.below(len(items))]

