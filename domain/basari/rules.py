@@ -1,0 +1,555 @@
+"""Basari's decider: ``decide`` validates a command against B-1..B-10, ``evolve`` folds one event.
+
+``decide`` returns the command's own events followed by every automatic step they set off (``advance``):
+resolving actions nobody has to choose for (B-7), opening negotiations (B-8), ending and scoring a stage
+(B-9), reshuffling and dealing (B-4, B-5) and ending the game (B-10), until some seat owes a decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from msgspec.structs import replace
+
+from domain.basari.bids import beats, can_complete
+from domain.basari.commands import Accept, Bid, BidColour, ChooseAction, ExchangeGems, TakeGem
+from domain.basari.components import ACTIONS_BY_PLAYERS, COLOURS, COMPONENTS, NO_GEMS, Action, Colour, Gems
+from domain.basari.events import (
+    ActionChosen,
+    ActionDOpened,
+    ActionForfeited,
+    ActionsRevealed,
+    BidAccepted,
+    BidDrafted,
+    BidPlaced,
+    CardDrawn,
+    CardsDealt,
+    GameEnded,
+    GameStarted,
+    GemsExchanged,
+    GemsTaken,
+    NegotiationOpened,
+    NothingDrawn,
+    PileShuffled,
+    PointsScored,
+    StageScored,
+    WonForFree,
+)
+from domain.basari.scoring import score_stage, winners
+from domain.basari.state import Negotiation, Player, StageRecord, State
+from domain.core import Command, Event, Rejected, Rng
+
+__all__ = ["advance", "decide", "evolve", "first_bidder_order", "opening_events"]
+
+ACTION_ORDER: tuple[Action, ...] = ("A", "B", "C", "D")
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def first_bidder_order(state: State, seats: Iterable[int]) -> tuple[int, ...]:
+    """B-8: most red gems first, then yellow, green, blue, victory points, workers, then the eldest."""
+
+    def strength(seat: int) -> tuple[int, ...]:
+        player = state.players[seat]
+        return (*player.gems.counts(), player.points, player.workers(), -seat)
+
+    return tuple(sorted(seats, key=strength, reverse=True))
+
+
+def _gems_text(gems: Gems) -> str:
+    """Gems in words, for refusal details: "1 red + 3 blue"."""
+    parts = [f"{count} {colour}" for colour, count in zip(COLOURS, gems.counts(), strict=True) if count]
+    return " + ".join(parts) or "no gems"
+
+
+def _set_player(players: tuple[Player, ...], seat: int, player: Player) -> tuple[Player, ...]:
+    """``players`` with ``seat`` replaced."""
+    return (*players[:seat], player, *players[seat + 1 :])
+
+
+def _without(todo: tuple[Action, ...], action: Action) -> tuple[Action, ...]:
+    """The actions still to resolve once ``action`` is done."""
+    return tuple(pending for pending in todo if pending != action)
+
+
+# --------------------------------------------------------------------------------------------- decide
+
+
+def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Validate ``command`` from ``seat`` (B-1..B-10); its events and the automatic steps after them."""
+    if state.phase == "over":
+        raise Rejected("game_over", rule="B-10", detail="the game is over: three stages have been scored")
+    if state.phase == "new" or seat not in state.seats:
+        raise Rejected("no_such_seat", rule="B-1", detail=f"seat {seat} does not play in this game")
+    match command:
+        case ChooseAction(action=action):
+            events = _choose_action(state, seat, action)
+        case Bid(gems=gems):
+            events = _bid(state, seat, gems)
+        case BidColour(colour=colour, count=count):
+            events = _bid_colour(state, seat, colour, count)
+        case Accept():
+            events = _accept(state, seat)
+        case ExchangeGems(give=give, take=take):
+            events = _exchange_gems(state, seat, give, take)
+        case TakeGem(colour=colour):
+            events = _take_gem(state, seat, colour)
+        case _:
+            raise Rejected("unknown_command", detail=f"Basari has no command {type(command).__name__}")
+    for event in events:
+        state = evolve(state, event)
+    return events + advance(state, rng)
+
+
+def _choose_action(state: State, seat: int, action: Action) -> list[Event]:
+    """B-6: every player secretly picks one action card; the last pick reveals all picks in one event."""
+    if state.phase != "choose":
+        raise Rejected("not_choosing", rule="B-6", detail="action cards are picked in step II only")
+    if state.picked[seat]:
+        raise Rejected("already_picked", rule="B-6", detail="you have already picked your action card")
+    if action not in state.actions:
+        held = ", ".join(state.actions)
+        raise Rejected("no_such_card", rule="B-3", detail=f"you hold the action cards {held}, not {action}")
+    events: list[Event] = [ActionChosen(seat=seat, action=action)]
+    picks = (*state.picks[:seat], action, *state.picks[seat + 1 :])
+    if all(state.picked[other] for other in state.seats if other != seat):
+        revealed = tuple(pick for pick in picks if pick is not None)
+        events.append(ActionsRevealed(picks=revealed))
+    return events
+
+
+def _negotiation_turn(state: State, seat: int) -> Negotiation:
+    """B-8: the negotiation under way, if it is ``seat``'s turn in it."""
+    negotiation = state.negotiation
+    if state.phase != "negotiate" or negotiation is None:
+        raise Rejected("not_negotiating", rule="B-8", detail="no negotiation is under way")
+    if seat != negotiation.to_move:
+        raise Rejected(
+            "not_your_turn",
+            rule="B-8",
+            detail=f"seat {negotiation.to_move} bids or accepts now (negotiation for {negotiation.action})",
+        )
+    return negotiation
+
+
+def _too_low(current: Gems | None) -> Rejected:
+    """B-8: the refusal of a bid that does not beat the current bid."""
+    if current is None:
+        return Rejected("empty_bid", rule="B-8", detail="a bid is a non-empty set of gems you own")
+    return Rejected(
+        "bid_too_low",
+        rule="B-8",
+        detail=(
+            f"a raise must beat {_gems_text(current)}: more gems than {current.total()}, or "
+            f"{current.total()} of more value (compare red, then yellow, green, blue)"
+        ),
+    )
+
+
+def _bid(state: State, seat: int, gems: Gems) -> list[Event]:
+    """B-8: a bid of gems the bidder owns that beats the current bid; it replaces the bidder's earlier bid."""
+    negotiation = _negotiation_turn(state, seat)
+    if not gems.valid():
+        raise Rejected("bad_gems", rule="B-8", detail="gem counts cannot be negative")
+    if gems.total() == 0:
+        raise Rejected("empty_bid", rule="B-8", detail="a bid is a non-empty set of gems you own")
+    owned = state.players[seat].gems
+    if not gems.within(owned):
+        raise Rejected(
+            "not_your_gems",
+            rule="B-8",
+            detail=f"you bid {_gems_text(gems)} but own only {_gems_text(owned)}",
+        )
+    if not beats(gems, negotiation.current_bid()):
+        raise _too_low(negotiation.current_bid())
+    return [BidPlaced(seat=seat, action=negotiation.action, gems=gems)]
+
+
+def _bid_colour(state: State, seat: int, colour: Colour, count: int) -> list[Event]:
+    """B-8, step-wise: fix the next colour's count; the fourth step (blue) places the bid."""
+    negotiation = _negotiation_turn(state, seat)
+    step = len(negotiation.draft)
+    if colour != COLOURS[step]:
+        raise Rejected(
+            "wrong_colour",
+            rule="B-8",
+            detail=f"a step-wise bid fixes red, yellow, green, blue in turn; the next is {COLOURS[step]}",
+        )
+    owned = state.players[seat].gems
+    if not isinstance(count, int) or count < 0 or count > owned.count(colour):
+        raise Rejected(
+            "not_your_gems", rule="B-8", detail=f"you own {owned.count(colour)} {colour}, not {count}"
+        )
+    prefix = (*negotiation.draft, count)
+    if not can_complete(prefix, owned, negotiation.current_bid()):
+        raise _too_low(negotiation.current_bid())
+    if len(prefix) < len(COLOURS):
+        return [BidDrafted(seat=seat, colour=colour, count=count)]
+    return [BidPlaced(seat=seat, action=negotiation.action, gems=Gems.of(list(prefix)))]
+
+
+def _accept(state: State, seat: int) -> list[Event]:
+    """B-8: the accepting player receives the current bid's gems from the bidder, who wins the action."""
+    negotiation = _negotiation_turn(state, seat)
+    current = negotiation.current_bid()
+    if current is None:
+        raise Rejected(
+            "nothing_to_accept", rule="B-8", detail="there is no bid to accept yet: open with a bid"
+        )
+    return [
+        BidAccepted(seat=seat, bidder=negotiation.other(seat), action=negotiation.action, gems=current),
+    ]
+
+
+def _known_colours(*colours: Colour | None) -> None:
+    """B-2: gems come in red, yellow, green and blue only."""
+    for colour in colours:
+        if colour is not None and colour not in COLOURS:
+            raise Rejected(
+                "no_such_colour", rule="B-2", detail=f"gems are {', '.join(COLOURS)}, not {colour}"
+            )
+
+
+def _d_turn(state: State, seat: int) -> None:
+    """B-7: refuse unless ``seat`` owes its action D choice now."""
+    if state.phase != "d_turns" or not state.d_turns:
+        raise Rejected("not_action_d", rule="B-7", detail="action D is not being resolved")
+    if state.d_turns[0] != seat:
+        raise Rejected("not_your_turn", rule="B-7", detail=f"seat {state.d_turns[0]} takes its D gems now")
+
+
+def _exchange_gems(state: State, seat: int, give: Colour | None, take: Gems) -> list[Event]:
+    """B-7 action D alone: return one gem (if you own any) to the stock, then take two of your choice."""
+    _d_turn(state, seat)
+    _known_colours(give)
+    if not state.d_single:
+        raise Rejected(
+            "take_one_gem", rule="B-7", detail="several players chose D: each takes one gem (take_gem)"
+        )
+    owned = state.players[seat].gems
+    if give is None and owned.total() > 0:
+        raise Rejected("must_return_gem", rule="B-7", detail="return one of your gems first (give)")
+    if give is not None and owned.count(give) == 0:
+        raise Rejected("not_your_gems", rule="B-7", detail=f"you own no {give} gem to return")
+    returned = NO_GEMS if give is None else Gems.one(give)
+    stock = state.stock.plus(returned)
+    if not take.valid():
+        raise Rejected("bad_gems", rule="B-7", detail="gem counts cannot be negative")
+    wanted = min(2, stock.total())
+    if take.total() != wanted:
+        raise Rejected("take_two", rule="B-7", detail=f"take exactly {wanted} gem(s) from the stock")
+    if not take.within(stock):
+        raise Rejected(
+            "not_in_stock", rule="B-7", detail=f"the stock holds only {_gems_text(stock)} after your return"
+        )
+    return [GemsExchanged(seat=seat, returned=returned, taken=take)]
+
+
+def _take_gem(state: State, seat: int, colour: Colour) -> list[Event]:
+    """B-7 action D chosen by several: each in turn takes one gem of their choice from the stock."""
+    _d_turn(state, seat)
+    _known_colours(colour)
+    if state.d_single:
+        raise Rejected(
+            "exchange_gems",
+            rule="B-7",
+            detail="you alone chose D: return one gem and take two (exchange_gems)",
+        )
+    if state.stock.count(colour) == 0:
+        raise Rejected("not_in_stock", rule="B-7", detail=f"the stock has no {colour} gem")
+    return [GemsExchanged(seat=seat, returned=NO_GEMS, taken=Gems.one(colour))]
+
+
+# --------------------------------------------------------------------------------------------- advance
+
+
+def opening_events(players: Sequence[str], rng: Rng) -> list[Event]:
+    """B-1, B-2, B-4, B-5: seat the players with 3 gems of each colour, shuffle the pile, deal round 1."""
+    start = COMPONENTS.starting_gems_per_colour
+    each = Gems.of([start] * len(COLOURS))
+    stock = Gems.of([COMPONENTS.gems_per_colour - start * len(players)] * len(COLOURS))
+    events: list[Event] = [
+        GameStarted(
+            players=tuple(players),
+            edition=COMPONENTS.edition,
+            gems=tuple(each for _ in players),
+            stock=stock,
+        )
+    ]
+    state = evolve(State(), events[0])
+    return events + advance(state, rng)
+
+
+def advance(state: State, rng: Rng) -> list[Event]:
+    """Run the steps nobody chooses (B-4, B-5, B-7..B-10) until a seat owes a decision or the game ends."""
+    events: list[Event] = []
+    while (step := _next_step(state, rng)) is not None:
+        state = evolve(state, step)
+        events.append(step)
+    return events
+
+
+def _next_step(state: State, rng: Rng) -> Event | None:
+    """B-4, B-5, B-7, B-9, B-10: the next automatic event, or None when a seat must decide (or it is over)."""
+    match state.phase:
+        case "setup":
+            return _shuffle(1, rng)
+        case "scored":
+            if state.stage >= COMPONENTS.stages:
+                # B-10: the game ends after the third stage is scored
+                scores = tuple(player.points for player in state.players)
+                return GameEnded(scores=scores, winners=winners(scores))
+            return _shuffle(state.stage + 1, rng)
+        case "d_turns":
+            return _forced_d_turn(state)
+        case "resolve":
+            if state.todo:
+                return _resolve(state, state.todo[0])
+            return _end_of_round(state)
+        case _:
+            return None
+
+
+def _shuffle(stage: int, rng: Rng) -> PileShuffled:
+    """B-4, B-9: all bazaar cards shuffled into a new face-down pile (the order written into the event)."""
+    order = tuple(rng.shuffle(COMPONENTS.card_ids()))
+    return PileShuffled(stage=stage, size=len(order), order=order)
+
+
+def _end_of_round(state: State) -> Event:
+    """B-9 stage end after a round, else B-5 step I of the next round."""
+    threshold = COMPONENTS.stage_end_workers
+    if any(player.workers() >= threshold for player in state.players):
+        return score_stage(state, "workers")
+    count = len(state.players)
+    if len(state.pile) < count:
+        # house ruling: too few cards left to deal everybody one, so the stage ends before step I
+        return score_stage(state, "pile")
+    return CardsDealt(stage=state.stage, round=state.round + 1, cards=state.pile[:count])
+
+
+def _resolve(state: State, action: Action) -> Event:
+    """B-7: resolve ``action`` by how many chose it; B-8 for exactly two."""
+    if state.performer is not None:
+        return _perform(state, action, state.performer)
+    choosers = [seat for seat in state.seats if state.picks[seat] == action]
+    if action == "D":
+        # never negotiated, never forfeited: the choosers act in first-bidder order
+        return ActionDOpened(seats=first_bidder_order(state, choosers))
+    if len(choosers) == 1:
+        return _perform(state, action, choosers[0])
+    if len(choosers) == 2:
+        first, opponent = first_bidder_order(state, choosers)
+        if state.players[first].gems.total() == 0:
+            # the first bidder cannot offer anything: the other wins for free
+            return WonForFree(action=action, seat=opponent, opponent=first)
+        return NegotiationOpened(action=action, first_bidder=first, opponent=opponent)
+    return ActionForfeited(action=action, seats=tuple(choosers))
+
+
+def _perform(state: State, action: Action, seat: int) -> Event:
+    """B-7: A draws the top card (nothing from an empty pile), B scores the current card, C takes its gems."""
+    player = state.players[seat]
+    if action == "A":
+        if not state.pile:
+            return NothingDrawn(seat=seat)
+        return CardDrawn(seat=seat, card=state.pile[0])
+    card = COMPONENTS.card(player.current) if player.current is not None else None
+    if action == "B":
+        return PointsScored(seat=seat, card=card.id if card else 0, points=card.points if card else 0)
+    # C: a colour the stock has run out of is simply not received
+    shown = card.gems if card else NO_GEMS
+    return GemsTaken(seat=seat, card=card.id if card else 0, shown=shown, received=shown.at_most(state.stock))
+
+
+def _forced_d_turn(state: State) -> Event | None:
+    """B-7: a D turn with nothing to choose (the stock is empty and there is nothing to return) passes."""
+    if not state.d_turns:
+        return None
+    seat = state.d_turns[0]
+    owned = state.players[seat].gems
+    if state.stock.total() == 0 and (not state.d_single or owned.total() == 0):
+        return GemsExchanged(seat=seat, returned=NO_GEMS, taken=NO_GEMS)
+    return None
+
+
+# --------------------------------------------------------------------------------------------- evolve
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event (B-1..B-10) to a new state; never validates, never mutates ``state``."""
+    match event:
+        case GameStarted(players=names, gems=gems, stock=stock):
+            count = len(names)
+            return State(
+                phase="setup",
+                players=tuple(Player(name=name, gems=held) for name, held in zip(names, gems, strict=False)),
+                actions=ACTIONS_BY_PLAYERS.get(count, ("A", "B", "C")),
+                stock=stock,
+                picked=(False,) * count,
+                picks=(None,) * count,
+            )
+        case PileShuffled(stage=stage, order=order):
+            return replace(
+                state,
+                phase="resolve",
+                stage=stage,
+                round=0,
+                pile=order or (),
+                todo=(),
+                negotiation=None,
+                performer=None,
+                d_turns=(),
+            )
+        case CardsDealt(round=number, cards=cards):
+            players = tuple(
+                replace(player, cards=(*player.cards, card), current=card)
+                for player, card in zip(state.players, cards, strict=False)
+            )
+            count = len(state.players)
+            return replace(
+                state,
+                phase="choose",
+                round=number,
+                players=players,
+                pile=tuple(card for card in state.pile if card not in cards),
+                picked=(False,) * count,
+                picks=(None,) * count,
+                revealed=False,
+                todo=(),
+                negotiation=None,
+                performer=None,
+                d_turns=(),
+            )
+        case ActionChosen(seat=seat, action=action):
+            picks = state.picks if action is None else (*state.picks[:seat], action, *state.picks[seat + 1 :])
+            return replace(state, picked=(*state.picked[:seat], True, *state.picked[seat + 1 :]), picks=picks)
+        case ActionsRevealed(picks=picks):
+            return replace(
+                state,
+                phase="resolve",
+                picked=(True,) * len(picks),
+                picks=tuple(picks),
+                revealed=True,
+                todo=tuple(action for action in ACTION_ORDER if action in picks),
+            )
+        case ActionForfeited(action=action):
+            return replace(state, todo=_without(state.todo, action))
+        case NegotiationOpened(action=action, first_bidder=first, opponent=opponent):
+            negotiation = Negotiation(action=action, seats=(first, opponent), to_move=first)
+            return replace(state, phase="negotiate", negotiation=negotiation)
+        case BidDrafted(count=count):
+            if state.negotiation is None:
+                return state
+            return replace(
+                state, negotiation=replace(state.negotiation, draft=(*state.negotiation.draft, count))
+            )
+        case BidPlaced(seat=seat, gems=gems):
+            talks = state.negotiation
+            if talks is None:
+                return state
+            first_bid, second_bid = talks.bids
+            bids = (gems, second_bid) if seat == talks.seats[0] else (first_bid, gems)
+            moved = replace(talks, bids=bids, to_move=talks.other(seat), draft=())
+            return replace(state, negotiation=moved)
+        case BidAccepted(seat=seat, bidder=bidder, gems=gems):
+            players = _set_player(
+                state.players, seat, replace(state.players[seat], gems=state.players[seat].gems.plus(gems))
+            )
+            players = _set_player(
+                players, bidder, replace(players[bidder], gems=players[bidder].gems.minus(gems))
+            )
+            return replace(state, phase="resolve", players=players, negotiation=None, performer=bidder)
+        case WonForFree(seat=seat):
+            return replace(state, phase="resolve", negotiation=None, performer=seat)
+        case CardDrawn(seat=seat, card=card):
+            player = state.players[seat]
+            return replace(
+                state,
+                players=_set_player(state.players, seat, replace(player, cards=(*player.cards, card))),
+                pile=tuple(other for other in state.pile if other != card),
+                todo=_without(state.todo, "A"),
+                performer=None,
+            )
+        case NothingDrawn():
+            return replace(state, todo=_without(state.todo, "A"), performer=None)
+        case PointsScored(seat=seat, points=points):
+            player = replace(
+                state.players[seat],
+                points=state.players[seat].points + points,
+                action_b=state.players[seat].action_b + points,
+            )
+            return replace(
+                state,
+                players=_set_player(state.players, seat, player),
+                todo=_without(state.todo, "B"),
+                performer=None,
+            )
+        case GemsTaken(seat=seat, received=received):
+            player = replace(state.players[seat], gems=state.players[seat].gems.plus(received))
+            return replace(
+                state,
+                players=_set_player(state.players, seat, player),
+                stock=state.stock.minus(received),
+                todo=_without(state.todo, "C"),
+                performer=None,
+            )
+        case ActionDOpened(seats=seats):
+            return replace(state, phase="d_turns", d_turns=tuple(seats), d_single=len(seats) == 1)
+        case GemsExchanged(seat=seat, returned=returned, taken=taken):
+            held = state.players[seat].gems.minus(returned).plus(taken)
+            remaining = tuple(other for other in state.d_turns if other != seat)
+            return replace(
+                state,
+                players=_set_player(state.players, seat, replace(state.players[seat], gems=held)),
+                stock=state.stock.plus(returned).minus(taken),
+                d_turns=remaining,
+                phase="d_turns" if remaining else "resolve",
+                todo=state.todo if remaining else _without(state.todo, "D"),
+            )
+        case StageScored():
+            return _evolve_stage_scored(state, event)
+        case GameEnded(winners=best):
+            return replace(state, phase="over", winners=tuple(best))
+        case _:
+            return state
+
+
+def _evolve_stage_scored(state: State, event: StageScored) -> State:
+    """B-9: points added, gems returned to the stock, every bazaar card gathered up for the next shuffle."""
+    players = list(state.players)
+    stock = state.stock
+    for line in event.lines:
+        player = players[line.seat]
+        players[line.seat] = replace(
+            player,
+            gems=player.gems.minus(line.returned),
+            points=player.points + line.majority.total() + line.workers_bonus,
+            cards=(),
+            current=None,
+            action_b=0,
+        )
+        stock = stock.plus(line.returned)
+    record = StageRecord(
+        stage=event.stage,
+        action_b=tuple(line.action_b for line in event.lines),
+        majority=tuple(line.majority for line in event.lines),
+        workers_bonus=tuple(line.workers_bonus for line in event.lines),
+    )
+    count = len(players)
+    return replace(
+        state,
+        phase="scored",
+        players=tuple(players),
+        stock=stock,
+        pile=(),
+        picked=(False,) * count,
+        picks=(None,) * count,
+        revealed=False,
+        todo=(),
+        negotiation=None,
+        performer=None,
+        d_turns=(),
+        stages=(*state.stages, record),
+    )

@@ -1,0 +1,1 @@
+"""Unit tests of Basari's decider, one ruling (B-n) at a time, in the rulebook's words."""
