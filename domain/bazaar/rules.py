@@ -1,0 +1,490 @@
+"""Z-1..Z-13: Bazaar's decider: the set-up, ``decide`` (validate a command, return its events) and ``evolve``.
+
+Turn structure, as this service plays it:
+
+1. ``TurnStarted``. If the previous turn left a player over the hand limit, the next seat first owes
+   ``DiscardExcess`` (Z-10) and the turn starts once the offender is down to the limit.
+2. The seat rolls (``Roll``; on *choice* then ``ChooseColour``) or, except on its first turn, makes one
+   ``Trade`` (Z-6, Z-7).
+3. Multiplayer: the seat may ``Buy`` one displayed ware (two with the double-purchase option) and ends the
+   turn with ``EndTurn`` (Z-8, Z-11); the turn never ends by itself, and the game ends the moment a
+   purchase sells out the second stall (Z-13). Solitaire: the turn ends by itself after the roll or trade,
+   and the game ends when the hand matches the target ware exactly or the turn limit is reached (Z-12).
+
+Purchases are scored when the turn's purchases are settled (Z-11: "both are scored by the stones left
+after both purchases"): at once when the turn allows no more purchases, otherwise at ``EndTurn`` or when
+the game ends. Without the option that is right after the purchase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
+from domain.bazaar.components import CHOICE, EDITION, EXCHANGE_CARDS_IN_PLAY, STALLS_EMPTIED_TO_END, Stones
+from domain.bazaar.events import (
+    BazaarDealt,
+    ColourChosen,
+    DieRolled,
+    ExcessReturned,
+    ExchangeDrawn,
+    GameEnded,
+    GameStarted,
+    HandLimitBroken,
+    PurchaseScored,
+    SolitaireWareDealt,
+    Traded,
+    TurnEnded,
+    TurnStarted,
+    WareBought,
+)
+from domain.bazaar.options import BazaarOptions
+from domain.bazaar.scoring import points, stars_for
+from domain.bazaar.state import UNKNOWN_WARE, BazaarState, ScoreRow, Unscored
+from domain.core import Command, Event, GameConfig, Rejected, Rng
+
+__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "decide", "evolve", "setup", "validate_config"]
+
+MIN_PLAYERS = 1  # solitaire (Z-12)
+MAX_PLAYERS = 6
+
+_replace = msgspec.structs.replace
+
+
+# --------------------------------------------------------------------------------------------- stones
+
+
+def _add(a: Stones, b: Stones) -> Stones:
+    """Two multisets of stones together."""
+    return tuple(x + y for x, y in zip(a, b, strict=False))
+
+
+def _sub(a: Stones, b: Stones) -> Stones:
+    """``b`` taken out of ``a``."""
+    return tuple(x - y for x, y in zip(a, b, strict=False))
+
+
+def _covers(have: Stones, need: Stones) -> bool:
+    """Whether ``have`` holds every stone of ``need``."""
+    return all(h >= n for h, n in zip(have, need, strict=False))
+
+
+def _one(colour: str) -> Stones:
+    """A single stone of ``colour``."""
+    return tuple(1 if c == colour else 0 for c in EDITION.colours)
+
+
+def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, ...]:
+    """``items`` with entry ``index`` replaced (out of range: unchanged)."""
+    if not 0 <= index < len(items):
+        return items
+    return (*items[:index], value, *items[index + 1 :])
+
+
+# --------------------------------------------------------------------------------------------- setup
+
+
+def validate_config(config: GameConfig) -> None:
+    """Z-1: 2 to 6 players, or 1 for solitaire (Z-12, where ``double_purchase`` has nothing to act on)."""
+    count = len(config.players)
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise Rejected(
+            "bad_player_count",
+            rule="Z-1",
+            detail=f"Bazaar seats 2 to 6 players, or 1 for solitaire; got {count}",
+        )
+    if not isinstance(config.options, BazaarOptions):
+        raise Rejected("bad_options", rule=None, detail="Bazaar's options are BazaarOptions(double_purchase)")
+
+
+def setup(config: GameConfig, rng: Rng) -> list[Event]:
+    """Z-1, Z-3, Z-4, Z-12: seat the players, draw the exchange, deal the bazaar (or the solitaire ware).
+
+    Draws, in this order: the exchange cards are ``rng.shuffle``d by id and the first two taken; then the
+    ware ids are shuffled; multiplayer deals stall i the cards 5i..5i+4 of that order (the first on top,
+    on display) and sets the rest aside; solitaire turns up the first and sets the rest aside.
+    """
+    options = config.options if isinstance(config.options, BazaarOptions) else BazaarOptions()
+    events: list[Event] = [
+        GameStarted(
+            players=tuple(config.players), double_purchase=options.double_purchase, edition=EDITION.name
+        )
+    ]
+    cards = rng.shuffle(sorted(EDITION.exchange_cards))[:EXCHANGE_CARDS_IN_PLAY]
+    events.append(ExchangeDrawn(cards=tuple(cards)))
+    wares: list[int] = rng.shuffle(sorted(EDITION.wares))
+    if len(config.players) == 1:
+        events.append(SolitaireWareDealt(ware=wares[0], set_aside=tuple(wares[1:])))
+    else:
+        size = EDITION.wares_per_stall
+        stalls = [tuple(wares[i * size : (i + 1) * size]) for i in range(EDITION.stalls)]
+        events.append(
+            BazaarDealt(
+                displayed=tuple(stall[0] for stall in stalls),
+                sizes=tuple(len(stall) for stall in stalls),
+                face_down=tuple(stall[1:] for stall in stalls),
+                set_aside=tuple(wares[EDITION.stalls * size :]),
+            )
+        )
+    events.append(TurnStarted(turn=1, seat=0))
+    return events
+
+
+# --------------------------------------------------------------------------------------------- decide
+
+
+def decide(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Z-1..Z-13: validate ``command`` from ``seat``; return its events or raise Rejected."""
+    if state.phase == "setup":
+        raise Rejected("not_started", rule="Z-1", detail="the game has not been set up")
+    if state.over:
+        rule = "Z-12" if state.solitaire else "Z-13"
+        raise Rejected("game_over", rule=rule, detail="the game is over")
+    if not 0 <= seat < len(state.players):
+        raise Rejected("no_such_seat", rule="Z-1", detail=f"there is no seat {seat}")
+    if state.phase == "discard_excess":
+        if not isinstance(command, DiscardExcess):
+            raise Rejected(
+                "hand_limit_first",
+                rule="Z-10",
+                detail=f"before anything else seat {state.chooser} must return seat {state.offender}'s "
+                f"excess stones to the bank",
+            )
+        return _discard_excess(state, seat, command)
+    if isinstance(command, DiscardExcess):
+        raise Rejected("no_excess", rule="Z-10", detail="nobody is over the hand limit")
+    if seat != state.current:
+        raise Rejected("not_your_turn", rule="Z-1", detail=f"it is seat {state.current}'s turn")
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise Rejected("unknown_command", rule=None, detail=f"Bazaar has no command {type(command).__name__}")
+    return handler(state, seat, command, rng)
+
+
+def _must_act_now(state: BazaarState, what: str) -> None:
+    """Z-6, Z-7: a roll or trade is allowed only as the turn's one action, not after *choice* is pending."""
+    if state.phase == "choose_colour":
+        raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
+    if state.phase != "roll_or_trade":
+        raise Rejected(
+            "one_action_per_turn",
+            rule="Z-6",
+            detail=f"you cannot {what}: a turn has one roll or one trade, never both, never two trades",
+        )
+
+
+def _roll(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Z-5..Z-7: roll the die (drawn as ``rng.below(6)`` over the data's face order) and take the stone."""
+    _must_act_now(state, "roll")
+    face = EDITION.die_faces[rng.below(len(EDITION.die_faces))]
+    if face == CHOICE:
+        rolled = DieRolled(seat=seat, face=face, stone=None, choose=sum(state.bank) > 0)
+        if rolled.choose:
+            return [rolled]
+    else:
+        # Z-7: a colour the bank has run out of gives nothing.
+        has = state.bank[EDITION.colours.index(face)] > 0
+        rolled = DieRolled(seat=seat, face=face, stone=face if has else None, choose=False)
+    return [rolled, *_after_action(evolve(state, rolled))]
+
+
+def _choose_colour(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Z-7: after *choice*, take one stone of a colour the bank still has."""
+    assert isinstance(command, ChooseColour)
+    if state.phase != "choose_colour":
+        raise Rejected("no_choice_rolled", rule="Z-7", detail="a colour is chosen only after rolling choice")
+    if command.colour not in EDITION.colours:
+        raise Rejected(
+            "no_such_colour", rule="Z-2", detail=f"{command.colour!r} is not one of {list(EDITION.colours)}"
+        )
+    if state.bank[EDITION.colours.index(command.colour)] == 0:
+        raise Rejected(
+            "bank_out_of_colour",
+            rule="Z-7",
+            detail=f"the bank has no {command.colour} stone left; pick another",
+        )
+    chosen = ColourChosen(seat=seat, colour=command.colour)
+    return [chosen, *_after_action(evolve(state, chosen))]
+
+
+def _trade(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Z-3, Z-6, Z-7: one trade by one equation in either direction, if both sides can pay."""
+    assert isinstance(command, Trade)
+    _must_act_now(state, "trade")
+    if state.first_turn:
+        raise Rejected("first_turn_roll", rule="Z-6", detail="on your first turn you must roll the die")
+    equations = EDITION.equations(state.exchange)
+    if not 0 <= command.equation < len(equations):
+        raise Rejected(
+            "no_such_equation",
+            rule="Z-3",
+            detail=f"the exchange has equations 0..{len(equations) - 1}, not {command.equation}",
+        )
+    if command.give not in ("left", "right"):
+        raise Rejected("no_such_side", rule="Z-3", detail="give must be 'left' or 'right'")
+    equation = equations[command.equation]
+    gives, takes = (
+        (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)
+    )
+    if not _covers(state.hands[seat], gives):
+        raise Rejected(
+            "cannot_give", rule="Z-7", detail=f"you do not own the stones {EDITION.named(gives)} to give"
+        )
+    if not _covers(state.bank, takes):
+        raise Rejected(
+            "bank_cannot_pay", rule="Z-7", detail=f"the bank does not hold the stones {EDITION.named(takes)}"
+        )
+    traded = Traded(
+        seat=seat, equation=command.equation, gave=EDITION.named(gives), took=EDITION.named(takes)
+    )
+    return [traded, *_after_action(evolve(state, traded))]
+
+
+def _after_action(state: BazaarState) -> list[Event]:
+    """Z-12: in solitaire the turn ends right after its roll or trade (and the game once the hand matches)."""
+    if not state.solitaire or state.phase != "buy_or_end":
+        return []
+    target = EDITION.wares[state.solitaire_ware] if state.solitaire_ware is not None else None
+    if target is not None and state.hands[0] == target.stones:
+        return [GameEnded(reason="solitaire_solved", turn=state.turn)]
+    return _end_turn_events(state, 0)
+
+
+def _buy(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Z-8, Z-11, Z-13: buy a displayed ware after this turn's roll or trade, paying exactly its stones."""
+    assert isinstance(command, Buy)
+    if state.solitaire:
+        raise Rejected("no_purchase_in_solitaire", rule="Z-12", detail="solitaire has no purchases")
+    if state.phase == "choose_colour":
+        raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
+    if state.phase != "buy_or_end":
+        raise Rejected(
+            "roll_or_trade_first", rule="Z-8", detail="you must roll the die or trade before you may buy"
+        )
+    if state.purchases >= state.purchases_allowed:
+        rule = "Z-11" if state.double_purchase else "Z-8"
+        raise Rejected(
+            "purchase_limit",
+            rule=rule,
+            detail=f"at most {state.purchases_allowed} purchase(s) per turn"
+            + ("" if state.double_purchase else " (two only with the double-purchase option)"),
+        )
+    stall = next((i for i, cards in enumerate(state.stalls) if cards and cards[0] == command.ware), None)
+    if stall is None:
+        raise Rejected("not_on_display", rule="Z-8", detail=f"ware {command.ware} is not on display")
+    ware = EDITION.wares[command.ware]
+    if not _covers(state.hands[seat], ware.stones):
+        raise Rejected(
+            "cannot_pay",
+            rule="Z-8",
+            detail=f"ware {ware.id} costs {EDITION.named(ware.stones)}; you do not own those stones",
+        )
+    cards = state.stalls[stall]
+    bought = WareBought(
+        seat=seat,
+        ware=ware.id,
+        stall=stall,
+        paid=EDITION.named(ware.stones),
+        stars=stars_for(state, ware.id),
+        revealed=cards[1] if len(cards) > 1 else None,
+    )
+    after = evolve(state, bought)
+    if after.empty_stalls >= STALLS_EMPTIED_TO_END:
+        # Z-13, Z-11: the bazaar closes at once; a second purchase of this turn cannot take place.
+        scored = _settle(after, seat)
+        return [bought, *scored, GameEnded(reason="two_stalls_empty", turn=state.turn)]
+    if after.purchases >= after.purchases_allowed:
+        return [bought, *_settle(after, seat)]
+    return [bought]
+
+
+def _settle(state: BazaarState, seat: int) -> list[Event]:
+    """Z-9, Z-11: score the turn's purchases by the stones the buyer holds after all of them."""
+    left = sum(state.hands[seat])
+    return [
+        PurchaseScored(
+            seat=seat,
+            turn=state.turn,
+            ware=item.ware,
+            stars=item.stars,
+            stones_left=left,
+            points=points(left, item.stars),
+        )
+        for item in state.unscored
+    ]
+
+
+def _end_turn(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """Z-6, Z-8: the turn ends, after its roll or trade, with or without a purchase."""
+    if state.phase == "choose_colour":
+        raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
+    if state.phase != "buy_or_end":
+        raise Rejected(
+            "must_roll_or_trade", rule="Z-6", detail="a turn must have its roll or trade before it ends"
+        )
+    return _end_turn_events(state, seat)
+
+
+def _end_turn_events(state: BazaarState, seat: int) -> list[Event]:
+    """Z-10, Z-12: settle purchases and end the turn; then the hand limit, solitaire limit or next turn."""
+    events: list[Event] = _settle(state, seat)
+    held = sum(state.hands[seat])
+    events.append(TurnEnded(seat=seat, turn=state.turn, stones=held))
+    following = (seat + 1) % len(state.players)
+    if state.solitaire and state.turn >= EDITION.solitaire_turn_limit:
+        events.append(GameEnded(reason="solitaire_unsolved", turn=state.turn))
+    elif held > EDITION.hand_limit:
+        events.append(HandLimitBroken(offender=seat, chooser=following, excess=held - EDITION.hand_limit))
+    else:
+        events.append(TurnStarted(turn=state.turn + 1, seat=following))
+    return events
+
+
+def _discard_excess(state: BazaarState, seat: int, command: DiscardExcess) -> list[Event]:
+    """Z-10: the next seat returns some of the offender's excess stones; the turn starts once at the limit."""
+    if seat != state.chooser or state.offender is None:
+        raise Rejected(
+            "not_your_decision",
+            rule="Z-10",
+            detail=f"seat {state.chooser} chooses which of seat {state.offender}'s excess stones go back",
+        )
+    offender = state.offender
+    unknown = [c for c in command.stones if c not in EDITION.colours]
+    if unknown:
+        raise Rejected("no_such_colour", rule="Z-2", detail=f"unknown colours {unknown}")
+    if any(not isinstance(n, int) or n < 0 for n in command.stones.values()):
+        raise Rejected("bad_stones", rule="Z-10", detail="stone counts must be whole numbers >= 0")
+    stones = EDITION.stones(command.stones)
+    excess = sum(state.hands[offender]) - EDITION.hand_limit
+    if sum(stones) == 0:
+        raise Rejected("nothing_returned", rule="Z-10", detail="return at least one stone")
+    if sum(stones) > excess:
+        raise Rejected(
+            "too_many_returned",
+            rule="Z-10",
+            detail=f"only the excess goes back: {excess} stone(s), until seat {offender} holds "
+            f"{EDITION.hand_limit}",
+        )
+    if not _covers(state.hands[offender], stones):
+        raise Rejected(
+            "offender_lacks", rule="Z-10", detail=f"seat {offender} does not hold {EDITION.named(stones)}"
+        )
+    events: list[Event] = [ExcessReturned(chooser=seat, offender=offender, stones=EDITION.named(stones))]
+    if sum(stones) == excess:
+        events.append(TurnStarted(turn=state.turn + 1, seat=(offender + 1) % len(state.players)))
+    return events
+
+
+_HANDLERS: dict[type[Command], Callable[[BazaarState, int, Command, Rng], list[Event]]] = {
+    Roll: _roll,
+    ChooseColour: _choose_colour,
+    Trade: _trade,
+    Buy: _buy,
+    EndTurn: _end_turn,
+}
+
+
+# --------------------------------------------------------------------------------------------- evolve
+
+
+def evolve(state: BazaarState, event: Event) -> BazaarState:
+    """Apply one event to a new state; never validates, never fails on a stored event, never mutates."""
+    match event:
+        case GameStarted(players=players, double_purchase=double):
+            none = EDITION.none()
+            return BazaarState(
+                players=tuple(players),
+                double_purchase=double,
+                hands=tuple(none for _ in players),
+                wares=tuple(() for _ in players),
+                scores=tuple(0 for _ in players),
+                turns_played=tuple(0 for _ in players),
+            )
+        case ExchangeDrawn(cards=cards):
+            return _replace(state, exchange=tuple(cards))
+        case BazaarDealt(displayed=displayed, sizes=sizes, face_down=face_down):
+            stalls: list[tuple[int, ...]] = []
+            for index, (top, size) in enumerate(zip(displayed, sizes, strict=False)):
+                hidden = face_down[index] if face_down is not None and index < len(face_down) else None
+                below = tuple(hidden) if hidden is not None else (UNKNOWN_WARE,) * max(size - 1, 0)
+                stalls.append((top, *below) if size > 0 else ())
+            return _replace(state, stalls=tuple(stalls))
+        case SolitaireWareDealt(ware=ware):
+            return _replace(state, solitaire_ware=ware)
+        case TurnStarted(turn=turn, seat=seat):
+            played = tuple(n + 1 if i == seat else n for i, n in enumerate(state.turns_played))
+            return _replace(
+                state,
+                turn=turn,
+                current=seat,
+                turns_played=played,
+                phase="roll_or_trade",
+                last_roll=None,
+                purchases=0,
+                unscored=(),
+                offender=None,
+                chooser=None,
+            )
+        case DieRolled(seat=seat, face=face, stone=stone, choose=choose):
+            rolled = _replace(state, last_roll=face, phase="choose_colour" if choose else "buy_or_end")
+            return _take(rolled, seat, _one(stone)) if stone is not None else rolled
+        case ColourChosen(seat=seat, colour=colour):
+            return _take(_replace(state, phase="buy_or_end"), seat, _one(colour))
+        case Traded(seat=seat, gave=gave, took=took):
+            gives, takes = EDITION.stones(gave), EDITION.stones(took)
+            traded = _take(_replace(state, phase="buy_or_end"), seat, takes)
+            return _give(traded, seat, gives)
+        case WareBought(seat=seat, ware=ware, stall=stall, paid=paid, stars=stars, revealed=revealed):
+            paid_state = _give(state, seat, EDITION.stones(paid))
+            stalls_now = list(paid_state.stalls)
+            if 0 <= stall < len(stalls_now):
+                rest = stalls_now[stall][1:]
+                if revealed is not None:  # the turned-up card, known even to a fold of redacted events
+                    rest = (revealed, *rest[1:])
+                stalls_now[stall] = rest
+            wares = tuple((*w, ware) if i == seat else w for i, w in enumerate(paid_state.wares))
+            return _replace(
+                paid_state,
+                stalls=tuple(stalls_now),
+                wares=wares,
+                purchases=paid_state.purchases + 1,
+                unscored=(*paid_state.unscored, Unscored(ware=ware, stars=stars)),
+            )
+        case PurchaseScored(seat=seat, turn=turn, ware=ware, stars=stars, stones_left=left, points=gained):
+            scores = tuple(s + gained if i == seat else s for i, s in enumerate(state.scores))
+            row = ScoreRow(turn=turn, seat=seat, ware=ware, stars=stars, stones_left=left, points=gained)
+            return _replace(
+                state,
+                scores=scores,
+                sheet=(*state.sheet, row),
+                unscored=tuple(u for u in state.unscored if u.ware != ware),
+            )
+        case TurnEnded():
+            return _replace(state, phase="turn_over")
+        case HandLimitBroken(offender=offender, chooser=chooser):
+            return _replace(state, phase="discard_excess", offender=offender, chooser=chooser)
+        case ExcessReturned(offender=offender, stones=stones):
+            return _give(state, offender, EDITION.stones(stones))
+        case GameEnded(reason=reason):
+            return _replace(state, phase="over", end_reason=reason)
+    return state
+
+
+def _take(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
+    """``seat`` takes ``stones`` from the bank."""
+    if not 0 <= seat < len(state.hands):
+        return state
+    return _replace(
+        state, bank=_sub(state.bank, stones), hands=_set(state.hands, seat, _add(state.hands[seat], stones))
+    )
+
+
+def _give(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
+    """``seat`` returns ``stones`` to the bank."""
+    if not 0 <= seat < len(state.hands):
+        return state
+    return _replace(
+        state, bank=_add(state.bank, stones), hands=_set(state.hands, seat, _sub(state.hands[seat], stones))
+    )
