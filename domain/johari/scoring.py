@@ -1,0 +1,67 @@
+"""Final scoring (J-15, J-16 end-game Nobles, J-17 score sheet): totals, tie-break, ranks and winners."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.johari.components import COLOURS, DATA
+from domain.johari.nobles import has
+from domain.johari.state import Player, card
+
+
+class Score(msgspec.Struct, frozen=True, kw_only=True):
+    """One player's final score broken down as on the score sheet (J-17)."""
+
+    gold: int
+    tokens: tuple[int, ...]
+    nobles: tuple[int, ...]
+    noble_points: int
+    prestige_cards: int
+    bonuses: int
+    token_advance: int
+    total: int
+    tiebreak: int  # J-15: the sum of Gem Token positions (after advance_tokens)
+
+
+def advance_gain(tokens: tuple[int, ...]) -> int:
+    """J-16 advance_tokens: the best of one token +2 or two tokens +1, within the track (owner's best)."""
+    room = [DATA.track_max - t for t in tokens]
+    one = max(min(2, r) for r in room)
+    two = sum(sorted((min(1, r) for r in room), reverse=True)[:2])
+    return max(one, two)
+
+
+def score(player: Player) -> Score:
+    """J-15: Nobles' prestige + Prestige Cards + Gem Token positions + end-game Noble abilities."""
+    noble_points = sum(DATA.nobles[n].prestige for n in player.nobles)
+    prestige = sum(card(c).prestige for c in player.prestige)
+    bonuses = 0
+    if has(player, "prestige_cards_plus_one"):
+        bonuses += len(player.prestige)
+    if has(player, "two_per_type"):
+        # J-16: the gem colours present in the display (Gold and Prestige Cards are not gem types).
+        present = {card(c).colour for c in (*player.display, *player.trade) if card(c).kind == "gem"}
+        bonuses += 2 * sum(1 for c in COLOURS if c in present)
+    if has(player, "one_per_noble"):
+        bonuses += len(player.nobles)  # J-16: itself included
+    gain = advance_gain(player.tokens) if has(player, "advance_tokens") else 0
+    tokens = sum(player.tokens) + gain
+    return Score(
+        gold=player.gold,
+        tokens=player.tokens,
+        nobles=player.nobles,
+        noble_points=noble_points,
+        prestige_cards=prestige,
+        bonuses=bonuses,
+        token_advance=gain,
+        total=noble_points + prestige + tokens + bonuses,
+        tiebreak=tokens,
+    )
+
+
+def ranking(scores: list[Score]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """J-15: ranks (1 best) by total then Gem Token sum; equal on both share a rank; rank 1 wins."""
+    keys = [(s.total, s.tiebreak) for s in scores]
+    ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+    winners = tuple(seat for seat, r in enumerate(ranks) if r == 1)
+    return ranks, winners

@@ -1,0 +1,91 @@
+"""Johari state (J-3..J-5, J-10..J-14): frozen structs folded from events, with small read helpers."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.johari.components import ACTIONS, DATA, STORES, Card
+
+
+class Player(msgspec.Struct, frozen=True, kw_only=True):
+    """One player's board (J-5): gold token, Gem Tokens, display, hand, slots, Nobles, day flags."""
+
+    name: str
+    gold: int
+    stamp: int  # height on the gold track: on equal gold the higher stamp is higher in the stack (J-11)
+    tokens: tuple[int, ...] = (0, 0, 0, 0)  # Gem Token positions by COLOURS
+    display: tuple[int, ...] = ()  # gem and Gold Cards
+    prestige: tuple[int, ...] = ()  # Prestige Cards (part of the display, but private: J-18)
+    trade: tuple[int, ...] = ()  # cards on the Trade card until the end of the day (J-13)
+    hand: tuple[str, ...] = ACTIONS
+    slots: tuple[str | None, ...] = (None, None, None)
+    nobles: tuple[int, ...] = ()
+    noble_slots: tuple[tuple[int, int], ...] = ()  # (noble id, slot 1..3) for slot-discount Nobles
+    protected: bool = False  # Bribe / baksheesh_protects until the end of the day
+    acted: bool = False  # acted (or skipped) in this Market Round
+    cashable: tuple[int, ...] = ()  # Gold Cards just taken that may still be cashed
+    owes_fake: bool = False  # must choose a fake gem card to discard
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True):
+    """The action being resolved (J-11..J-13) and the progress of its steps."""
+
+    seat: int
+    card: str  # the played card (may be the Doppelganger)
+    action: str  # the action resolved
+    cost: int
+    stage: str  # purchase, sale, jeweler, trade, pay_noble, place_noble, exchange, exchange_take
+    selection: tuple[int, ...] = ()  # Jeweler sale cards chosen so far
+    wild_card: int | None = None
+    wild_colour: str | None = None
+    noble: int | None = None
+    remaining: int = 0
+    pay_colour: str | None = None
+    give: int | None = None
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True):
+    """The whole game; ``phase`` is new, setup_pick, play, resolve, day_end or over."""
+
+    phase: str = "new"
+    players: tuple[Player, ...] = ()
+    day: int = 0
+    round: int = 0
+    draw: tuple[int, ...] = ()  # top first
+    discard: tuple[int, ...] = ()
+    market: tuple[tuple[int, ...], ...] = ()  # five Stores, then the Booths
+    noble_track: tuple[int | None, ...] = (None, None, None, None, None)  # index 0 = space 1
+    noble_stack: tuple[int, ...] = ()  # top first
+    stamp_counter: int = 0
+    setup_order: tuple[int, ...] = ()  # bottom of the gold stack first (J-8)
+    setup_next: int = 0
+    turn: Turn | None = None
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+
+
+def card(cid: int) -> Card:
+    """The card with this id."""
+    return DATA.cards[cid]
+
+
+def abilities(player: Player) -> frozenset[str]:
+    """The abilities of the player's hired Nobles (J-16)."""
+    return frozenset(DATA.nobles[n].ability for n in player.nobles)
+
+
+def booths(state: State) -> int:
+    """How many Bazaar Booths there are (J-3: players + 2)."""
+    return len(state.market) - len(STORES)
+
+
+def with_player(state: State, seat: int, player: Player) -> State:
+    """The state with one player replaced."""
+    players = list(state.players)
+    players[seat] = player
+    return msgspec.structs.replace(state, players=tuple(players))
+
+
+def gold_order(state: State) -> list[int]:
+    """Seats by gold, most first; on equal gold the token higher in the stack first (J-11)."""
+    return sorted(range(len(state.players)), key=lambda s: (-state.players[s].gold, -state.players[s].stamp))

@@ -1,0 +1,164 @@
+"""What a seat may see (J-18): the public board plus the viewer's own secrets; events redacted likewise."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.core import Event
+from domain.johari.components import COLOURS, DATA, place_name
+from domain.johari.events import (
+    ActionCardPlayed,
+    CardsExchanged,
+    CardsTaken,
+    DiscardReshuffled,
+    GameStarted,
+    SetupCardPicked,
+)
+from domain.johari.state import State, card, gold_order
+
+HIDDEN = "hidden"
+
+
+class TurnView(msgspec.Struct, frozen=True, kw_only=True):
+    """The action being resolved and its step progress (public)."""
+
+    seat: int
+    card: str
+    action: str
+    cost: int
+    stage: str
+    selection: tuple[int, ...]
+    wild_card: int | None
+    wild_colour: str | None
+    noble: int | None
+    remaining: int
+    pay_colour: str | None
+    give: int | None
+
+
+class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
+    """One player's board as the viewer may see it (Prestige Cards: count only unless it is the viewer)."""
+
+    seat: int
+    name: str
+    gold: int
+    gem_tokens: dict[str, int]
+    display: tuple[int, ...]
+    trade_card: tuple[int, ...]
+    prestige_count: int
+    prestige_cards: tuple[int, ...] | None  # the viewer's own only
+    hand: tuple[str, ...] | None  # the viewer's own only
+    slots: tuple[str | None, ...]  # "hidden": another player's card played but not yet revealed
+    nobles: tuple[int, ...]
+    noble_slots: tuple[tuple[int, int], ...]
+    protected: bool
+    acted: bool
+    cashable: tuple[int, ...]
+    owes_fake: bool
+
+
+class JohariView(msgspec.Struct, frozen=True, kw_only=True):
+    """The Johari table as seen by ``viewer`` (None: spectator)."""
+
+    viewer: int | None
+    phase: str
+    day: int
+    round: int
+    players: tuple[PlayerView, ...]
+    turn_order: tuple[int, ...]  # J-11: most gold first, stack tie-break applied
+    market: dict[str, tuple[int, ...]]  # store_red .. store_gold, booth_0 ..
+    draw_pile_size: int
+    discard: tuple[int, ...]
+    noble_track: dict[str, int | None]  # space "1".."5" -> Noble id
+    noble_costs: dict[str, int]
+    noble_stack_size: int
+    turn: TurnView | None
+    setup_order: tuple[int, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+def view(state: State, seat: int | None) -> JohariView:
+    """J-18: everything public, plus the viewer's own played card and Prestige Cards."""
+    players = []
+    for index, p in enumerate(state.players):
+        own = seat == index or state.phase == "over"
+        slots = list(p.slots)
+        if state.phase == "play" and not own and slots[state.round - 1] is not None:
+            slots[state.round - 1] = HIDDEN
+        players.append(
+            PlayerView(
+                seat=index,
+                name=p.name,
+                gold=p.gold,
+                gem_tokens=dict(zip(COLOURS, p.tokens, strict=True)),
+                display=p.display,
+                trade_card=p.trade,
+                prestige_count=len(p.prestige),
+                prestige_cards=p.prestige if own else None,
+                hand=p.hand if own else None,
+                slots=tuple(slots),
+                nobles=p.nobles,
+                noble_slots=p.noble_slots,
+                protected=p.protected,
+                acted=p.acted,
+                cashable=p.cashable,
+                owes_fake=p.owes_fake,
+            )
+        )
+    t = state.turn
+    turn = (
+        None
+        if t is None
+        else TurnView(
+            seat=t.seat,
+            card=t.card,
+            action=t.action,
+            cost=t.cost,
+            stage=t.stage,
+            selection=t.selection,
+            wild_card=t.wild_card,
+            wild_colour=t.wild_colour,
+            noble=t.noble,
+            remaining=t.remaining,
+            pay_colour=t.pay_colour,
+            give=t.give,
+        )
+    )
+    return JohariView(
+        viewer=seat,
+        phase=state.phase,
+        day=state.day,
+        round=state.round,
+        players=tuple(players),
+        turn_order=tuple(gold_order(state)),
+        market={place_name(i): cards for i, cards in enumerate(state.market)},
+        draw_pile_size=len(state.draw),
+        discard=state.discard,
+        noble_track={str(i + 1): n for i, n in enumerate(state.noble_track)},
+        noble_costs={str(k): v for k, v in DATA.noble_space_costs.items()},
+        noble_stack_size=len(state.noble_stack),
+        turn=turn,
+        setup_order=state.setup_order,
+        scores=state.scores,
+        winners=state.winners,
+    )
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    """J-18: hide the pile and Noble stack order, unrevealed plays and other players' Prestige Cards."""
+    match event:
+        case GameStarted():
+            return msgspec.structs.replace(event, draw_pile=(), noble_stack=())
+        case DiscardReshuffled():
+            return msgspec.structs.replace(event, draw_pile=())
+        case ActionCardPlayed() if event.seat != seat:
+            return msgspec.structs.replace(event, card=None)
+        case SetupCardPicked() | CardsTaken() if event.seat != seat and event.prestige_cards:
+            return msgspec.structs.replace(
+                event, prestige_cards=(), hidden_prestige=len(event.prestige_cards)
+            )
+        case CardsExchanged() if event.seat != seat and event.taken is not None:
+            if card(event.taken).kind == "prestige":
+                return msgspec.structs.replace(event, taken=None, hidden_prestige=1)
+    return event
