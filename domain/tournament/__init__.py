@@ -1,0 +1,162 @@
+"""Tournaments as a pure decider: an event stream of their own, standings and results read from it.
+
+``TOURNAMENT`` has the spirit of a game's surface without being one (no seats, no view per seat)::
+
+    state  = fold of TOURNAMENT.evolve over the stream's events, from TOURNAMENT.initial()
+    events = TOURNAMENT.decide(state, command, rng)     # raises Rejected(code), never mutates
+    state' = TOURNAMENT.evolve(state, event)            # never validates, never fails, never mutates
+
+Service flow (each ``decide`` on the freshly loaded state; append its events with the loaded version as
+``expected_version``, so a concurrent organizer request gets a conflict and nothing is written):
+
+1. Create (POST /v1/tournaments). Look the game up, validate and normalize its ``options`` with the game's
+   ``options_type``, then ``decide(initial(), CreateTournament(name, game, players=(names...), rounds,
+   min_players=game.min_players, max_players=game.max_players, table_size, options=<builtins dict>,
+   duplicate, seed=request.seed or new_seed()), Rng(<any seed>, "create"))`` -> ``[TournamentCreated]``
+   (the Rng is only drawn from when ``seed`` is None). Refusals: bad_tournament_name, bad_game,
+   bad_player_limits, bad_player_name, duplicate_player_name, bad_player_count, bad_rounds, bad_table_size,
+   impossible_table_split, duplicate_needs_equal_tables, bad_seed.
+2. Seat a round (POST /v1/tournaments/{id}/rounds), in two appends:
+   a. ``decide(state, SeatNextRound(), seating_rng(state))`` -> ``[RoundSeated(round, tables)]``; each
+      ``SeatedTable`` has ``table`` (from 1), ``players`` in seat order (seat 0 first) and the game ``seed``.
+      Refusals: round_in_progress (the current round has unfinished or uncreated games),
+      tournament_complete. Append it: this claims the round, so only one request creates games.
+   b. Create one game per table, in table order: ``{game, players: [{name} in seat order], seed: table.seed,
+      options: state.options}``, tagged with the tournament id; then ``decide(state', AttachGames(round,
+      game_ids=(ids in table order)), rng)`` -> ``[GamesCreated]``. Refusals: unknown_round,
+      games_already_created, wrong_game_count, bad_game_ids.
+   Recovery: if a crash fell between (a) and (b), ``awaiting_games(state)`` returns the seated round whose
+   games are missing; the next POST should create them and attach instead of seating anew (status
+   "seating"). The response body is ``round_view(state.rounds[-1])`` (``{round, closed, tables: [{table,
+   game_id, seats: [{seat, name}], finished}]}``).
+3. Record a finished game (when a tournament game ends): ``decide(state, RecordGame(round, table, game_id,
+   ranks=result.ranks, scores=result.scores, audit_head=<hash of the game's last event>), rng)`` ->
+   ``[GameFinished]``, plus ``RoundClosed`` when it was the round's last game, plus ``TournamentCompleted``
+   after the last round. Refusals: unknown_round, unknown_table, duplicate_report, wrong_game,
+   wrong_seat_count, bad_ranks. ``duplicate_report`` also answers a redelivered report: treat it as done.
+4. Read: ``standings(state)`` (rows ``{rank, name, points, buchholz, firsts, games}`` + ``relative_score`` in
+   duplicate mode, best first), ``results(state)`` (one row per finished game, by round then table),
+   ``overview(state)`` (GET /v1/tournaments/{id}: status, rounds, tables and games, no seeds).
+
+Secrets the service must redact from the tournament's events: ``TournamentCreated.seed`` until the tournament
+is completed, and each ``SeatedTable.seed`` until its round is closed (``RoundClosed``); the games themselves
+reveal their seeds when they end, as usual. ``Rejected.rule`` is None for every tournament refusal: they are
+organizer errors, not game rules (map them to 422, like a game's rule refusal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.core import Command, Event, Rng
+from domain.tournament import decider
+from domain.tournament.commands import (
+    AttachGames,
+    CreateTournament,
+    RecordGame,
+    SeatNextRound,
+    TournamentCommand,
+)
+from domain.tournament.decider import meetings, seating_rng
+from domain.tournament.events import (
+    EVENT_TYPE,
+    GameFinished,
+    GamesCreated,
+    RoundClosed,
+    RoundSeated,
+    SeatedTable,
+    TournamentCompleted,
+    TournamentCreated,
+    TournamentEvent,
+)
+from domain.tournament.seating import game_seed, split_tables
+from domain.tournament.standings import ResultRow, ResultSeat, StandingRow, results, standings
+from domain.tournament.state import Outcome, RoundState, State, TableState
+from domain.tournament.view import (
+    RoundView,
+    SeatView,
+    TableView,
+    TournamentView,
+    awaiting_games,
+    overview,
+    round_view,
+    status,
+)
+
+__all__ = [
+    "COMMAND_TYPE",
+    "EVENT_TYPE",
+    "TOURNAMENT",
+    "AttachGames",
+    "CreateTournament",
+    "GameFinished",
+    "GamesCreated",
+    "Outcome",
+    "RecordGame",
+    "ResultRow",
+    "ResultSeat",
+    "RoundClosed",
+    "RoundSeated",
+    "RoundState",
+    "RoundView",
+    "SeatNextRound",
+    "SeatView",
+    "SeatedTable",
+    "StandingRow",
+    "State",
+    "TableState",
+    "TableView",
+    "Tournament",
+    "TournamentCommand",
+    "TournamentCompleted",
+    "TournamentCreated",
+    "TournamentEvent",
+    "TournamentView",
+    "awaiting_games",
+    "game_seed",
+    "meetings",
+    "overview",
+    "results",
+    "round_view",
+    "seating_rng",
+    "split_tables",
+    "standings",
+    "status",
+]
+
+COMMAND_TYPE: Any = TournamentCommand
+
+
+class Tournament:
+    """The tournament decider surface, for the service: initial, decide, evolve and the read models."""
+
+    name: str = "tournament"
+    command_type: Any = TournamentCommand
+    event_type: Any = TournamentEvent
+
+    def initial(self) -> State:
+        """The empty state every tournament stream is folded from."""
+        return State()
+
+    def decide(self, state: State, command: Command, rng: Rng) -> list[Event]:
+        """Validate ``command`` and return the events it causes (raises Rejected)."""
+        return decider.decide(state, command, rng)
+
+    def evolve(self, state: State, event: Event) -> State:
+        """Apply one event (never validates, never mutates)."""
+        return decider.evolve(state, event)
+
+    def standings(self, state: State) -> list[StandingRow]:
+        """The standings, best first."""
+        return standings(state)
+
+    def results(self, state: State) -> list[ResultRow]:
+        """One row per finished game, by round then table."""
+        return results(state)
+
+    def overview(self, state: State) -> TournamentView:
+        """Status, rounds, tables and their games."""
+        return overview(state)
+
+
+TOURNAMENT = Tournament()

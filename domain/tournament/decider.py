@@ -1,0 +1,270 @@
+"""The tournament decider: ``decide`` validates a command against the state and returns its events (raising
+``Rejected``, never mutating); ``evolve`` applies one event (never validating, never failing)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from itertools import combinations
+
+import msgspec
+
+from domain.core import Command, Event, Rejected, Rng
+from domain.tournament.commands import AttachGames, CreateTournament, RecordGame, SeatNextRound
+from domain.tournament.events import (
+    GameFinished,
+    GamesCreated,
+    RoundClosed,
+    RoundSeated,
+    SeatedTable,
+    TournamentCompleted,
+    TournamentCreated,
+)
+from domain.tournament.seating import game_seed, seat_first_round, seat_swiss, split_tables
+from domain.tournament.standings import tallies
+from domain.tournament.state import Outcome, RoundState, State, TableState
+
+__all__ = ["MAX_PLAYERS", "MAX_ROUNDS", "decide", "evolve", "meetings", "seating_rng"]
+
+replace = msgspec.structs.replace
+
+MAX_NAME_LENGTH = 40  # player names, as for games
+MAX_TITLE_LENGTH = 100  # the tournament's own name
+MAX_PLAYERS = 200
+MAX_ROUNDS = 50
+MAX_SEED_LENGTH = 200  # as for games
+
+
+def seating_rng(state: State) -> Rng:
+    """The Rng the service passes to ``decide`` for ``SeatNextRound``: the tournament seed, ``"round-<n>"``.
+
+    With it an auditor re-derives every seating from the tournament seed once it is revealed.
+    """
+    return Rng(state.seed, f"round-{len(state.rounds) + 1}")
+
+
+def decide(state: State, command: Command, rng: Rng) -> list[Event]:
+    """Validate ``command`` and return the events it causes; raise Rejected otherwise."""
+    match command:
+        case CreateTournament():
+            return _create(state, command, rng)
+        case SeatNextRound():
+            return _seat_next_round(_created(state), rng)
+        case AttachGames():
+            return _attach_games(_created(state), command)
+        case RecordGame():
+            return _record_game(_created(state), command)
+    raise Rejected("unknown_command", detail=f"not a tournament command: {type(command).__name__}")
+
+
+def _created(state: State) -> State:
+    """The state, if the tournament exists."""
+    if not state.created:
+        raise Rejected("tournament_not_created", detail="the tournament has not been created")
+    return state
+
+
+def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
+    """Creation: unique names of 1-40 characters, enough players for a table split, rounds, table size."""
+    if state.created:
+        raise Rejected("tournament_exists", detail="the tournament has already been created")
+    title = command.name.strip()
+    if not title or len(title) > MAX_TITLE_LENGTH:
+        raise Rejected("bad_tournament_name", detail=f"a tournament name is 1-{MAX_TITLE_LENGTH} characters")
+    if not command.game:
+        raise Rejected("bad_game", detail="a tournament needs a game")
+    if not 1 <= command.min_players <= command.max_players:
+        raise Rejected("bad_player_limits", detail="the game's player limits need 1 <= min <= max")
+    names = tuple(name.strip() for name in command.players)
+    for name in names:
+        if not name or len(name) > MAX_NAME_LENGTH:
+            raise Rejected("bad_player_name", detail=f"player names are 1-{MAX_NAME_LENGTH} characters")
+    if len(set(names)) != len(names):
+        duplicated = sorted(name for name, n in Counter(names).items() if n > 1)
+        raise Rejected("duplicate_player_name", detail=f"player names must differ: {', '.join(duplicated)}")
+    if not command.min_players <= len(names) <= MAX_PLAYERS:
+        raise Rejected(
+            "bad_player_count",
+            detail=f"a tournament of this game needs {command.min_players} to {MAX_PLAYERS} players, "
+            f"not {len(names)}",
+        )
+    if not 1 <= command.rounds <= MAX_ROUNDS:
+        raise Rejected("bad_rounds", detail=f"a tournament has 1 to {MAX_ROUNDS} rounds")
+    preferred = command.max_players
+    if command.table_size is not None:
+        if not command.min_players <= command.table_size <= command.max_players:
+            raise Rejected(
+                "bad_table_size",
+                detail=f"this game seats {command.min_players} to {command.max_players} players at a table",
+            )
+        preferred = command.table_size
+    sizes = split_tables(
+        len(names), command.min_players, command.max_players, preferred, equal=command.duplicate
+    )
+    seed = command.seed if command.seed is not None else "".join(f"{rng.below(2**64):016x}" for _ in range(2))
+    if not seed or len(seed) > MAX_SEED_LENGTH:
+        raise Rejected("bad_seed", detail=f"a seed is 1-{MAX_SEED_LENGTH} characters")
+    return [
+        TournamentCreated(
+            name=title,
+            game=command.game,
+            players=names,
+            rounds=command.rounds,
+            table_sizes=tuple(sizes),
+            min_players=command.min_players,
+            max_players=command.max_players,
+            options=command.options,
+            duplicate=command.duplicate,
+            seed=seed,
+        )
+    ]
+
+
+def meetings(state: State) -> Counter[frozenset[str]]:
+    """How many times each pair of players has shared a table (every seated round counts)."""
+    met: Counter[frozenset[str]] = Counter()
+    for rnd in state.rounds:
+        for table in rnd.tables:
+            met.update(frozenset(pair) for pair in combinations(table.players, 2))
+    return met
+
+
+def _seat_next_round(state: State, rng: Rng) -> list[Event]:
+    """Seating: only once every game of the current round has finished, and not past the last round."""
+    current = state.current()
+    if current is not None and not current.closed:
+        raise Rejected("round_in_progress", detail=f"round {current.round} is still being played")
+    if state.completed or len(state.rounds) >= state.round_count:
+        raise Rejected("tournament_complete", detail="every round has been played")
+    number = len(state.rounds) + 1
+    if number == 1:
+        seated = seat_first_round(state.players, state.table_sizes, rng)
+    else:
+        totals = tallies(state)
+        order = sorted(rng.shuffle(state.players), key=lambda name: totals[name].key())
+        seated = seat_swiss(order, state.table_sizes, meetings(state), rng)
+    tables = tuple(
+        SeatedTable(
+            table=index,
+            players=players,
+            seed=game_seed(state.seed, number, None if state.duplicate else index),
+        )
+        for index, players in enumerate(seated, start=1)
+    )
+    return [RoundSeated(round=number, tables=tables)]
+
+
+def _attach_games(state: State, command: AttachGames) -> list[Event]:
+    """Games of a seated round: one non-empty, distinct id per table, in table order, attached once."""
+    current = state.current()
+    if current is None or command.round != current.round:
+        raise Rejected("unknown_round", detail=f"round {command.round} is not the round being seated")
+    if any(table.game_id is not None for table in current.tables):
+        raise Rejected("games_already_created", detail=f"round {current.round} already has its games")
+    if len(command.game_ids) != len(current.tables):
+        raise Rejected(
+            "wrong_game_count",
+            detail=f"round {current.round} has {len(current.tables)} tables, one game each",
+        )
+    if not all(command.game_ids) or len(set(command.game_ids)) != len(command.game_ids):
+        raise Rejected("bad_game_ids", detail="every table needs its own non-empty game id")
+    return [GamesCreated(round=current.round, game_ids=command.game_ids)]
+
+
+def _record_game(state: State, command: RecordGame) -> list[Event]:
+    """A finished game: a known table of a seated round, its game, once; one rank and score per seat."""
+    if not 1 <= command.round <= len(state.rounds):
+        raise Rejected("unknown_round", detail=f"round {command.round} has not been seated")
+    rnd = state.rounds[command.round - 1]
+    if not 1 <= command.table <= len(rnd.tables):
+        raise Rejected("unknown_table", detail=f"round {rnd.round} has no table {command.table}")
+    table = rnd.tables[command.table - 1]
+    if table.outcome is not None:
+        raise Rejected(
+            "duplicate_report", detail=f"round {rnd.round} table {table.table} has already been reported"
+        )
+    if table.game_id is None or command.game_id != table.game_id:
+        raise Rejected("wrong_game", detail=f"game {command.game_id} is not played at that table")
+    seats = len(table.players)
+    if len(command.ranks) != seats or len(command.scores) != seats:
+        raise Rejected("wrong_seat_count", detail=f"that table has {seats} seats: one rank and score each")
+    if not all(1 <= rank <= seats for rank in command.ranks) or 1 not in command.ranks:
+        raise Rejected("bad_ranks", detail=f"ranks run from 1 (best) to {seats}; equal ranks tie")
+    events: list[Event] = [
+        GameFinished(
+            round=rnd.round,
+            table=table.table,
+            game_id=command.game_id,
+            ranks=command.ranks,
+            scores=command.scores,
+            audit_head=command.audit_head,
+        )
+    ]
+    if all(other.outcome is not None or other.table == table.table for other in rnd.tables):
+        events.append(RoundClosed(round=rnd.round))
+        if rnd.round == state.round_count:
+            events.append(TournamentCompleted())
+    return events
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event (never validates, never fails: an event that matches nothing changes nothing)."""
+    match event:
+        case TournamentCreated():
+            return State(
+                created=True,
+                name=event.name,
+                game=event.game,
+                players=event.players,
+                round_count=event.rounds,
+                table_sizes=event.table_sizes,
+                min_players=event.min_players,
+                max_players=event.max_players,
+                options=event.options,
+                duplicate=event.duplicate,
+                seed=event.seed,
+            )
+        case RoundSeated(round=number, tables=tables):
+            seated = RoundState(
+                round=number,
+                tables=tuple(TableState(table=t.table, players=t.players, seed=t.seed) for t in tables),
+            )
+            return replace(state, rounds=(*state.rounds, seated))
+        case GamesCreated(round=number, game_ids=game_ids):
+            return _with_round(
+                state,
+                number,
+                lambda rnd: replace(
+                    rnd,
+                    tables=tuple(
+                        replace(table, game_id=game_id)
+                        for table, game_id in zip(rnd.tables, game_ids, strict=False)
+                    )
+                    + rnd.tables[len(game_ids) :],
+                ),
+            )
+        case GameFinished(round=number, table=table_number):
+            outcome = Outcome(ranks=event.ranks, scores=event.scores, audit_head=event.audit_head)
+            return _with_round(
+                state,
+                number,
+                lambda rnd: replace(
+                    rnd,
+                    tables=tuple(
+                        replace(table, game_id=event.game_id, outcome=outcome)
+                        if table.table == table_number
+                        else table
+                        for table in rnd.tables
+                    ),
+                ),
+            )
+        case RoundClosed(round=number):
+            return _with_round(state, number, lambda rnd: replace(rnd, closed=True))
+        case TournamentCompleted():
+            return replace(state, completed=True)
+    return state
+
+
+def _with_round(state: State, number: int, change: Callable[[RoundState], RoundState]) -> State:
+    """The state with round ``number`` changed (unchanged if there is no such round)."""
+    return replace(state, rounds=tuple(change(rnd) if rnd.round == number else rnd for rnd in state.rounds))
