@@ -1,0 +1,52 @@
+"""The append-only event store: its contract, the PostgreSQL implementation and the in-memory twin."""
+
+from eventstore.memory import InMemoryEventStore
+from eventstore.postgres import PostgresEventStore, is_unavailable
+from eventstore.protocol import (
+    GENESIS_HASH,
+    AppendResult,
+    ChainCheck,
+    CommandRecord,
+    ConcurrencyConflict,
+    EventStore,
+    FeedPosition,
+    IdempotencyMismatch,
+    NewEvent,
+    RecordedEvent,
+    StoreError,
+    StoreUnavailable,
+    StreamExists,
+    StreamInfo,
+    StreamNotFound,
+    Upcaster,
+    Upcasters,
+    check_chain,
+    event_hash,
+    upcast,
+)
+
+__all__ = [
+    "GENESIS_HASH",
+    "AppendResult",
+    "ChainCheck",
+    "CommandRecord",
+    "ConcurrencyConflict",
+    "EventStore",
+    "FeedPosition",
+    "IdempotencyMismatch",
+    "InMemoryEventStore",
+    "NewEvent",
+    "PostgresEventStore",
+    "RecordedEvent",
+    "StoreError",
+    "StoreUnavailable",
+    "StreamExists",
+    "StreamInfo",
+    "StreamNotFound",
+    "Upcaster",
+    "Upcasters",
+    "check_chain",
+    "event_hash",
+    "is_unavailable",
+    "upcast",
+]

@@ -9,7 +9,7 @@ as the append (the game listing reads it).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -128,7 +128,25 @@ Upcasters = Mapping[tuple[str, int], Upcaster]
 """(event type, stored schema version) -> function turning that body into schema version + 1."""
 
 
-def event_hash(previous: bytes, stream_id: str, version: int, type_: str, schema_version: int, data: bytes) -> bytes:
+def upcast(upcasters: Upcasters, type_: str, schema_version: int, data: bytes) -> tuple[int, bytes]:
+    """Run a stored body through the upcaster chain (v1 -> v2 -> ...): the final version and its JSON body.
+
+    Without an upcaster for ``(type_, schema_version)`` the stored bytes come back untouched.
+    """
+    upcaster = upcasters.get((type_, schema_version))
+    if upcaster is None:
+        return schema_version, data
+    body: dict[str, Any] = msgspec.json.decode(data)
+    while upcaster is not None:
+        body = upcaster(body)
+        schema_version += 1
+        upcaster = upcasters.get((type_, schema_version))
+    return schema_version, msgspec.json.encode(body)
+
+
+def event_hash(
+    previous: bytes, stream_id: str, version: int, type_: str, schema_version: int, data: bytes
+) -> bytes:
     """The chained hash: SHA-256(previous || "<stream>\\n<version>\\n<type>\\n<schema_version>\\n" || data).
 
     ``previous`` is the hash of the stream's event ``version - 1``, or 32 zero bytes for version 1;
@@ -138,8 +156,45 @@ def event_hash(previous: bytes, stream_id: str, version: int, type_: str, schema
     return hashlib.sha256(previous + header + data).digest()
 
 
+def check_chain(
+    stream_id: str,
+    events: Sequence[tuple[int, str, int, bytes, bytes]],
+    head: tuple[int, bytes] | None,
+) -> ChainCheck:
+    """Recompute a chain from stored ``(version, type, schema_version, data, hash)`` rows in version order.
+
+    ``head`` is what the stream's row says, ``(version, head hash)``, or None if the row is missing. A gap,
+    a changed body or header, or a stream row disagreeing with its events fails with the first version
+    found wrong; ``head`` of the result is the stored hash of the last event.
+    """
+    stored_head = events[-1][4] if events else GENESIS_HASH
+
+    def bad(version: int | None, detail: str) -> ChainCheck:
+        return ChainCheck(
+            ok=False, events=len(events), head=stored_head.hex(), first_bad_version=version, detail=detail
+        )
+
+    previous = GENESIS_HASH
+    for expected, (version, type_, schema_version, data, stored) in enumerate(events, start=1):
+        if version != expected:
+            return bad(expected, f"version {expected} is missing (found {version} next)")
+        previous = event_hash(previous, stream_id, version, type_, schema_version, data)
+        if previous != stored:
+            return bad(version, f"version {version} does not match its hash")
+    if head is None:
+        return bad(None, "the stream's row is missing")
+    version, head_hash = head
+    if version != len(events):
+        return bad(
+            min(version, len(events)) + 1, f"the stream is at version {version} but {len(events)} are stored"
+        )
+    if head_hash != previous:
+        return bad(version or None, "the stream's head hash does not match its last event")
+    return ChainCheck(ok=True, events=len(events), head=previous.hex())
+
+
 class EventStore(Protocol):
-    """The store both implementations satisfy (contract tests in tests/integration/test_eventstore_contract.py)."""
+    """The store both implementations satisfy (tests/integration/test_eventstore_contract.py)."""
 
     async def create_stream(
         self,
@@ -194,7 +249,9 @@ class EventStore(Protocol):
         """The stored command record, or None."""
         ...
 
-    async def read_all(self, after: FeedPosition | None = None, limit: int = 1000) -> list[tuple[FeedPosition, RecordedEvent]]:
+    async def read_all(
+        self, after: FeedPosition | None = None, limit: int = 1000
+    ) -> list[tuple[FeedPosition, RecordedEvent]]:
         """The global feed after a checkpoint: only events of committed transactions older than every
         transaction still running, ordered by (transaction id, position), so no later commit can ever
         appear before a checkpoint already read."""

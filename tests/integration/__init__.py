@@ -1,0 +1,1 @@
+"""Integration tests: the event store and the service against a real PostgreSQL."""

@@ -1,0 +1,448 @@
+"""What only PostgreSQL shows: triggers, stored hashes, tampering, the feed under a late commit, outages."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import msgspec
+import pytest
+
+from eventstore import (
+    GENESIS_HASH,
+    CommandRecord,
+    FeedPosition,
+    NewEvent,
+    PostgresEventStore,
+    StoreUnavailable,
+    event_hash,
+    is_unavailable,
+)
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture
+def store(pool: asyncpg.Pool) -> PostgresEventStore:
+    """The PostgreSQL store on the session's database."""
+    return PostgresEventStore(pool)
+
+
+def new_id() -> str:
+    """A stream id no other test uses."""
+    return f"pg-{uuid.uuid4()}"
+
+
+def event(n: int, type_: str = "thing_happened") -> NewEvent:
+    """An event with body ``{"n": n}``."""
+    return NewEvent(type=type_, schema_version=1, data=msgspec.json.encode({"n": n}))
+
+
+async def feed_end(store: PostgresEventStore) -> FeedPosition | None:
+    """The checkpoint after everything the feed shows now."""
+    checkpoint = None
+    while page := await store.read_all(checkpoint, limit=10_000):
+        checkpoint = page[-1][0]
+    return checkpoint
+
+
+# Append-only
+
+
+@pytest.mark.parametrize(
+    ("table", "statement"),
+    [
+        (table, statement)
+        for table in ("events", "commands")
+        for statement in (
+            "UPDATE {table} SET stream_id = stream_id WHERE stream_id = $1",
+            "DELETE FROM {table} WHERE stream_id = $1",
+            "TRUNCATE {table}",
+        )
+    ]
+    # Stream rows are updated by every append, but never deleted: their events would be orphaned.
+    + [("streams", "DELETE FROM {table} WHERE stream_id = $1"), ("streams", "TRUNCATE {table}")],
+    ids=lambda value: value.split()[0].lower() if " " in value else value,
+)
+async def test_stored_rows_cannot_be_changed(
+    pool: asyncpg.Pool, store: PostgresEventStore, table: str, statement: str
+) -> None:
+    stream = new_id()
+    await store.create_stream(stream, "basari", [])
+    await store.append(
+        stream, 0, [event(1)], command=CommandRecord(command_id="c", request_hash="h", response=b"r")
+    )
+    sql = statement.format(table=table)
+    args = [stream] if "$1" in sql else []
+    with pytest.raises(asyncpg.PostgresError, match="append-only") as refused:
+        await pool.execute(sql, *args)
+    assert refused.value.sqlstate == "ES405"
+    assert await pool.fetchval(f"SELECT count(*) FROM {table} WHERE stream_id = $1", stream) == 1
+
+
+# Hashes computed by es_append
+
+
+async def test_database_hashes_agree_with_event_hash(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+    stream = new_id()
+    body = '{"name": "Zoë", "emoji": "\U0001f48e", "spaces":  [1, 2]}'.encode()
+    await store.create_stream(stream, "basari", [NewEvent(type="ünïcode", schema_version=7, data=body)])
+    await store.append(stream, 1, [event(2), event(3, "other")])  # through es_append
+    await store.append(stream, 3, [event(4)])  # the single-event statement
+    rows = await pool.fetch(
+        "SELECT version, type, schema_version, data::text, hash FROM events"
+        " WHERE stream_id = $1 ORDER BY version",
+        stream,
+    )
+    assert rows[0]["data"].encode() == body  # the json column keeps the exact text
+    previous = GENESIS_HASH
+    for row in rows:
+        previous = event_hash(
+            previous, stream, row["version"], row["type"], row["schema_version"], row["data"].encode()
+        )
+        assert row["hash"] == previous
+    head = await pool.fetchval("SELECT head_hash FROM streams WHERE stream_id = $1", stream)
+    assert head == previous
+
+
+# Tamper evidence
+
+
+async def _tamper(pool: asyncpg.Pool, sql: str, *args: object) -> None:
+    """Run ``sql`` behind the store's back: as superuser, with the append-only triggers switched off."""
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("SET LOCAL session_replication_role = replica")
+        await connection.execute(sql, *args)
+
+
+async def test_a_changed_body_is_found_with_its_version(
+    pool: asyncpg.Pool, store: PostgresEventStore
+) -> None:
+    stream = new_id()
+    await store.create_stream(stream, "basari", [event(i) for i in range(1, 6)])
+    assert (await store.verify_chain(stream)).ok
+    await _tamper(
+        pool, """UPDATE events SET data = '{"n": 300}' WHERE stream_id = $1 AND version = 3""", stream
+    )
+    check = await store.verify_chain(stream)
+    assert (check.ok, check.first_bad_version, check.events) == (False, 3, 5)
+    assert "3" in check.detail
+
+
+async def test_a_changed_header_is_found(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+    stream = new_id()
+    await store.create_stream(stream, "basari", [event(i) for i in range(1, 4)])
+    await _tamper(pool, "UPDATE events SET type = 'forged' WHERE stream_id = $1 AND version = 2", stream)
+    check = await store.verify_chain(stream)
+    assert (check.ok, check.first_bad_version) == (False, 2)
+
+
+async def test_a_deleted_event_is_found(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+    stream = new_id()
+    await store.create_stream(stream, "basari", [event(i) for i in range(1, 5)])
+    # The other way round the trigger: disable it, delete, enable it again, all in one transaction.
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("ALTER TABLE events DISABLE TRIGGER events_no_update_delete")
+        await connection.execute("DELETE FROM events WHERE stream_id = $1 AND version = 2", stream)
+        await connection.execute("ALTER TABLE events ENABLE TRIGGER events_no_update_delete")
+    check = await store.verify_chain(stream)
+    assert (check.ok, check.first_bad_version) == (False, 2)
+    with pytest.raises(asyncpg.PostgresError, match="append-only"):  # the trigger is back
+        await pool.execute("DELETE FROM events WHERE stream_id = $1", stream)
+
+
+async def test_a_dropped_tail_is_found(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+    stream = new_id()
+    await store.create_stream(stream, "basari", [event(i) for i in range(1, 4)])
+    await _tamper(pool, "DELETE FROM events WHERE stream_id = $1 AND version = 3", stream)
+    check = await store.verify_chain(stream)
+    assert (check.ok, check.first_bad_version, check.events) == (False, 3, 2)
+
+
+# Versioned schemas: the stored row stays as written
+
+
+async def test_upcasting_never_rewrites_the_stored_row(pool: asyncpg.Pool) -> None:
+    stream = new_id()
+    old = b'{"title": "ruby"}'
+    plain = PostgresEventStore(pool)
+    await plain.create_stream(stream, "basari", [NewEvent(type="relic_found", schema_version=1, data=old)])
+
+    def rename(body: dict[str, object]) -> dict[str, object]:
+        return {"name": body["title"]}
+
+    upcasting = PostgresEventStore(pool, {("relic_found", 1): rename})
+    [read] = await upcasting.read_stream(stream)
+    assert (read.schema_version, msgspec.json.decode(read.data)) == (2, {"name": "ruby"})
+    row = await pool.fetchrow("SELECT schema_version, data::text FROM events WHERE stream_id = $1", stream)
+    assert (row["schema_version"], row["data"].encode()) == (1, old)
+    [raw] = await plain.read_stream(stream)
+    assert (raw.schema_version, raw.data) == (1, old)
+    assert (await upcasting.verify_chain(stream)).ok
+
+
+# The feed under a slow transaction
+
+
+async def test_feed_never_skips_an_event_that_commits_late(
+    pool: asyncpg.Pool, store: PostgresEventStore
+) -> None:
+    start = await feed_end(store)
+    slow, fast = new_id(), [new_id() for _ in range(4)]
+    for stream in [slow, *fast]:
+        await store.create_stream(stream, "basari", [])
+    ours = {slow, *fast}
+    slow_inserted, fast_committed, slow_committed = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    seen: list[tuple[FeedPosition, str, int]] = []
+
+    async def slow_writer() -> None:
+        # Takes its transaction id (and the lower positions) first, commits last.
+        async with pool.acquire() as connection, connection.transaction():
+            await connection.fetch(
+                "SELECT * FROM es_append($1, 0, $2, $3, $4)",
+                slow,
+                ["slow"] * 3,
+                [1] * 3,
+                [msgspec.json.encode({"n": i}) for i in range(3)],
+            )
+            slow_inserted.set()
+            await fast_committed.wait()
+            await asyncio.sleep(0.2)
+            # Committed fast events are not in the feed yet: they would land behind the slow ones.
+            assert not [e for _, e in await store.read_all(start) if e.stream_id in ours]
+        slow_committed.set()
+
+    async def fast_writers() -> None:
+        await slow_inserted.wait()
+        for stream in fast:
+            await store.append(stream, 0, [event(1), event(2)])
+        fast_committed.set()
+
+    async def reader() -> None:
+        checkpoint = start
+        while len(seen) < 3 + 2 * len(fast):
+            page = await store.read_all(checkpoint, limit=2)
+            seen.extend((at, e.stream_id, e.version) for at, e in page if e.stream_id in ours)
+            if page:
+                checkpoint = page[-1][0]
+            else:
+                await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(asyncio.gather(slow_writer(), fast_writers(), reader()), timeout=30)
+    assert [(s, v) for _, s, v in seen[:3]] == [(slow, 1), (slow, 2), (slow, 3)]
+    assert sorted((s, v) for _, s, v in seen[3:]) == sorted((s, v) for s in fast for v in (1, 2))
+    positions = [at for at, _, _ in seen]
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+    # Position alone is not the commit order: the slow events have the lower positions yet committed last.
+    slow_positions = [at.position for at, s, _ in seen if s == slow]
+    fast_positions = [at.position for at, s, _ in seen if s != slow]
+    assert max(slow_positions) < min(fast_positions)
+
+
+# Queries stay on their indexes
+
+
+@pytest.mark.parametrize(
+    ("query", "index"),
+    [
+        (
+            "SELECT * FROM events WHERE stream_id = 'x' AND version > 0 AND version <= 10 ORDER BY version",
+            "events_pkey",
+        ),
+        (
+            "SELECT * FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())"
+            " AND (tx_id, position) > ('5'::xid8, 7) ORDER BY tx_id, position LIMIT 100",
+            "events_feed_idx",
+        ),
+        ("SELECT * FROM commands WHERE stream_id = 'x' AND command_id = 'c'", "commands_pkey"),
+        (
+            "SELECT * FROM streams WHERE category = 'basari' AND (created_at, stream_id) < (now(), 'x')"
+            " ORDER BY created_at DESC, stream_id DESC LIMIT 50",
+            "streams_category_created_idx",
+        ),
+        (
+            "SELECT * FROM streams WHERE category = 'basari' AND status = 'active'"
+            " ORDER BY created_at DESC, stream_id DESC LIMIT 50",
+            "streams_category_status_created_idx streams_status_created_idx",
+        ),
+        (
+            "SELECT * FROM streams WHERE status = 'active' ORDER BY created_at DESC, stream_id DESC LIMIT 50",
+            "streams_status_created_idx",
+        ),
+        ("SELECT * FROM streams ORDER BY created_at DESC, stream_id DESC LIMIT 50", "streams_created_idx"),
+        ("""SELECT * FROM streams WHERE metadata @> '{"tournament": "t"}'""", "streams_metadata_idx"),
+    ],
+    ids=[
+        "read_stream",
+        "read_all",
+        "find_command",
+        "list_category",
+        "list_status",
+        "list_status_only",
+        "list_all",
+        "list_metadata",
+    ],
+)
+async def test_hot_queries_have_an_index(pool: asyncpg.Pool, query: str, index: str) -> None:
+    """Each query can run on one index alone: every condition an index condition, the order the index's.
+
+    The tables are small here, so the planner is told to avoid anything else rather than asked to cost it.
+    """
+    gin = index == "streams_metadata_idx"  # a GIN index is read through a bitmap
+    acceptable = index.split()
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("SET LOCAL enable_seqscan = off")
+        await connection.execute("SET LOCAL enable_sort = off")
+        await connection.execute(f"SET LOCAL enable_bitmapscan = {'on' if gin else 'off'}")
+        plan = "\n".join(row[0] for row in await connection.fetch(f"EXPLAIN {query}"))
+    assert any(name in plan for name in acceptable), plan
+    assert "Sort" not in plan, plan
+    if len(acceptable) == 1:
+        assert "Filter:" not in plan, plan
+
+
+async def test_unique_constraints_lead_with_the_stream_id(pool: asyncpg.Pool) -> None:
+    """Distributable by stream id later (DESIGN.md "Running it"): every unique index starts with it."""
+    rows = await pool.fetch(
+        """
+        SELECT c.relname AS index, a.attname AS first_column
+          FROM pg_index i
+          JOIN pg_class c ON c.oid = i.indexrelid
+          JOIN pg_class t ON t.oid = i.indrelid
+          JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
+         WHERE i.indisunique AND t.relname IN ('streams', 'events', 'commands')
+        """
+    )
+    assert {row["index"] for row in rows} == {"streams_pkey", "events_pkey", "commands_pkey"}
+    assert {row["first_column"] for row in rows} == {"stream_id"}
+
+
+# Outages
+
+
+def _closed_port() -> int:
+    """A local port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture
+async def unreachable_pool() -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a server that is not there (it connects lazily, so creating it succeeds)."""
+    created = await asyncpg.create_pool(f"postgresql://nobody@127.0.0.1:{_closed_port()}/none", min_size=0)
+    yield created
+    await created.close()
+
+
+async def test_an_unreachable_database_is_store_unavailable(unreachable_pool: asyncpg.Pool) -> None:
+    store = PostgresEventStore(unreachable_pool)
+    stream = new_id()
+    with pytest.raises(StoreUnavailable):
+        await store.append(stream, 0, [event(1)])
+    with pytest.raises(StoreUnavailable):
+        await store.create_stream(stream, "basari", [])
+    with pytest.raises(StoreUnavailable):
+        await store.read_stream(stream)
+    with pytest.raises(StoreUnavailable):
+        await store.read_all()
+    with pytest.raises(StoreUnavailable):
+        await store.verify_chain(stream)
+
+
+async def test_a_pool_with_no_free_connection_is_store_unavailable(database_url: str) -> None:
+    small = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    try:
+        store = PostgresEventStore(small, acquire_timeout=0.05)
+        async with small.acquire():
+            with pytest.raises(StoreUnavailable):
+                await store.stream_info(new_id())
+        assert await store.stream_info(new_id()) is None  # and it recovers
+    finally:
+        await small.close()
+
+
+async def test_a_closed_pool_is_store_unavailable(database_url: str) -> None:
+    closed = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    await closed.close()
+    with pytest.raises(StoreUnavailable):
+        await PostgresEventStore(closed).read_stream(new_id())
+
+
+async def test_connections_the_server_dropped_are_unavailable_then_replaced(
+    pool: asyncpg.Pool, database_url: str
+) -> None:
+    name = f"victim-{uuid.uuid4().hex[:8]}"
+    own = await asyncpg.create_pool(
+        database_url, min_size=2, max_size=2, server_settings={"application_name": name}
+    )
+    try:
+        store = PostgresEventStore(own)
+        await store.read_stream(new_id())
+        terminated = await pool.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1", name
+        )
+        assert terminated == 2
+        # Each dropped connection is either noticed and replaced, or reported unavailable once and then
+        # replaced: at most one StoreUnavailable per pooled connection, nothing else, then service again.
+        failures = 0
+        for _ in range(3):
+            try:
+                assert await store.read_stream(new_id()) == []
+            except StoreUnavailable:
+                failures += 1
+        assert failures <= 2
+        assert await store.read_stream(new_id()) == []
+    finally:
+        await own.close()
+
+
+async def test_a_closed_connection_is_unavailable(pool: asyncpg.Pool, database_url: str) -> None:
+    victim = await asyncpg.connect(database_url)
+    try:
+        await pool.execute("SELECT pg_terminate_backend($1)", victim.get_server_pid())
+        await asyncio.sleep(0.1)
+        with pytest.raises(asyncpg.InterfaceError) as failure:
+            await victim.fetch("SELECT 1")
+        assert is_unavailable(failure.value)
+    finally:
+        victim.terminate()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ConnectionRefusedError(111, "refused"),
+        ConnectionResetError(),
+        TimeoutError(),
+        OSError("network unreachable"),
+        asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+        asyncpg.exceptions.CannotConnectNowError("the database system is starting up"),
+        asyncpg.exceptions.TooManyConnectionsError("sorry, too many clients already"),
+        asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
+        asyncpg.exceptions.InterfaceError("connection is closed"),
+        asyncpg.exceptions.InterfaceError("pool is closing"),
+        asyncpg.exceptions.InternalClientError(
+            "cannot switch to state 12; another operation (2) is in progress"
+        ),
+    ],
+)
+def test_connection_failures_count_as_unavailable(error: BaseException) -> None:
+    assert is_unavailable(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.QueryCanceledError("canceling statement due to statement timeout"),
+        asyncpg.exceptions.UniqueViolationError("duplicate key"),
+        asyncpg.exceptions.InterfaceError("cannot perform operation: another operation is in progress"),
+        ValueError("x"),
+    ],
+)
+def test_other_failures_are_not_unavailability(error: BaseException) -> None:
+    assert not is_unavailable(error)
