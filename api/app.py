@@ -1,0 +1,81 @@
+"""The one place that wires concrete parts together: settings, database pool, store, service, Litestar app."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from litestar import Litestar
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Server
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+
+from api.games import GamesController
+from api.middleware import request_context_middleware
+from api.problems import problem_details_plugin
+from api.system import SystemController
+from domain.registry import all_games
+from eventstore import PostgresEventStore
+from service.database import create_pool, head_revision, resolve_database_url
+from service.games import GameService
+from service.keys import PostgresKeyStore
+from service.logging import configure_logging
+from service.settings import Settings
+
+API_VERSION = "1.0.0"
+
+
+def openapi_config() -> OpenAPIConfig:
+    """The OpenAPI document (committed as openapi/openapi.json) and the interactive docs at /schema."""
+    return OpenAPIConfig(
+        title="Bazaar games",
+        version=API_VERSION,
+        description=(
+            "Event-sourced reference server for Basari, Sid Sackson's Bazaar and Johari. Every move is an "
+            "immutable event; views, legal moves, histories, score sheets and audits for any HTTP client. "
+            "Authorization: Bearer <seat token> acts as a seat; no token is a spectator."
+        ),
+        path="/schema",
+        render_plugins=[ScalarRenderPlugin()],
+        servers=[Server(url="/")],
+        use_handler_docstrings=True,
+    )
+
+
+def create_app(settings: Settings | None = None, service: GameService | None = None) -> Litestar:
+    """The Litestar app. With ``service`` given (tests), it is used as is; otherwise the lifespan connects
+    to DATABASE_URL (or the embedded database) and builds the PostgreSQL-backed service."""
+    settings = settings or Settings.from_env()
+    configure_logging(settings.log_format, settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if service is not None:
+            app.state.games = service
+            app.state.pool = None
+            yield
+            return
+        url = resolve_database_url(settings.database_url, settings.data_dir)
+        pool = await create_pool(url, settings)
+        app.state.pool = pool
+        app.state.head_revision = head_revision()
+        app.state.games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    plugins: list[Any] = [problem_details_plugin()]
+    # group_path: label metrics by route template, not by game id (bounded cardinality)
+    metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
+    return Litestar(
+        route_handlers=[GamesController, SystemController, PrometheusController],
+        lifespan=[lifespan],
+        plugins=plugins,
+        middleware=[request_context_middleware, metrics.middleware],
+        openapi_config=openapi_config(),
+        request_max_body_size=settings.max_body_bytes,
+        debug=False,
+    )

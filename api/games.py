@@ -1,0 +1,225 @@
+"""The Games endpoints of API.md: catalog, create, list, get, commands, legal, events, state, score sheet, audit."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import State
+from litestar.params import Parameter
+
+from service import errors
+from service.games import GameService
+from service.models import (
+    AuditReport,
+    Catalog,
+    CommandAccepted,
+    CreateGame,
+    EventPage,
+    GameCreated,
+    GameDetail,
+    GameInfo,
+    GamePage,
+    StateAt,
+)
+
+NDJSON = "application/x-ndjson"
+CSV = "text/csv"
+
+
+def bearer_token(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token of the request (None without an Authorization header; 401 if it is not Bearer)."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise errors.Unauthorized("bad_authorization", "use 'Authorization: Bearer <seat token>'")
+    return token.strip()
+
+
+def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
+    """Whether the Accept header asks for ``media_type``."""
+    return media_type in request.headers.get("accept", "")
+
+
+def service_of(state: State) -> GameService:
+    """The GameService wired in by create_app."""
+    service: GameService = state.games
+    return service
+
+
+def parse_if_match(value: str | None) -> int | None:
+    """The version an ``If-Match: "<version>"`` header names (400 if it names none)."""
+    if value is None:
+        return None
+    text = value.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise errors.Malformed("bad_if_match", 'If-Match takes a version, e.g. If-Match: "12"')
+    return int(text)
+
+
+class GamesController(Controller):
+    """Games: create, look, act, audit."""
+
+    path = "/v1"
+    tags = ["games"]
+
+    @get("/catalog", operation_id="getCatalog", summary="The games offered, their player counts and options")
+    async def catalog(self, state: State) -> Catalog:
+        """List every game with its player counts, options (with defaults) and rule sheet."""
+        service = service_of(state)
+        return Catalog(
+            games=[
+                GameInfo(
+                    game=game.name,
+                    title=game.title,
+                    min_players=game.min_players,
+                    max_players=game.max_players,
+                    options=msgspec.to_builtins(game.options_type()),
+                    rules=game.rules,
+                )
+                for game in service.games.values()
+            ]
+        )
+
+    @post("/games", operation_id="createGame", summary="Create a game", status_code=201)
+    async def create(self, state: State, data: CreateGame) -> Response[GameCreated]:
+        """Create a game; the answer carries each seat's secret token (shown only here) and the seed commitment."""
+        created = await service_of(state).create(data)
+        return Response(created, status_code=201, headers={"Location": f"/v1/games/{created.game_id}"})
+
+    @get("/games", operation_id="listGames", summary="List games, newest first")
+    async def list_games(
+        self,
+        state: State,
+        game: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        tournament: str | None = None,
+        cursor: str | None = None,
+        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
+    ) -> GamePage:
+        """Filter by game, status (active/finished), player name or tournament; page with ``cursor``."""
+        return await service_of(state).list_games(game, status, player, tournament, cursor, limit)
+
+    @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
+    async def get_game(
+        self, request: Request[Any, Any, Any], state: State, game_id: str
+    ) -> Response[GameDetail]:
+        """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
+        service = service_of(state)
+        loaded = await service.load(game_id)
+        seat = await service.seat_of(game_id, bearer_token(request))
+        detail = service.detail(loaded, seat)
+        return Response(detail, headers={"ETag": f'"{loaded.version}"'})
+
+    @post(
+        "/games/{game_id:str}/commands",
+        operation_id="postCommand",
+        summary="Send one command from the caller's seat",
+        status_code=200,
+    )
+    async def post_command(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: str,
+        data: dict[str, Any],
+        if_match: Annotated[str | None, Parameter(header="If-Match")] = None,
+        idempotency_key: Annotated[str | None, Parameter(header="Idempotency-Key", max_length=200)] = None,
+    ) -> Response[CommandAccepted]:
+        """Body: one of the game's commands, ``{"type": ..., ...}`` (entries of ``legal`` are ready to post).
+
+        ``If-Match: "<version>"`` makes it conditional (412 if the game moved on); without it a command that
+        loses a race is decided again on the new state. ``Idempotency-Key`` makes a retry safe.
+        """
+        service = service_of(state)
+        await service.info(game_id)
+        token = bearer_token(request)
+        if token is None:
+            raise errors.Unauthorized("token_required", "commands need 'Authorization: Bearer <seat token>'")
+        seat = await service.seat_of(game_id, token)
+        assert seat is not None
+        accepted = await service.execute(
+            game_id, seat, data, if_match=parse_if_match(if_match), idempotency_key=idempotency_key
+        )
+        return Response(accepted, headers={"ETag": f'"{accepted.version}"'})
+
+    @get(
+        "/games/{game_id:str}/legal", operation_id="getLegal", summary="Every command the caller may send now"
+    )
+    async def legal(self, request: Request[Any, Any, Any], state: State, game_id: str) -> list[Any]:
+        """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
+        service = service_of(state)
+        loaded = await service.load(game_id)
+        seat = await service.seat_of(game_id, bearer_token(request))
+        return service.detail(loaded, seat).legal
+
+    @get(
+        "/games/{game_id:str}/events", operation_id="getEvents", summary="The history, redacted while running"
+    )
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: str,
+        after: Annotated[int, Parameter(ge=0)] = 0,
+        limit: Annotated[int | None, Parameter(ge=1, le=10000)] = None,
+    ) -> Response[Any]:
+        """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
+        gives one JSON event per line."""
+        service = service_of(state)
+        await service.info(game_id)
+        seat = await service.seat_of(game_id, bearer_token(request))
+        loaded, events = await service.history(game_id, seat, after=after, limit=limit)
+        if accepts(request, NDJSON):
+            body = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
+            return Response(body, media_type=NDJSON)
+        return Response(
+            EventPage(game_id=game_id, version=loaded.version, redacted=not loaded.finished, events=events)
+        )
+
+    @get(
+        "/games/{game_id:str}/state",
+        operation_id="getStateAt",
+        summary="The caller's view right after version N",
+    )
+    async def state_at(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: str,
+        at: Annotated[int, Parameter(ge=1)],
+    ) -> StateAt:
+        """Time travel: the view the caller had right after version ``at``."""
+        service = service_of(state)
+        await service.info(game_id)
+        seat = await service.seat_of(game_id, bearer_token(request))
+        _loaded, view = await service.state_at(game_id, seat, at)
+        return StateAt(game_id=game_id, version=at, view=view)
+
+    @get(
+        "/games/{game_id:str}/scoresheet",
+        operation_id="getScoreSheet",
+        summary="The score sheet (JSON or CSV)",
+    )
+    async def scoresheet(self, request: Request[Any, Any, Any], state: State, game_id: str) -> Response[Any]:
+        """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
+        names the winners)."""
+        sheet = await service_of(state).scoresheet(game_id)
+        if accepts(request, CSV):
+            out = io.StringIO()
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(sheet.columns)
+            writer.writerows(["" if cell is None else cell for cell in row] for row in sheet.rows)
+            return Response(out.getvalue(), media_type=CSV)
+        return Response(sheet)
+
+    @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
+    async def audit(self, state: State, game_id: str) -> AuditReport:
+        """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
+        return await service_of(state).audit(game_id)

@@ -1,0 +1,49 @@
+"""Command line: ``python -m service serve | migrate | database-url``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from service.database import migrate, resolve_database_url
+from service.settings import Settings
+
+
+def serve(settings: Settings) -> None:
+    """Resolve the database (embedded if DATABASE_URL is unset), migrate it, and serve with uvicorn."""
+    import uvicorn
+
+    url = resolve_database_url(settings.database_url, settings.data_dir)
+    migrate(url)
+    os.environ["DATABASE_URL"] = url  # every worker process connects to the same database
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=False,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and run the chosen command."""
+    parser = argparse.ArgumentParser(prog="python -m service", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("serve", help="migrate and serve HTTP on HOST:PORT with WORKERS processes")
+    commands.add_parser("migrate", help="run alembic upgrade head")
+    commands.add_parser("database-url", help="start the embedded database if needed and print its URL")
+    args = parser.parse_args(argv)
+    settings = Settings.from_env()
+    if args.command == "serve":
+        serve(settings)
+    elif args.command == "migrate":
+        migrate(resolve_database_url(settings.database_url, settings.data_dir))
+    elif args.command == "database-url":
+        print(resolve_database_url(settings.database_url, settings.data_dir))
+
+
+if __name__ == "__main__":
+    main()

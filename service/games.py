@@ -1,0 +1,540 @@
+"""Command handling for every game: create, load, decide, append, and the read sides (views, history, audit).
+
+The service is generic over ``domain.core.Game``: it never looks inside a game's commands or events.
+Correctness never rests on process memory: the state cache is keyed by version and topped up from the
+store on every load, and every append is checked by the store's optimistic concurrency.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import structlog
+
+from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, fold
+from eventstore import (
+    CommandRecord,
+    ConcurrencyConflict,
+    EventStore,
+    IdempotencyMismatch,
+    NewEvent,
+    RecordedEvent,
+    StreamInfo,
+)
+from service import errors
+from service.keys import GameKeys, KeyStore
+from service.models import (
+    AuditReport,
+    CommandAccepted,
+    CreateGame,
+    EventOut,
+    GameCreated,
+    GameDetail,
+    GamePage,
+    GameSummary,
+    PendingDecision,
+    ScoreSheetOut,
+    Seat,
+    SeatToken,
+    SeedReveal,
+)
+from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
+
+log = structlog.get_logger("service.games")
+
+ACTIVE, FINISHED = "active", "finished"
+MAX_RACE_RETRIES = 8  # an unconditional command that loses a version race is decided again on the new state
+MAX_NAME_LENGTH = 40
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game folded up to its latest stored version."""
+
+    game_id: str
+    game: Game[Any]
+    info: StreamInfo
+    keys: GameKeys
+    state: Any
+    version: int
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over (its events are then public)."""
+        return bool(self.game.is_over(self.state))
+
+
+@dataclass(frozen=True)
+class _Cached:
+    version: int
+    state: Any
+
+
+def event_tag(event: Event) -> str:
+    """The ``type`` tag of an event struct."""
+    return str(type(event).__struct_config__.tag)
+
+
+def request_hash(seat: int, command: Command) -> str:
+    """The identity of a command request for idempotency: the seat and the command's canonical JSON."""
+    return hashlib.sha256(f"{seat}:".encode() + msgspec.json.encode(command)).hexdigest()
+
+
+class GameService:
+    """Creates games, runs commands through the game's decider and the store, and serves the read sides."""
+
+    def __init__(
+        self, store: EventStore, keys: KeyStore, games: dict[str, Game[Any]], cache_size: int = 2048
+    ) -> None:
+        self.store = store
+        self.keys = keys
+        self.games = games
+        self._decoders = {name: msgspec.json.Decoder(game.event_type) for name, game in games.items()}
+        self._command_types = {name: game.command_type for name, game in games.items()}
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._cache_size = cache_size
+        self._keys_cache: dict[str, GameKeys] = {}
+
+    # ----------------------------------------------------------------- creation
+
+    def game_named(self, name: str) -> Game[Any]:
+        """The registered game called ``name`` (422 otherwise)."""
+        game = self.games.get(name)
+        if game is None:
+            raise errors.RuleViolation("unknown_game", f"no game called {name!r}; see /v1/catalog")
+        return game
+
+    def parse_options(self, game: Game[Any], options: dict[str, Any] | None) -> msgspec.Struct:
+        """The game's options struct from the request's ``options`` object (422 on an unknown or bad option)."""
+        try:
+            return msgspec.convert(options or {}, game.options_type)
+        except msgspec.ValidationError as exc:
+            raise errors.RuleViolation("invalid_options", f"options: {exc}") from None
+
+    async def create(
+        self,
+        request: CreateGame,
+        tournament: str | None = None,
+        tokens: list[str] | None = None,
+    ) -> GameCreated:
+        """Create a game: validate, derive the opening events from the seed, store keys and stream."""
+        game = self.game_named(request.game)
+        names = [player.name.strip() for player in request.players]
+        for name in names:
+            if not name or len(name) > MAX_NAME_LENGTH:
+                raise errors.RuleViolation(
+                    "bad_player_name", f"player names are 1-{MAX_NAME_LENGTH} characters"
+                )
+        if len(set(names)) != len(names):
+            raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
+        config = GameConfig(players=tuple(names), options=self.parse_options(game, request.options))
+        try:
+            game.validate_config(config)
+        except Rejected as refusal:
+            raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
+        seed = request.seed if request.seed is not None else new_seed()
+        if not seed or len(seed) > 200:
+            raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
+        opening = game.setup(config, Rng(seed, "setup"))
+        game_id = str(uuid.uuid4())
+        seat_tokens = tokens if tokens is not None else [new_token() for _ in names]
+        keys = GameKeys(game_id=game_id, seed=seed, token_hashes=tuple(hash_token(t) for t in seat_tokens))
+        await self.keys.save(keys)
+        metadata = {
+            "players": names,
+            "options": msgspec.to_builtins(config.options),
+            "seed_commitment": seed_commitment(seed),
+            "bots": [player.bot for player in request.players],
+            "tournament": tournament,
+            "rated": request.rated or tournament is not None,
+        }
+        result = await self.store.create_stream(
+            game_id, game.name, [self._new_event(e) for e in opening], metadata=metadata
+        )
+        log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=result.version)
+        return GameCreated(
+            game_id=game_id,
+            game=game.name,
+            version=result.version,
+            seats=[
+                SeatToken(seat=i, name=n, token=t)
+                for i, (n, t) in enumerate(zip(names, seat_tokens, strict=True))
+            ],
+            seed_commitment=seed_commitment(seed),
+        )
+
+    # ----------------------------------------------------------------- loading
+
+    @staticmethod
+    def _new_event(event: Event) -> NewEvent:
+        return NewEvent(
+            type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
+        )
+
+    def decode(self, game: Game[Any], recorded: RecordedEvent) -> Event:
+        """The typed event of a stored record."""
+        event: Event = self._decoders[game.name].decode(recorded.data)
+        return event
+
+    async def info(self, game_id: str) -> StreamInfo:
+        """The stream row of a game (404 if unknown)."""
+        info = await self.store.stream_info(game_id)
+        if info is None or info.category not in self.games:
+            raise errors.NotFound("game_not_found", f"no game {game_id}")
+        return info
+
+    async def game_keys(self, game_id: str) -> GameKeys:
+        """A game's keys (immutable, so cached)."""
+        keys = self._keys_cache.get(game_id)
+        if keys is None:
+            keys = await self.keys.get(game_id)
+            if keys is None:
+                raise errors.NotFound("game_not_found", f"no game {game_id}")
+            self._keys_cache[game_id] = keys
+        return keys
+
+    async def load(self, game_id: str) -> Loaded:
+        """The game folded to its latest version: the cached state topped up with the events stored since."""
+        info = await self.info(game_id)
+        game = self.games[info.category]
+        keys = await self.game_keys(game_id)
+        cached = self._cache.get(game_id)
+        state, version = (cached.state, cached.version) if cached else (game.initial(), 0)
+        if version < info.version:
+            newer = await self.store.read_stream(game_id, after=version)
+            for recorded in newer:
+                state = game.evolve(state, self.decode(game, recorded))
+                version = recorded.version
+            self._remember(game_id, version, state)
+        return Loaded(game_id=game_id, game=game, info=info, keys=keys, state=state, version=version)
+
+    def _remember(self, game_id: str, version: int, state: Any) -> None:
+        """Keep a folded state; least recently used states fall out past the cache size."""
+        self._cache[game_id] = _Cached(version, state)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    async def seat_of(self, game_id: str, token: str | None) -> int | None:
+        """The seat a bearer token acts as (None without a token); 403 for a token of no seat of this game."""
+        if token is None:
+            return None
+        keys = await self.game_keys(game_id)
+        for seat, stored in enumerate(keys.token_hashes):
+            if token_matches(token, stored):
+                return seat
+        raise errors.Forbidden("not_a_seat_token", "this token does not act as a seat of this game")
+
+    # ----------------------------------------------------------------- reads
+
+    def envelope(
+        self, loaded_game: Game[Any], recorded: RecordedEvent, seat: int | None, public: bool
+    ) -> EventOut:
+        """An event as ``seat`` may see it: whole (with its hash) once public, else redacted by the game."""
+        event = self.decode(loaded_game, recorded)
+        if public:
+            return EventOut(
+                version=recorded.version,
+                type=recorded.type,
+                recorded_at=recorded.recorded_at,
+                data=event,
+                hash=recorded.hash.hex(),
+            )
+        return EventOut(
+            version=recorded.version,
+            type=recorded.type,
+            recorded_at=recorded.recorded_at,
+            data=loaded_game.redact(event, seat),
+        )
+
+    def detail(self, loaded: Loaded, seat: int | None) -> GameDetail:
+        """The game as ``seat`` may see it, with who must act and the seat's legal commands."""
+        game, state = loaded.game, loaded.state
+        finished = loaded.finished
+        players: list[str] = loaded.info.metadata.get("players", [])
+        bots: list[bool] = loaded.info.metadata.get("bots", [False] * len(players))
+        return GameDetail(
+            game_id=loaded.game_id,
+            game=game.name,
+            status=FINISHED if finished else ACTIVE,
+            version=loaded.version,
+            seats=[
+                Seat(seat=i, name=n, bot=bool(b)) for i, (n, b) in enumerate(zip(players, bots, strict=False))
+            ],
+            you=seat,
+            view=game.view(state, seat),
+            pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
+            legal=[] if seat is None or finished else list(game.legal(state, seat)),
+            result=game.result(state) if finished else None,
+        )
+
+    async def history(
+        self, game_id: str, seat: int | None, after: int = 0, limit: int | None = None
+    ) -> tuple[Loaded, list[EventOut]]:
+        """Events after version ``after``: whole once the game is finished, redacted for ``seat`` before."""
+        loaded = await self.load(game_id)
+        records = await self.store.read_stream(game_id, after=after, limit=limit, until=loaded.version)
+        public = loaded.finished
+        return loaded, [self.envelope(loaded.game, r, seat, public) for r in records]
+
+    async def state_at(self, game_id: str, seat: int | None, at: int) -> tuple[Loaded, Any]:
+        """The view ``seat`` had right after version ``at`` (time travel)."""
+        loaded = await self.load(game_id)
+        if at < 1 or at > loaded.version:
+            raise errors.NotFound("no_such_version", f"version must be within 1..{loaded.version}")
+        records = await self.store.read_stream(game_id, until=at)
+        state = fold(loaded.game, (self.decode(loaded.game, r) for r in records))
+        return loaded, loaded.game.view(state, seat)
+
+    # ----------------------------------------------------------------- commands
+
+    def parse_command(self, game: Game[Any], body: Any) -> Command:
+        """The game's command from a decoded JSON body (400 if it is not one of the game's commands)."""
+        try:
+            command: Command = msgspec.convert(body, self._command_types[game.name])
+        except msgspec.ValidationError as exc:
+            raise errors.Malformed("malformed_command", f"not a {game.name} command: {exc}") from None
+        return command
+
+    async def execute(
+        self,
+        game_id: str,
+        seat: int,
+        body: Any,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> CommandAccepted:
+        """Decide and append one command from ``seat``; retried on a lost race unless ``If-Match`` was given."""
+        loaded = await self.load(game_id)
+        command = self.parse_command(loaded.game, body)
+        fingerprint = request_hash(seat, command)
+        command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
+        if command_id is not None:
+            earlier = await self.store.find_command(game_id, command_id)
+            if earlier is not None:
+                return self._replay(earlier, fingerprint)
+        for _attempt in range(MAX_RACE_RETRIES):
+            if if_match is not None and if_match != loaded.version:
+                raise errors.PreconditionFailed(
+                    "version_mismatch", f"the game is at version {loaded.version}, not {if_match}"
+                )
+            if loaded.finished:
+                raise errors.Conflict("game_finished", "the game is over")
+            accepted, new_state, appended = self._decide(loaded, seat, command)
+            finished_now = loaded.game.is_over(new_state)
+            record = None
+            if command_id is not None:
+                record = CommandRecord(
+                    command_id=command_id, request_hash=fingerprint, response=msgspec.json.encode(accepted)
+                )
+            try:
+                result = await self.store.append(
+                    game_id,
+                    loaded.version,
+                    [self._new_event(e) for e in appended],
+                    command=record,
+                    status=FINISHED if finished_now else None,
+                )
+            except ConcurrencyConflict:
+                if if_match is not None:
+                    raise errors.PreconditionFailed(
+                        "version_mismatch", "another command moved the game on first"
+                    ) from None
+                loaded = await self.load(game_id)
+                continue
+            except IdempotencyMismatch:
+                raise errors.RuleViolation(
+                    "idempotency_key_reused", "this Idempotency-Key was used with another command"
+                ) from None
+            if result.replayed is not None:
+                return self._replay(result.replayed, fingerprint)
+            self._remember(game_id, result.version, new_state)
+            log.info(
+                "command_accepted",
+                game_id=game_id,
+                seat=seat,
+                command=command.__struct_config__.tag,
+                version=result.version,
+            )
+            if finished_now:
+                # the game just ended: every event is public now, so answer with the whole events
+                return CommandAccepted(
+                    version=accepted.version,
+                    events=[self.envelope(loaded.game, r, seat, public=True) for r in result.events],
+                )
+            return accepted
+        raise errors.Conflict("too_much_contention", "the game kept moving; try again")
+
+    def _decide(
+        self, loaded: Loaded, seat: int, command: Command
+    ) -> tuple[CommandAccepted, Any, list[Event]]:
+        """Run the decider; the answer (with events as the seat may see them) is built before the append."""
+        game = loaded.game
+        rng = Rng(loaded.keys.seed, f"v{loaded.version}")
+        try:
+            appended = game.decide(loaded.state, seat, command, rng)
+        except Rejected as refusal:
+            log.info(
+                "command_rejected",
+                game_id=loaded.game_id,
+                seat=seat,
+                version=loaded.version,
+                code=refusal.code,
+                rule=refusal.rule,
+            )
+            raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
+        state = loaded.state
+        for event in appended:
+            state = game.evolve(state, event)
+        now = datetime.now(UTC)
+        events = [
+            EventOut(
+                version=loaded.version + i + 1, type=event_tag(e), recorded_at=now, data=game.redact(e, seat)
+            )
+            for i, e in enumerate(appended)
+        ]
+        return CommandAccepted(version=loaded.version + len(appended), events=events), state, appended
+
+    @staticmethod
+    def _replay(record: CommandRecord, fingerprint: str) -> CommandAccepted:
+        """The first answer to an idempotent retry (422 if the key came with another command)."""
+        if record.request_hash != fingerprint:
+            raise errors.RuleViolation(
+                "idempotency_key_reused", "this Idempotency-Key was used with another command"
+            )
+        return msgspec.json.decode(record.response, type=CommandAccepted)
+
+    # ----------------------------------------------------------------- audit and scores
+
+    async def audit(self, game_id: str) -> AuditReport:
+        """Recompute the hash chain and the fold; for a finished game reveal the seed and re-derive set-up."""
+        loaded = await self.load(game_id)
+        game = loaded.game
+        problems: list[str] = []
+        chain = await self.store.verify_chain(game_id)
+        if not chain.ok:
+            problems.append(f"hash chain broken at version {chain.first_bad_version}: {chain.detail}")
+        records = await self.store.read_stream(game_id)
+        replay_ok = True
+        try:
+            events = [self.decode(game, r) for r in records]
+            replayed = fold(game, events)
+            if [r.version for r in records] != list(range(1, len(records) + 1)):
+                replay_ok = False
+                problems.append("versions are not 1..n")
+            if game.is_over(replayed) != loaded.finished:
+                replay_ok = False
+                problems.append("replayed status differs from the stored status")
+        except Exception as exc:  # an auditor wants the failure reported, not a 500
+            replay_ok = False
+            events = []
+            problems.append(f"replay failed: {type(exc).__name__}")
+        finished = loaded.finished
+        setup_ok: bool | None = None
+        seed: SeedReveal | None = None
+        if finished:
+            published = str(loaded.info.metadata.get("seed_commitment", ""))
+            matches = seed_commitment(loaded.keys.seed) == published
+            seed = SeedReveal(seed=loaded.keys.seed, commitment=published, matches=matches)
+            if not matches:
+                problems.append("the revealed seed does not match the published commitment")
+            config = GameConfig(
+                players=tuple(loaded.info.metadata.get("players", [])),
+                options=self.parse_options(game, loaded.info.metadata.get("options")),
+            )
+            expected = game.setup(config, Rng(loaded.keys.seed, "setup"))
+            setup_ok = events[: len(expected)] == expected
+            if not setup_ok:
+                problems.append("the opening events do not follow from the revealed seed")
+        return AuditReport(
+            game_id=game_id,
+            status=FINISHED if finished else ACTIVE,
+            version=loaded.version,
+            ok=not problems,
+            chain_ok=chain.ok,
+            head_hash=chain.head if finished else None,
+            replay_ok=replay_ok,
+            setup_ok=setup_ok,
+            seed=seed,
+            problems=problems,
+        )
+
+    async def scoresheet(self, game_id: str) -> ScoreSheetOut:
+        """The game's score sheet so far (final once the game is over)."""
+        loaded = await self.load(game_id)
+        sheet = loaded.game.scoresheet(loaded.state)
+        return ScoreSheetOut(
+            game_id=game_id,
+            game=loaded.game.name,
+            final=sheet.final,
+            columns=list(sheet.columns),
+            rows=[list(row) for row in sheet.rows],
+            winners=list(sheet.winners),
+        )
+
+    async def list_games(
+        self,
+        game: str | None,
+        status: str | None,
+        player: str | None,
+        tournament: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> GamePage:
+        """A page of games, newest first, filtered; ``next_cursor`` continues after the last one."""
+        if status is not None and status not in (ACTIVE, FINISHED):
+            raise errors.Malformed("bad_status", "status is 'active' or 'finished'")
+        if not 1 <= limit <= 200:
+            raise errors.Malformed("bad_limit", "limit is 1..200")
+        contains: dict[str, Any] = {}
+        if player is not None:
+            contains["players"] = [player]
+        if tournament is not None:
+            contains["tournament"] = tournament
+        rows = await self.store.list_streams(
+            category=game,
+            status=status,
+            metadata_contains=contains or None,
+            before=decode_cursor(cursor) if cursor else None,
+            limit=limit + 1,
+        )
+        rows = [row for row in rows if row.category in self.games]
+        more = len(rows) > limit
+        page = rows[:limit]
+        return GamePage(
+            games=[
+                GameSummary(
+                    game_id=row.stream_id,
+                    game=row.category,
+                    status=row.status,
+                    version=row.version,
+                    players=list(row.metadata.get("players", [])),
+                    tournament=row.metadata.get("tournament"),
+                    created_at=row.created_at,
+                    updated_at=row.updated_at,
+                )
+                for row in page
+            ],
+            next_cursor=encode_cursor(page[-1].created_at, page[-1].stream_id) if more and page else None,
+        )
+
+
+def encode_cursor(created_at: datetime, stream_id: str) -> str:
+    """An opaque listing cursor for the row (created_at, stream_id)."""
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{stream_id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The (created_at, stream_id) a cursor stands for (400 if it is not one of ours)."""
+    try:
+        created, _, stream_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
+        return datetime.fromisoformat(created), stream_id
+    except (ValueError, UnicodeDecodeError):
+        raise errors.Malformed("bad_cursor", "cursor is not one this service gave out") from None

@@ -1,0 +1,77 @@
+"""The secret half of a game kept outside its event stream: the seed and the hashes of the seat tokens.
+
+The seed must stay hidden until the game ends (it would reveal every future shuffle and roll), so it
+never enters an event; the audit reveals it once the game is finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+import asyncpg
+import msgspec
+
+
+class GameKeys(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's seed and the SHA-256 hashes of its seat tokens (index = seat)."""
+
+    game_id: str
+    seed: str
+    token_hashes: tuple[str, ...]
+
+
+class KeyStore(Protocol):
+    """Where game keys live."""
+
+    async def save(self, keys: GameKeys) -> None:
+        """Store a new game's keys."""
+        ...
+
+    async def get(self, game_id: str) -> GameKeys | None:
+        """A game's keys, or None."""
+        ...
+
+
+class PostgresKeyStore:
+    """Game keys in the ``game_keys`` table (keyed by game id)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def save(self, keys: GameKeys) -> None:
+        """Insert the keys of a new game."""
+        await self._pool.execute(
+            "INSERT INTO game_keys (game_id, seed, token_hashes) VALUES ($1, $2, $3)",
+            keys.game_id,
+            keys.seed,
+            list(keys.token_hashes),
+        )
+
+    async def get(self, game_id: str) -> GameKeys | None:
+        """Read a game's keys."""
+        row = await self._pool.fetchrow(
+            "SELECT seed, token_hashes FROM game_keys WHERE game_id = $1", game_id
+        )
+        if row is None:
+            return None
+        return GameKeys(game_id=game_id, seed=row["seed"], token_hashes=tuple(row["token_hashes"]))
+
+
+class InMemoryKeyStore:
+    """The in-memory twin of PostgresKeyStore, for fast service tests."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, GameKeys] = {}
+        self._lock = asyncio.Lock()
+
+    async def save(self, keys: GameKeys) -> None:
+        """Insert the keys of a new game."""
+        async with self._lock:
+            if keys.game_id in self._keys:
+                raise ValueError(f"keys for {keys.game_id} exist")
+            self._keys[keys.game_id] = keys
+
+    async def get(self, game_id: str) -> GameKeys | None:
+        """Read a game's keys."""
+        return self._keys.get(game_id)

@@ -1,0 +1,44 @@
+"""Structured logs with structlog: JSON lines (console format on a terminal), with request and game context.
+
+No secret is ever logged: callers log ids, seats, versions and codes, never bodies, tokens or seeds;
+``drop_secrets`` also strips any key named like a secret as a last line of defence.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import MutableMapping
+from typing import Any
+
+import structlog
+
+SECRET_KEYS = frozenset({"token", "tokens", "authorization", "seed", "password", "body", "pick", "order"})
+
+
+def drop_secrets(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """Remove any field whose name says it could hold a secret."""
+    for key in [k for k in event_dict if k.lower() in SECRET_KEYS]:
+        event_dict[key] = "[redacted]"
+    return event_dict
+
+
+def configure_logging(log_format: str = "auto", level: str = "info") -> None:
+    """Configure structlog (and the standard library's root logger) once per process."""
+    console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
+    renderer: Any = structlog.dev.ConsoleRenderer() if console else structlog.processors.JSONRenderer()
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            drop_secrets,
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )

@@ -1,0 +1,178 @@
+"""The shapes the service answers with (msgspec structs, served as JSON and described in the OpenAPI document)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+
+class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A player to seat: a display name (1-40 characters) and whether a bot plays the seat (informational)."""
+
+    name: str
+    bot: bool = False
+
+
+class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Create a game: which game, the players in seat order, an optional seed and the game's options."""
+
+    game: str
+    players: list[PlayerIn]
+    seed: str | None = None
+    options: dict[str, Any] | None = None
+    rated: bool = False
+
+
+class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat, its player's name and its secret bearer token (shown once, at creation)."""
+
+    seat: int
+    name: str
+    token: str
+
+
+class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to a creation: the id, the version after set-up, the seat tokens and the seed commitment."""
+
+    game_id: str
+    game: str
+    version: int
+    seats: list[SeatToken]
+    seed_commitment: str
+
+
+class Seat(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat and its player's name."""
+
+    seat: int
+    name: str
+    bot: bool = False
+
+
+class PendingDecision(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat that must act now and the kind of decision it owes."""
+
+    seat: int
+    decision: str
+
+
+class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """A game as the caller may see it: the view, who must act, and the caller's legal commands."""
+
+    game_id: str
+    game: str
+    status: str
+    version: int
+    seats: list[Seat]
+    you: int | None
+    view: Any
+    pending: list[PendingDecision]
+    legal: list[Any]
+    result: Any = None
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One game of the listing."""
+
+    game_id: str
+    game: str
+    status: str
+    version: int
+    players: list[str]
+    tournament: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class GamePage(msgspec.Struct, frozen=True, kw_only=True):
+    """A page of the listing; pass ``next_cursor`` as ``cursor`` for the next page (null: no more)."""
+
+    games: list[GameSummary]
+    next_cursor: str | None
+
+
+class EventOut(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as the caller may see it; ``hash`` is shown only once the game is finished."""
+
+    version: int
+    type: str
+    recorded_at: datetime
+    data: Any
+    hash: str | None = None
+
+
+class EventPage(msgspec.Struct, frozen=True, kw_only=True):
+    """A slice of a game's history; ``redacted`` is true while the game runs."""
+
+    game_id: str
+    version: int
+    redacted: bool
+    events: list[EventOut]
+
+
+class CommandAccepted(msgspec.Struct, frozen=True, kw_only=True):
+    """A command accepted: the game's new version and the events it caused (as the caller may see them)."""
+
+    version: int
+    events: list[EventOut]
+
+
+class StateAt(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller's view of the game right after version ``version``."""
+
+    game_id: str
+    version: int
+    view: Any
+
+
+class ScoreSheetOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A score sheet: column names, one row per line of the rule page's sheet, and the winners (when final)."""
+
+    game_id: str
+    game: str
+    final: bool
+    columns: list[str]
+    rows: list[list[Any]]
+    winners: list[str]
+
+
+class SeedReveal(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished game's seed, its commitment, and whether SHA-256(seed) equals the commitment."""
+
+    seed: str
+    commitment: str
+    matches: bool
+
+
+class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
+    """The audit of a game: hash chain, replay, set-up re-derived from the seed (finished games only)."""
+
+    game_id: str
+    status: str
+    version: int
+    ok: bool
+    chain_ok: bool
+    head_hash: str | None
+    replay_ok: bool
+    setup_ok: bool | None
+    seed: SeedReveal | None
+    problems: list[str]
+
+
+class GameInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A game of the catalog: its players, its options with defaults, and its rule sheet."""
+
+    game: str
+    title: str
+    min_players: int
+    max_players: int
+    options: dict[str, Any]
+    rules: str
+
+
+class Catalog(msgspec.Struct, frozen=True, kw_only=True):
+    """The games this service offers."""
+
+    games: list[GameInfo]
