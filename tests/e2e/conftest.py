@@ -1,0 +1,76 @@
+"""The real server: uvicorn in a subprocess on a free port against the test database."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+
+from service.settings import PROJECT_ROOT
+
+
+def free_port() -> int:
+    """A TCP port on the loopback nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_server(database_url: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``uvicorn api.app:create_app`` and wait until /ready answers 200."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "LOG_FORMAT": "json", "LOG_LEVEL": "warning"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "api.app:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        cwd=PROJECT_ROOT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "server exited during start-up"
+        try:
+            if httpx.get(base + "/ready", timeout=1).status_code == 200:
+                return process, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    process.kill()
+    raise AssertionError("server did not become ready within 30 s")
+
+
+@pytest.fixture(scope="session")
+def server(database_url: str) -> Iterator[str]:
+    """The base URL of a running server (one worker)."""
+    process, base = start_server(database_url)
+    yield base
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture
+async def http(server: str) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client for the running server."""
+    async with httpx.AsyncClient(base_url=server, timeout=30) as client:
+        yield client
