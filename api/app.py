@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import msgspec
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
@@ -16,6 +17,7 @@ from api.games import GamesController
 from api.middleware import request_context_middleware
 from api.problems import problem_details_plugin
 from api.system import SystemController
+from domain.core import Game
 from domain.registry import all_games
 from eventstore import PostgresEventStore
 from service.database import create_pool, head_revision, resolve_database_url
@@ -70,7 +72,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     plugins: list[Any] = [problem_details_plugin()]
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
-    return Litestar(
+    app = Litestar(
         route_handlers=[GamesController, SystemController, PrometheusController],
         lifespan=[lifespan],
         plugins=plugins,
@@ -79,3 +81,36 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         request_max_body_size=settings.max_body_bytes,
         debug=False,
     )
+    describe_game_bodies(app, all_games())
+    return app
+
+
+def describe_game_bodies(app: Litestar, games: dict[str, Game[Any]]) -> None:
+    """Add every game's commands, events and view to the OpenAPI document as ``<game>.Command`` etc., and
+    make the command endpoint's body one of the games' commands.
+
+    Litestar documents handler signatures; the command body and the view depend on the game, so their
+    JSON schemas come from msgspec (the same structs that decode them) under per-game names.
+    """
+    document = app.openapi_schema
+    assert document.components.schemas is not None
+    added: dict[str, Any] = document.components.schemas  # raw JSON schema dicts are emitted as they are
+    for name, game in games.items():
+        ref = f"#/components/schemas/{name}.{{name}}"
+        (command, event, view), components = msgspec.json.schema_components(
+            [game.command_type, game.event_type, game.view_type], ref_template=ref
+        )
+        added.update({f"{name}.{key}": value for key, value in components.items()})
+        added[f"{name}.Command"] = {
+            **command,
+            "description": f"A {game.title} command (body of POST /commands).",
+        }
+        added[f"{name}.Event"] = {**event, "description": f"A {game.title} event (``data`` of an event)."}
+        added[f"{name}.View"] = {**view, "description": f"The {game.title} view (``view`` of a game)."}
+    operation = document.paths["/v1/games/{game_id}/commands"].post  # type: ignore[index]
+    assert operation is not None and operation.request_body is not None
+    body: Any = operation.request_body
+    body.content["application/json"].schema = {
+        "oneOf": [{"$ref": f"#/components/schemas/{name}.Command"} for name in games],
+        "description": "One command of the game's own kind; every entry of `legal` is a ready body.",
+    }

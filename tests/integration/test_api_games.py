@@ -283,37 +283,72 @@ def _public_shape(value: Any) -> Any:
     return json.loads(text)
 
 
-async def test_B12_observers_cannot_tell_a_secret_pick_before_the_reveal(
-    client: AsyncTestClient[Any],
+async def _advance_identically_until(
+    client: AsyncTestClient[Any], games: list[dict[str, Any]], decision: str
 ) -> None:
-    """B-12: two games with the same seed where seat 0 picks differently look the same to everybody else."""
-    games = [await create_game(client, "basari", 3, seed="same-seed") for _ in range(2)]
+    """Post the same first legal entry in every game until seat 0 owes ``decision`` in them."""
+    for _step in range(200):
+        details = [(await client.get(f"/v1/games/{g['game_id']}")).json() for g in games]
+        pending = details[0]["pending"]
+        assert all(d["pending"] == pending for d in details)
+        if any(p["seat"] == 0 and p["decision"] == decision for p in pending):
+            return
+        seat = pending[0]["seat"]
+        for game in games:
+            token = game["seats"][seat]["token"]
+            legal = (await client.get(f"/v1/games/{game['game_id']}/legal", headers=bearer(token))).json()
+            response = await client.post(
+                f"/v1/games/{game['game_id']}/commands", json=legal[0], headers=bearer(token)
+            )
+            assert response.status_code == 200, response.text
+    raise AssertionError(f"seat 0 never owed {decision}")
+
+
+@pytest.mark.parametrize(
+    ("game", "decision", "rule"),
+    [("basari", "choose_action", "B-12"), ("johari", "play_action_card", "J-18")],
+)
+async def test_observers_cannot_tell_a_secret_pick_before_the_reveal(
+    client: AsyncTestClient[Any], game: str, decision: str, rule: str
+) -> None:
+    """B-12, J-18: two games with the same seed where seat 0 picks differently look the same to everybody else."""
+    games = [await create_game(client, game, 3, seed=f"same-seed-{game}") for _ in range(2)]
+    await _advance_identically_until(client, games, decision)
     token0 = [g["seats"][0]["token"] for g in games]
     legal = (await client.get(f"/v1/games/{games[0]['game_id']}/legal", headers=bearer(token0[0]))).json()
-    assert len(legal) >= 2
-    for index, game in enumerate(games):
+    assert len(legal) >= 2, f"{rule}: seat 0 needs two different secret picks"
+    for index, created in enumerate(games):
         response = await client.post(
-            f"/v1/games/{game['game_id']}/commands", json=legal[index], headers=bearer(token0[index])
+            f"/v1/games/{created['game_id']}/commands", json=legal[index], headers=bearer(token0[index])
         )
         assert response.status_code == 200, response.text
+    version = await version_of(client, games[0]["game_id"])
     for observer in (None, 1, 2):
         seen = []
-        for game in games:
-            headers = {} if observer is None else bearer(game["seats"][observer]["token"])
-            game_id = game["game_id"]
+        for created in games:
+            headers = {} if observer is None else bearer(created["seats"][observer]["token"])
+            game_id = created["game_id"]
             seen.append(
                 _public_shape(
                     [
                         (await client.get(f"/v1/games/{game_id}", headers=headers)).json(),
                         (await client.get(f"/v1/games/{game_id}/events", headers=headers)).json(),
-                        (await client.get(f"/v1/games/{game_id}/state?at=2", headers=headers)).json(),
+                        (await client.get(f"/v1/games/{game_id}/state?at={version}", headers=headers)).json(),
                         (await client.get(f"/v1/games/{game_id}/legal", headers=headers)).json(),
                         (await client.get(f"/v1/games/{game_id}/scoresheet", headers=headers)).json(),
                         (await client.get(f"/v1/games/{game_id}/audit", headers=headers)).json(),
+                        (
+                            await client.get("/v1/games?player=player-0&limit=200", headers=headers)
+                        ).status_code,
                     ]
                 )
             )
-        assert seen[0] == seen[1], f"observer {observer} can tell the two picks apart"
+        assert seen[0] == seen[1], f"{rule}: observer {observer} can tell the two picks apart"
+    own = [
+        (await client.get(f"/v1/games/{g['game_id']}", headers=bearer(t))).json()["view"]
+        for g, t in zip(games, token0, strict=True)
+    ]
+    assert _public_shape(own[0]) != _public_shape(own[1]), "the picker sees their own pick"
 
 
 async def test_health_ready_and_schema(client: AsyncTestClient[Any]) -> None:
