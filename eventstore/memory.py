@@ -25,7 +25,7 @@ from eventstore.protocol import (
     Upcasters,
     check_chain,
     event_hash,
-    upcast,
+    upcast_events,
 )
 
 
@@ -159,17 +159,8 @@ class InMemoryEventStore:
         return recorded
 
     def _upcast(self, events: list[RecordedEvent]) -> list[RecordedEvent]:
-        """``events`` with old schema versions brought up to date (the stored ones stay as they are)."""
-        upcasters = self._upcasters
-        if not upcasters:
-            return events
-        out = []
-        for event in events:
-            if (event.type, event.schema_version) in upcasters:
-                schema_version, data = upcast(upcasters, event.type, event.schema_version, event.data)
-                event = msgspec.structs.replace(event, schema_version=schema_version, data=data)
-            out.append(event)
-        return out
+        """``events`` upcast with this store's upcasters."""
+        return upcast_events(self._upcasters, events)
 
     async def read_stream(
         self, stream_id: str, after: int = 0, limit: int | None = None, until: int | None = None

@@ -23,7 +23,7 @@ from eventstore.protocol import (
     StreamNotFound,
     Upcasters,
     check_chain,
-    upcast,
+    upcast_events,
 )
 
 # The functions and tables are defined in migrations/versions/0001_event_store.py. Each statement is
@@ -266,15 +266,8 @@ class PostgresEventStore:
         return self._upcast(recorded) if self._upcasters else recorded
 
     def _upcast(self, events: list[RecordedEvent]) -> list[RecordedEvent]:
-        """``events`` with old schema versions brought up to date (the stored rows stay as they are)."""
-        upcasters = self._upcasters
-        out = []
-        for event in events:
-            if (event.type, event.schema_version) in upcasters:
-                schema_version, data = upcast(upcasters, event.type, event.schema_version, event.data)
-                event = msgspec.structs.replace(event, schema_version=schema_version, data=data)
-            out.append(event)
-        return out
+        """``events`` upcast with this store's upcasters."""
+        return upcast_events(self._upcasters, events)
 
     async def read_stream(
         self, stream_id: str, after: int = 0, limit: int | None = None, until: int | None = None

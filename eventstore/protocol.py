@@ -144,6 +144,19 @@ def upcast(upcasters: Upcasters, type_: str, schema_version: int, data: bytes) -
     return schema_version, msgspec.json.encode(body)
 
 
+def upcast_events(upcasters: Upcasters, events: list[RecordedEvent]) -> list[RecordedEvent]:
+    """``events`` with old schema versions brought up to date (the stored rows stay as they are)."""
+    if not upcasters:
+        return events
+    out = []
+    for event in events:
+        if (event.type, event.schema_version) in upcasters:
+            schema_version, data = upcast(upcasters, event.type, event.schema_version, event.data)
+            event = msgspec.structs.replace(event, schema_version=schema_version, data=data)
+        out.append(event)
+    return out
+
+
 def event_hash(
     previous: bytes, stream_id: str, version: int, type_: str, schema_version: int, data: bytes
 ) -> bytes:
