@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.params import Parameter
+from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
 from service import errors
 from service.games import GameService
@@ -87,7 +87,7 @@ class GamesController(Controller):
         )
 
     @post("/games", operation_id="createGame", summary="Create a game", status_code=201)
-    async def create(self, state: State, data: CreateGame) -> Response[GameCreated]:
+    async def create(self, state: State, data: JSONBody[CreateGame]) -> Response[GameCreated]:
         """Create a game; the answer carries each seat's secret token (shown only here) and the seed commitment."""
         created = await service_of(state).create(data)
         return Response(created, status_code=201, headers={"Location": f"/v1/games/{created.game_id}"})
@@ -96,19 +96,19 @@ class GamesController(Controller):
     async def list_games(
         self,
         state: State,
-        game: str | None = None,
-        status: str | None = None,
-        player: str | None = None,
-        tournament: str | None = None,
-        cursor: str | None = None,
-        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
+        game: Annotated[str | None, QueryParameter()] = None,
+        status: Annotated[str | None, QueryParameter()] = None,
+        player: Annotated[str | None, QueryParameter()] = None,
+        tournament: Annotated[str | None, QueryParameter()] = None,
+        cursor: Annotated[str | None, QueryParameter()] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> GamePage:
         """Filter by game, status (active/finished), player name or tournament; page with ``cursor``."""
         return await service_of(state).list_games(game, status, player, tournament, cursor, limit)
 
     @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
     async def get_game(
-        self, request: Request[Any, Any, Any], state: State, game_id: str
+        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
         service = service_of(state)
@@ -127,10 +127,12 @@ class GamesController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
-        game_id: str,
-        data: dict[str, Any],
-        if_match: Annotated[str | None, Parameter(header="If-Match")] = None,
-        idempotency_key: Annotated[str | None, Parameter(header="Idempotency-Key", max_length=200)] = None,
+        game_id: FromPath[str],
+        data: JSONBody[dict[str, Any]],
+        if_match: Annotated[str | None, HeaderParameter(name="If-Match")] = None,
+        idempotency_key: Annotated[
+            str | None, HeaderParameter(name="Idempotency-Key", max_length=200)
+        ] = None,
     ) -> Response[CommandAccepted]:
         """Body: one of the game's commands, ``{"type": ..., ...}`` (entries of ``legal`` are ready to post).
 
@@ -152,7 +154,7 @@ class GamesController(Controller):
     @get(
         "/games/{game_id:str}/legal", operation_id="getLegal", summary="Every command the caller may send now"
     )
-    async def legal(self, request: Request[Any, Any, Any], state: State, game_id: str) -> list[Any]:
+    async def legal(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
         service = service_of(state)
         loaded = await service.load(game_id)
@@ -166,9 +168,9 @@ class GamesController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
-        game_id: str,
-        after: Annotated[int, Parameter(ge=0)] = 0,
-        limit: Annotated[int | None, Parameter(ge=1, le=10000)] = None,
+        game_id: FromPath[str],
+        after: Annotated[int, QueryParameter(ge=0)] = 0,
+        limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
     ) -> Response[Any]:
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
@@ -192,8 +194,8 @@ class GamesController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
-        game_id: str,
-        at: Annotated[int, Parameter(ge=1)],
+        game_id: FromPath[str],
+        at: Annotated[int, QueryParameter(ge=1)],
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
         service = service_of(state)
@@ -207,7 +209,9 @@ class GamesController(Controller):
         operation_id="getScoreSheet",
         summary="The score sheet (JSON or CSV)",
     )
-    async def scoresheet(self, request: Request[Any, Any, Any], state: State, game_id: str) -> Response[Any]:
+    async def scoresheet(
+        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+    ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
         sheet = await service_of(state).scoresheet(game_id)
@@ -220,6 +224,6 @@ class GamesController(Controller):
         return Response(sheet)
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
-    async def audit(self, state: State, game_id: str) -> AuditReport:
+    async def audit(self, state: State, game_id: FromPath[str]) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
         return await service_of(state).audit(game_id)
