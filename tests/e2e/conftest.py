@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -23,10 +24,13 @@ def free_port() -> int:
         return port
 
 
-def start_server(database_url: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``uvicorn api.app:create_app`` and wait until /ready answers 200."""
+def start_server(
+    database_url: str, workers: int = 1, log_file: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``uvicorn api.app:create_app`` and wait until /ready answers 200 (logs to ``log_file``)."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "LOG_FORMAT": "json", "LOG_LEVEL": "warning"}
+    env = {**os.environ, "DATABASE_URL": database_url, "LOG_FORMAT": "json", "LOG_LEVEL": "info"}
+    log = open(log_file, "wb") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the server
     process = subprocess.Popen(
         [
             sys.executable,
@@ -45,6 +49,7 @@ def start_server(database_url: str, workers: int = 1) -> tuple[subprocess.Popen[
         ],
         cwd=PROJECT_ROOT,
         env=env,
+        stderr=log,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -61,9 +66,15 @@ def start_server(database_url: str, workers: int = 1) -> tuple[subprocess.Popen[
 
 
 @pytest.fixture(scope="session")
-def server(database_url: str) -> Iterator[str]:
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the session's server writes its JSON log lines."""
+    return tmp_path_factory.mktemp("server") / "server.log"
+
+
+@pytest.fixture(scope="session")
+def server(database_url: str, server_log: Path) -> Iterator[str]:
     """The base URL of a running server (one worker)."""
-    process, base = start_server(database_url)
+    process, base = start_server(database_url, log_file=server_log)
     yield base
     process.terminate()
     process.wait(10)
