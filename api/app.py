@@ -16,7 +16,9 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from api.games import GamesController
 from api.middleware import request_context_middleware
 from api.problems import problem_details_plugin
+from api.ratings import RatingsController
 from api.system import SystemController
+from api.tournaments import TournamentsController
 from domain.core import Game
 from domain.registry import all_games
 from eventstore import PostgresEventStore
@@ -24,7 +26,13 @@ from service.database import create_pool, head_revision, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.logging import configure_logging
+from service.ratings import RatingService
 from service.settings import Settings
+from service.tournaments import (
+    InMemoryTournamentKeyStore,
+    PostgresTournamentKeyStore,
+    TournamentService,
+)
 
 API_VERSION = "1.0.0"
 
@@ -56,6 +64,8 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         if service is not None:
             app.state.games = service
+            app.state.tournaments = TournamentService(service.store, InMemoryTournamentKeyStore(), service)
+            app.state.ratings = RatingService(service)
             app.state.pool = None
             yield
             return
@@ -63,7 +73,10 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
-        app.state.games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+        games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+        app.state.games = games
+        app.state.tournaments = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
+        app.state.ratings = RatingService(games)
         try:
             yield
         finally:
@@ -73,7 +86,13 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
     app = Litestar(
-        route_handlers=[GamesController, SystemController, PrometheusController],
+        route_handlers=[
+            GamesController,
+            TournamentsController,
+            RatingsController,
+            SystemController,
+            PrometheusController,
+        ],
         lifespan=[lifespan],
         plugins=plugins,
         middleware=[request_context_middleware, metrics.middleware],

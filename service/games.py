@@ -122,9 +122,12 @@ class GameService:
         self,
         request: CreateGame,
         tournament: str | None = None,
-        tokens: list[str] | None = None,
+        token_hashes: list[str] | None = None,
     ) -> GameCreated:
-        """Create a game: validate, derive the opening events from the seed, store keys and stream."""
+        """Create a game: validate, derive the opening events from the seed, store keys and stream.
+
+        ``token_hashes`` (tournament games): the seats' stored token hashes; the answer's tokens are then empty.
+        """
         game = self.game_named(request.game)
         names = [player.name.strip() for player in request.players]
         for name in names:
@@ -144,8 +147,13 @@ class GameService:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
         opening = game.setup(config, Rng(seed, "setup"))
         game_id = str(uuid.uuid4())
-        seat_tokens = tokens if tokens is not None else [new_token() for _ in names]
-        keys = GameKeys(game_id=game_id, seed=seed, token_hashes=tuple(hash_token(t) for t in seat_tokens))
+        if token_hashes is not None:
+            seat_tokens = ["" for _ in names]
+            hashes = tuple(token_hashes)
+        else:
+            seat_tokens = [new_token() for _ in names]
+            hashes = tuple(hash_token(t) for t in seat_tokens)
+        keys = GameKeys(game_id=game_id, seed=seed, token_hashes=hashes)
         await self.keys.save(keys)
         metadata = {
             "players": names,

@@ -176,3 +176,58 @@ class Catalog(msgspec.Struct, frozen=True, kw_only=True):
     """The games this service offers."""
 
     games: list[GameInfo]
+
+
+class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Create a tournament: name, game, players, rounds, and optionally table size, options, duplicate, seed."""
+
+    name: str
+    game: str
+    players: list[PlayerIn]
+    rounds: int
+    table_size: int | None = None
+    options: dict[str, Any] | None = None
+    duplicate: bool = False
+    seed: str | None = None
+
+
+class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
+    """A tournament player and their secret token (their seat's bearer token in every game of the tournament)."""
+
+    name: str
+    token: str
+
+
+class TournamentCreatedOut(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to a tournament creation: its id, the organizer's token and each player's token (shown once)."""
+
+    tournament_id: str
+    organizer_token: str
+    players: list[PlayerToken]
+
+
+class PlayerRating(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's rating in one game: OpenSkill Plackett-Luce ``mu``/``sigma``, ``ordinal`` = mu - 3 sigma."""
+
+    rank: int
+    name: str
+    game: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class RatingList(msgspec.Struct, frozen=True, kw_only=True):
+    """Every rated player of a game, best ordinal first."""
+
+    game: str
+    games: int
+    players: list[PlayerRating]
+
+
+class PlayerProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's rating in every game they have played rated games of."""
+
+    name: str
+    ratings: list[PlayerRating]

@@ -73,3 +73,26 @@ async def play_to_end(
         response = await client.post(f"/v1/games/{game_id}/commands", json=command, headers=auth)
         assert response.status_code == 200, response.text
         commands += 1
+
+
+async def play_existing(
+    client: httpx.AsyncClient, game_id: str, tokens: list[str], seed: str, max_commands: int = 20_000
+) -> dict[str, Any]:
+    """Play an existing game to its end with the given seat tokens (index = seat), posting only entries of
+    ``legal``; returns the final spectator detail."""
+    chooser = random.Random(seed)
+    for _ in range(max_commands):
+        spectator = (await client.get(f"/v1/games/{game_id}")).json()
+        if spectator["status"] == "finished":
+            final: dict[str, Any] = spectator
+            return final
+        seat = chooser.choice(spectator["pending"])["seat"]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        mine = (await client.get(f"/v1/games/{game_id}", headers=auth)).json()
+        assert mine["you"] == seat
+        legal = mine["legal"]
+        assert legal, f"seat {seat} pending with no legal command"
+        command = chooser.choice(legal)
+        response = await client.post(f"/v1/games/{game_id}/commands", json=command, headers=auth)
+        assert response.status_code == 200, response.text
+    raise AssertionError("game did not end")

@@ -1,0 +1,111 @@
+"""The Tournaments endpoints of API.md: create, overview, seat a round, standings (JSON/CSV), results (JSON/NDJSON)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import State
+from litestar.params import FromPath, JSONBody
+
+from api.games import CSV, NDJSON, accepts, bearer_token
+from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
+from service.models import CreateTournamentIn, TournamentCreatedOut
+from service.tournaments import TournamentService
+
+STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games")
+
+
+def tournaments_of(state: State) -> TournamentService:
+    """The TournamentService wired in by create_app."""
+    service: TournamentService = state.tournaments
+    return service
+
+
+def standings_csv(rows: list[StandingRow]) -> str:
+    """The standings as CSV (header line first; ``relative_score`` added in duplicate mode)."""
+    columns = list(STANDING_COLUMNS)
+    if any(row.relative_score is not None for row in rows):
+        columns.append("relative_score")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        data = msgspec.to_builtins(row)
+        writer.writerow([data.get(column, "") for column in columns])
+    return out.getvalue()
+
+
+def results_ndjson(rows: list[ResultRow]) -> bytes:
+    """One JSON line per finished game."""
+    return b"".join(msgspec.json.encode(row) + b"\n" for row in rows)
+
+
+class TournamentsController(Controller):
+    """Tournaments: create, seat rounds, standings and results."""
+
+    path = "/v1/tournaments"
+    tags = ["tournaments"]
+
+    @post("/", operation_id="createTournament", summary="Create a tournament", status_code=201)
+    async def create(
+        self, state: State, data: JSONBody[CreateTournamentIn]
+    ) -> Response[TournamentCreatedOut]:
+        """Create a tournament; the answer carries the organizer's token and each player's token (shown only
+        here). A player's token acts as their seat in every game of the tournament."""
+        created = await tournaments_of(state).create(data)
+        return Response(
+            created, status_code=201, headers={"Location": f"/v1/tournaments/{created.tournament_id}"}
+        )
+
+    @get("/{tournament_id:str}", operation_id="getTournament", summary="A tournament: status, rounds, games")
+    async def get_tournament(self, state: State, tournament_id: FromPath[str]) -> TournamentView:
+        """Status, rounds, tables and their games (never a seed)."""
+        return await tournaments_of(state).overview(tournament_id)
+
+    @post(
+        "/{tournament_id:str}/rounds",
+        operation_id="seatNextRound",
+        summary="Seat the next round and create its games (organizer)",
+        status_code=201,
+    )
+    async def seat_round(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> RoundView:
+        """Needs ``Authorization: Bearer <organizer token>``; 409 while the current round is still running or
+        once the tournament is complete."""
+        service = tournaments_of(state)
+        await service.require_organizer(tournament_id, bearer_token(request))
+        return await service.seat_next_round(tournament_id)
+
+    @get(
+        "/{tournament_id:str}/standings",
+        operation_id="getTournamentStandings",
+        summary="Standings, best first (JSON or CSV)",
+    )
+    async def standings(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> Response[Any]:
+        """Rows ``{rank, name, points, buchholz, firsts, games}``; ``Accept: text/csv`` for CSV."""
+        rows = await tournaments_of(state).standings(tournament_id)
+        if accepts(request, CSV):
+            return Response(standings_csv(rows), media_type=CSV)
+        return Response(rows)
+
+    @get(
+        "/{tournament_id:str}/results",
+        operation_id="getTournamentResults",
+        summary="One row per finished game (JSON or NDJSON)",
+    )
+    async def results(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> Response[Any]:
+        """Rows ``{round, table, game_id, seats: [{seat, name, score, rank}], audit_head}``;
+        ``Accept: application/x-ndjson`` for one JSON line per game."""
+        rows = await tournaments_of(state).results(tournament_id)
+        if accepts(request, NDJSON):
+            return Response(results_ndjson(rows), media_type=NDJSON)
+        return Response(rows)

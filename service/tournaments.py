@@ -1,0 +1,351 @@
+"""Tournaments: create, seat rounds (creating their games), record finished games, and the read models.
+
+A tournament is an event stream of its own (category ``tournament``) decided by ``domain.tournament``.
+Finished games are recorded lazily: every read of a tournament and every round request first reports the
+current round's finished games to the stream (idempotent: ``duplicate_report`` means already recorded), so
+the stream catches up whichever process ran the games. Seeds never leave this module before their time:
+the read models used here (overview, standings, results) carry none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Protocol
+
+import asyncpg
+import msgspec
+import structlog
+
+from domain.core import Command, Event, Rejected, Rng
+from domain.tournament import (
+    EVENT_TYPE,
+    TOURNAMENT,
+    AttachGames,
+    CreateTournament,
+    RecordGame,
+    ResultRow,
+    RoundView,
+    SeatNextRound,
+    StandingRow,
+    State,
+    TournamentView,
+    awaiting_games,
+    round_view,
+    seating_rng,
+)
+from eventstore import ConcurrencyConflict, EventStore, NewEvent
+from service import errors
+from service.games import GameService, event_tag
+from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
+from service.tokens import hash_token, new_seed, new_token, token_matches
+
+log = structlog.get_logger("service.tournaments")
+
+CATEGORY = "tournament"
+MAX_RETRIES = 8
+CONFLICT_CODES = frozenset({"round_in_progress", "tournament_complete"})
+
+
+class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
+    """A tournament's organizer token hash and its players' token hashes (by name)."""
+
+    tournament_id: str
+    organizer_hash: str
+    player_names: tuple[str, ...]
+    player_hashes: tuple[str, ...]
+
+    def hash_of(self, name: str) -> str:
+        """The token hash of the player called ``name``."""
+        return self.player_hashes[self.player_names.index(name)]
+
+
+class TournamentKeyStore(Protocol):
+    """Where tournament keys live."""
+
+    async def save(self, keys: TournamentKeys) -> None:
+        """Store a new tournament's keys."""
+        ...
+
+    async def get(self, tournament_id: str) -> TournamentKeys | None:
+        """A tournament's keys, or None."""
+        ...
+
+
+class PostgresTournamentKeyStore:
+    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def save(self, keys: TournamentKeys) -> None:
+        """Insert the keys of a new tournament."""
+        await self._pool.execute(
+            "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
+            " VALUES ($1, $2, $3, $4)",
+            keys.tournament_id,
+            keys.organizer_hash,
+            list(keys.player_names),
+            list(keys.player_hashes),
+        )
+
+    async def get(self, tournament_id: str) -> TournamentKeys | None:
+        """Read a tournament's keys."""
+        row = await self._pool.fetchrow(
+            "SELECT organizer_hash, player_names, player_hashes FROM tournament_keys WHERE tournament_id = $1",
+            tournament_id,
+        )
+        if row is None:
+            return None
+        return TournamentKeys(
+            tournament_id=tournament_id,
+            organizer_hash=row["organizer_hash"],
+            player_names=tuple(row["player_names"]),
+            player_hashes=tuple(row["player_hashes"]),
+        )
+
+
+class InMemoryTournamentKeyStore:
+    """The in-memory twin of PostgresTournamentKeyStore."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, TournamentKeys] = {}
+        self._lock = asyncio.Lock()
+
+    async def save(self, keys: TournamentKeys) -> None:
+        """Insert the keys of a new tournament."""
+        async with self._lock:
+            if keys.tournament_id in self._keys:
+                raise ValueError(f"keys for {keys.tournament_id} exist")
+            self._keys[keys.tournament_id] = keys
+
+    async def get(self, tournament_id: str) -> TournamentKeys | None:
+        """Read a tournament's keys."""
+        return self._keys.get(tournament_id)
+
+
+@dataclass(frozen=True)
+class LoadedTournament:
+    """A tournament folded up to its latest stored version."""
+
+    tournament_id: str
+    state: State
+    version: int
+
+
+def refusal(rejected: Rejected) -> errors.ServiceError:
+    """The problem a tournament refusal becomes: 409 for a round asked too early or too late, else 422."""
+    if rejected.code in CONFLICT_CODES:
+        return errors.Conflict(rejected.code, rejected.detail)
+    return errors.RuleViolation(rejected.code, rejected.detail)
+
+
+class TournamentService:
+    """Creates tournaments, seats their rounds (creating the games), records results, serves the read models."""
+
+    def __init__(self, store: EventStore, keys: TournamentKeyStore, games: GameService) -> None:
+        self.store = store
+        self.keys = keys
+        self.games = games
+        self._decoder = msgspec.json.Decoder(EVENT_TYPE)
+
+    # ----------------------------------------------------------------- plumbing
+
+    @staticmethod
+    def _new_event(event: Event) -> NewEvent:
+        return NewEvent(
+            type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
+        )
+
+    @staticmethod
+    def _decide(state: State, command: Command, rng: Rng) -> list[Event]:
+        try:
+            return TOURNAMENT.decide(state, command, rng)
+        except Rejected as rejected:
+            raise refusal(rejected) from None
+
+    async def load(self, tournament_id: str) -> LoadedTournament:
+        """The tournament folded from its stream (404 if unknown)."""
+        info = await self.store.stream_info(tournament_id)
+        if info is None or info.category != CATEGORY:
+            raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
+        state = TOURNAMENT.initial()
+        version = 0
+        for recorded in await self.store.read_stream(tournament_id):
+            state = TOURNAMENT.evolve(state, self._decoder.decode(recorded.data))
+            version = recorded.version
+        return LoadedTournament(tournament_id=tournament_id, state=state, version=version)
+
+    async def _append(self, loaded: LoadedTournament, events: list[Event]) -> LoadedTournament:
+        """Append events after the loaded version (ConcurrencyConflict if somebody else wrote first)."""
+        result = await self.store.append(
+            loaded.tournament_id, loaded.version, [self._new_event(e) for e in events]
+        )
+        state = loaded.state
+        for event in events:
+            state = TOURNAMENT.evolve(state, event)
+        return LoadedTournament(tournament_id=loaded.tournament_id, state=state, version=result.version)
+
+    async def tournament_keys(self, tournament_id: str) -> TournamentKeys:
+        """A tournament's keys (404 if unknown)."""
+        keys = await self.keys.get(tournament_id)
+        if keys is None:
+            raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
+        return keys
+
+    async def require_organizer(self, tournament_id: str, token: str | None) -> None:
+        """401 without a token, 403 with a token that is not this tournament's organizer token."""
+        keys = await self.tournament_keys(tournament_id)
+        if token is None:
+            raise errors.Unauthorized(
+                "token_required", "seating a round needs 'Authorization: Bearer <organizer token>'"
+            )
+        if not token_matches(token, keys.organizer_hash):
+            raise errors.Forbidden("not_organizer", "this token is not the tournament's organizer token")
+
+    # ----------------------------------------------------------------- creation
+
+    async def create(self, request: CreateTournamentIn) -> TournamentCreatedOut:
+        """Validate against the game and the tournament rules, then store keys and the stream."""
+        game = self.games.game_named(request.game)
+        options = msgspec.to_builtins(self.games.parse_options(game, request.options))
+        if request.seed is not None and (not request.seed or len(request.seed) > 200):
+            raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
+        names = tuple(player.name.strip() for player in request.players)
+        command = CreateTournament(
+            name=request.name,
+            game=game.name,
+            players=names,
+            rounds=request.rounds,
+            min_players=game.min_players,
+            max_players=game.max_players,
+            table_size=request.table_size,
+            options=options,
+            duplicate=request.duplicate,
+            seed=request.seed if request.seed is not None else new_seed(),
+        )
+        events = self._decide(TOURNAMENT.initial(), command, Rng(new_seed(), "create"))
+        tournament_id = str(uuid.uuid4())
+        organizer = new_token()
+        player_tokens = [new_token() for _ in names]
+        await self.keys.save(
+            TournamentKeys(
+                tournament_id=tournament_id,
+                organizer_hash=hash_token(organizer),
+                player_names=names,
+                player_hashes=tuple(hash_token(t) for t in player_tokens),
+            )
+        )
+        await self.store.create_stream(
+            tournament_id,
+            CATEGORY,
+            [self._new_event(e) for e in events],
+            metadata={"name": request.name, "game": game.name, "players": list(names)},
+        )
+        log.info("tournament_created", tournament_id=tournament_id, game=game.name, players=len(names))
+        return TournamentCreatedOut(
+            tournament_id=tournament_id,
+            organizer_token=organizer,
+            players=[PlayerToken(name=n, token=t) for n, t in zip(names, player_tokens, strict=True)],
+        )
+
+    # ----------------------------------------------------------------- recording results
+
+    async def refresh(self, tournament_id: str) -> LoadedTournament:
+        """The tournament after reporting every finished, unreported game of its current round."""
+        for _attempt in range(MAX_RETRIES):
+            loaded = await self.load(tournament_id)
+            try:
+                return await self._record_finished(loaded)
+            except ConcurrencyConflict:
+                continue
+        raise errors.Conflict("concurrent_request", "the tournament kept changing; try again")
+
+    async def _record_finished(self, loaded: LoadedTournament) -> LoadedTournament:
+        current = loaded.state.current()
+        if current is None or current.closed:
+            return loaded
+        for table in current.tables:
+            if table.game_id is None or table.outcome is not None:
+                continue
+            game = await self.games.load(table.game_id)
+            if not game.finished:
+                continue
+            result = game.game.result(game.state)
+            last = await self.store.read_stream(table.game_id, after=game.version - 1, until=game.version)
+            command = RecordGame(
+                round=current.round,
+                table=table.table,
+                game_id=table.game_id,
+                ranks=tuple(result.ranks),
+                scores=tuple(result.scores),
+                audit_head=last[-1].hash.hex(),
+            )
+            try:
+                events = TOURNAMENT.decide(loaded.state, command, Rng(loaded.state.seed, "record"))
+            except Rejected as rejected:
+                if rejected.code == "duplicate_report":
+                    continue
+                raise refusal(rejected) from None
+            loaded = await self._append(loaded, events)
+            log.info("tournament_game_recorded", tournament_id=loaded.tournament_id, game_id=table.game_id)
+        return loaded
+
+    # ----------------------------------------------------------------- rounds
+
+    async def seat_next_round(self, tournament_id: str) -> RoundView:
+        """Seat the next round (or finish seating a round whose games are missing) and create its games."""
+        loaded = await self.refresh(tournament_id)
+        if awaiting_games(loaded.state) is None:
+            events = self._decide(loaded.state, SeatNextRound(), seating_rng(loaded.state))
+            try:
+                loaded = await self._append(loaded, events)
+            except ConcurrencyConflict:
+                raise errors.Conflict(
+                    "concurrent_request", "another request changed the tournament first; try again"
+                ) from None
+        rnd = awaiting_games(loaded.state)
+        assert rnd is not None
+        keys = await self.tournament_keys(tournament_id)
+        state = loaded.state
+        game_ids: list[str] = []
+        for table in rnd.tables:
+            created = await self.games.create(
+                CreateGame(
+                    game=state.game,
+                    players=[PlayerIn(name=name) for name in table.players],
+                    seed=table.seed,
+                    options=state.options,
+                ),
+                tournament=tournament_id,
+                token_hashes=[keys.hash_of(name) for name in table.players],
+            )
+            game_ids.append(created.game_id)
+        events = self._decide(
+            state, AttachGames(round=rnd.round, game_ids=tuple(game_ids)), Rng("", "attach")
+        )
+        try:
+            loaded = await self._append(loaded, events)
+        except ConcurrencyConflict:
+            raise errors.Conflict(
+                "concurrent_request", "another request changed the tournament first; try again"
+            ) from None
+        log.info(
+            "tournament_round_seated", tournament_id=tournament_id, round=rnd.round, tables=len(game_ids)
+        )
+        return round_view(loaded.state.rounds[-1])
+
+    # ----------------------------------------------------------------- reads
+
+    async def overview(self, tournament_id: str) -> TournamentView:
+        """Status, rounds, tables and their games (no seeds)."""
+        return TOURNAMENT.overview((await self.refresh(tournament_id)).state)
+
+    async def standings(self, tournament_id: str) -> list[StandingRow]:
+        """The standings, best first."""
+        return TOURNAMENT.standings((await self.refresh(tournament_id)).state)
+
+    async def results(self, tournament_id: str) -> list[ResultRow]:
+        """One row per finished game, by round then table."""
+        return TOURNAMENT.results((await self.refresh(tournament_id)).state)
