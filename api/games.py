@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Annotated, Any
 
 import msgspec
@@ -11,6 +9,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
+from api.formats import CSV, NDJSON, csv_text, ndjson
 from service import errors
 from service.games import GameService
 from service.models import (
@@ -25,9 +24,6 @@ from service.models import (
     GamePage,
     StateAt,
 )
-
-NDJSON = "application/x-ndjson"
-CSV = "text/csv"
 
 
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:
@@ -179,8 +175,7 @@ class GamesController(Controller):
         seat = await service.seat_of(game_id, bearer_token(request))
         loaded, events = await service.history(game_id, seat, after=after, limit=limit)
         if accepts(request, NDJSON):
-            body = b"".join(msgspec.json.encode(event) + b"\n" for event in events)
-            return Response(body, media_type=NDJSON)
+            return Response(ndjson(events), media_type=NDJSON)
         return Response(
             EventPage(game_id=game_id, version=loaded.version, redacted=not loaded.finished, events=events)
         )
@@ -216,11 +211,7 @@ class GamesController(Controller):
         names the winners)."""
         sheet = await service_of(state).scoresheet(game_id)
         if accepts(request, CSV):
-            out = io.StringIO()
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(sheet.columns)
-            writer.writerows(["" if cell is None else cell for cell in row] for row in sheet.rows)
-            return Response(out.getvalue(), media_type=CSV)
+            return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 import msgspec
@@ -11,8 +9,9 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
 
-from api.games import CSV, NDJSON, accepts, bearer_token
-from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
+from api.formats import CSV, NDJSON, csv_text, ndjson
+from api.games import accepts, bearer_token
+from domain.tournament import RoundView, StandingRow, TournamentView
 from service.models import CreateTournamentIn, TournamentCreatedOut
 from service.tournaments import TournamentService
 
@@ -30,18 +29,8 @@ def standings_csv(rows: list[StandingRow]) -> str:
     columns = list(STANDING_COLUMNS)
     if any(row.relative_score is not None for row in rows):
         columns.append("relative_score")
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        data = msgspec.to_builtins(row)
-        writer.writerow([data.get(column, "") for column in columns])
-    return out.getvalue()
-
-
-def results_ndjson(rows: list[ResultRow]) -> bytes:
-    """One JSON line per finished game."""
-    return b"".join(msgspec.json.encode(row) + b"\n" for row in rows)
+    cells = [msgspec.to_builtins(row) for row in rows]
+    return csv_text(columns, ([data.get(column) for column in columns] for data in cells))
 
 
 class TournamentsController(Controller):
@@ -107,5 +96,5 @@ class TournamentsController(Controller):
         ``Accept: application/x-ndjson`` for one JSON line per game."""
         rows = await tournaments_of(state).results(tournament_id)
         if accepts(request, NDJSON):
-            return Response(results_ndjson(rows), media_type=NDJSON)
+            return Response(ndjson(rows), media_type=NDJSON)
         return Response(rows)
