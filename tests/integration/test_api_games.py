@@ -379,3 +379,23 @@ async def test_unconditional_commands_that_race_are_all_applied(client: AsyncTes
     versions = [e["version"] for e in events]
     assert versions == list(range(before + 1, before + 1 + len(versions)))
     assert len(versions) >= 5
+
+
+async def test_sixteen_racers_with_the_same_if_match_append_exactly_once(
+    client: AsyncTestClient[Any],
+) -> None:
+    """16 posts of one command with the same If-Match: exactly one 200, the rest 412/409, one event stored."""
+    import asyncio
+
+    created = await create_game(client, "basari", 3, seed="racers")
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    version = await version_of(client, game_id)
+    legal = (await client.get(f"/v1/games/{game_id}/legal", headers=bearer(token))).json()
+    headers = {**bearer(token), "If-Match": f'"{version}"'}
+    responses = await asyncio.gather(
+        *(client.post(f"/v1/games/{game_id}/commands", json=legal[0], headers=headers) for _ in range(16))
+    )
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses.count(200) == 1, statuses
+    assert set(statuses) <= {200, 409, 412}, statuses
+    assert await version_of(client, game_id) == version + 1
