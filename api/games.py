@@ -136,7 +136,7 @@ class GamesController(Controller):
         loses a race is decided again on the new state. ``Idempotency-Key`` makes a retry safe.
         """
         service = service_of(state)
-        await service.info(game_id)
+        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         token = bearer_token(request)
         if token is None:
             raise errors.Unauthorized("token_required", "commands need 'Authorization: Bearer <seat token>'")
@@ -155,7 +155,7 @@ class GamesController(Controller):
         service = service_of(state)
         loaded = await service.load(game_id)
         seat = await service.seat_of(game_id, bearer_token(request))
-        return service.detail(loaded, seat).legal
+        return service.legal(loaded, seat)
 
     @get(
         "/games/{game_id:str}/events", operation_id="getEvents", summary="The history, redacted while running"
@@ -171,7 +171,7 @@ class GamesController(Controller):
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
         service = service_of(state)
-        await service.info(game_id)
+        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await service.seat_of(game_id, bearer_token(request))
         loaded, events = await service.history(game_id, seat, after=after, limit=limit)
         if accepts(request, NDJSON):
@@ -194,7 +194,7 @@ class GamesController(Controller):
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
         service = service_of(state)
-        await service.info(game_id)
+        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await service.seat_of(game_id, bearer_token(request))
         _loaded, view = await service.state_at(game_id, seat, at)
         return StateAt(game_id=game_id, version=at, view=view)

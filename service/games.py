@@ -82,6 +82,13 @@ def event_tag(event: Event) -> str:
     return str(type(event).__struct_config__.tag)
 
 
+def new_event(event: Event) -> NewEvent:
+    """The stored form of a domain event: its tag, schema version and canonical JSON."""
+    return NewEvent(
+        type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
+    )
+
+
 def request_hash(seat: int, command: Command) -> str:
     """The identity of a command request for idempotency: the seat and the command's canonical JSON."""
     return hashlib.sha256(f"{seat}:".encode() + msgspec.json.encode(command)).hexdigest()
@@ -164,7 +171,7 @@ class GameService:
             "rated": request.rated or tournament is not None,
         }
         result = await self.store.create_stream(
-            game_id, game.name, [self._new_event(e) for e in opening], metadata=metadata
+            game_id, game.name, [new_event(e) for e in opening], metadata=metadata
         )
         log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=result.version)
         return GameCreated(
@@ -179,12 +186,6 @@ class GameService:
         )
 
     # ----------------------------------------------------------------- loading
-
-    @staticmethod
-    def _new_event(event: Event) -> NewEvent:
-        return NewEvent(
-            type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
-        )
 
     def decode(self, game: Game[Any], recorded: RecordedEvent) -> Event:
         """The typed event of a stored record."""
@@ -262,6 +263,13 @@ class GameService:
             data=loaded_game.redact(event, seat),
         )
 
+    @staticmethod
+    def legal(loaded: Loaded, seat: int | None) -> list[Any]:
+        """The commands ``seat`` may send now (none for spectators or once the game is over)."""
+        if seat is None or loaded.finished:
+            return []
+        return list(loaded.game.legal(loaded.state, seat))
+
     def detail(self, loaded: Loaded, seat: int | None) -> GameDetail:
         """The game as ``seat`` may see it, with who must act and the seat's legal commands."""
         game, state = loaded.game, loaded.state
@@ -279,7 +287,7 @@ class GameService:
             you=seat,
             view=game.view(state, seat),
             pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
-            legal=[] if seat is None or finished else list(game.legal(state, seat)),
+            legal=self.legal(loaded, seat),
             result=game.result(state) if finished else None,
         )
 
@@ -346,7 +354,7 @@ class GameService:
                 result = await self.store.append(
                     game_id,
                     loaded.version,
-                    [self._new_event(e) for e in appended],
+                    [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
                 )

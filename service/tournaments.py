@@ -35,9 +35,9 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
-from eventstore import ConcurrencyConflict, EventStore, NewEvent
+from eventstore import ConcurrencyConflict, EventStore
 from service import errors
-from service.games import GameService, event_tag
+from service.games import GameService, new_event
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
 from service.tokens import hash_token, new_seed, new_token, token_matches
 
@@ -153,12 +153,6 @@ class TournamentService:
     # ----------------------------------------------------------------- plumbing
 
     @staticmethod
-    def _new_event(event: Event) -> NewEvent:
-        return NewEvent(
-            type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
-        )
-
-    @staticmethod
     def _decide(state: State, command: Command, rng: Rng) -> list[Event]:
         try:
             return TOURNAMENT.decide(state, command, rng)
@@ -179,13 +173,20 @@ class TournamentService:
 
     async def _append(self, loaded: LoadedTournament, events: list[Event]) -> LoadedTournament:
         """Append events after the loaded version (ConcurrencyConflict if somebody else wrote first)."""
-        result = await self.store.append(
-            loaded.tournament_id, loaded.version, [self._new_event(e) for e in events]
-        )
+        result = await self.store.append(loaded.tournament_id, loaded.version, [new_event(e) for e in events])
         state = loaded.state
         for event in events:
             state = TOURNAMENT.evolve(state, event)
         return LoadedTournament(tournament_id=loaded.tournament_id, state=state, version=result.version)
+
+    async def _append_for_organizer(self, loaded: LoadedTournament, events: list[Event]) -> LoadedTournament:
+        """Append for an organizer's request; a lost race is a 409 the organizer may retry."""
+        try:
+            return await self._append(loaded, events)
+        except ConcurrencyConflict:
+            raise errors.Conflict(
+                "concurrent_request", "another request changed the tournament first; try again"
+            ) from None
 
     async def tournament_keys(self, tournament_id: str) -> TournamentKeys:
         """A tournament's keys (404 if unknown)."""
@@ -240,7 +241,7 @@ class TournamentService:
         await self.store.create_stream(
             tournament_id,
             CATEGORY,
-            [self._new_event(e) for e in events],
+            [new_event(e) for e in events],
             metadata={"name": request.name, "game": game.name, "players": list(names)},
         )
         log.info("tournament_created", tournament_id=tournament_id, game=game.name, players=len(names))
@@ -299,12 +300,7 @@ class TournamentService:
         loaded = await self.refresh(tournament_id)
         if awaiting_games(loaded.state) is None:
             events = self._decide(loaded.state, SeatNextRound(), seating_rng(loaded.state))
-            try:
-                loaded = await self._append(loaded, events)
-            except ConcurrencyConflict:
-                raise errors.Conflict(
-                    "concurrent_request", "another request changed the tournament first; try again"
-                ) from None
+            loaded = await self._append_for_organizer(loaded, events)
         rnd = awaiting_games(loaded.state)
         assert rnd is not None
         keys = await self.tournament_keys(tournament_id)
@@ -325,12 +321,7 @@ class TournamentService:
         events = self._decide(
             state, AttachGames(round=rnd.round, game_ids=tuple(game_ids)), Rng("", "attach")
         )
-        try:
-            loaded = await self._append(loaded, events)
-        except ConcurrencyConflict:
-            raise errors.Conflict(
-                "concurrent_request", "another request changed the tournament first; try again"
-            ) from None
+        loaded = await self._append_for_organizer(loaded, events)
         log.info(
             "tournament_round_seated", tournament_id=tournament_id, round=rnd.round, tables=len(game_ids)
         )
