@@ -80,6 +80,25 @@ def server(database_url: str, server_log: Path) -> Iterator[str]:
     process.wait(10)
 
 
+@pytest.fixture(scope="session")
+def server_two_workers(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a server running two worker processes on one port (``WORKERS=2``)."""
+    process, base = start_server(
+        database_url, workers=2, log_file=tmp_path_factory.mktemp("server2") / "server.log"
+    )
+    yield base
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture(params=[1, 2], ids=["workers1", "workers2"])
+def any_server(request: pytest.FixtureRequest) -> str:
+    """Each test using it runs against the one-worker server and the two-worker server."""
+    name = "server" if request.param == 1 else "server_two_workers"
+    base: str = request.getfixturevalue(name)
+    return base
+
+
 @pytest.fixture
 async def http(server: str) -> AsyncIterator[httpx.AsyncClient]:
     """An HTTP client for the running server."""
