@@ -1,5 +1,6 @@
 """The append-only event store: its contract, the PostgreSQL implementation and the in-memory twin."""
 
+from eventstore.changes import ChangeHub, ChangeWatch
 from eventstore.memory import InMemoryEventStore
 from eventstore.postgres import PostgresEventStore, is_unavailable
 from eventstore.protocol import (
@@ -29,6 +30,8 @@ __all__ = [
     "GENESIS_HASH",
     "AppendResult",
     "ChainCheck",
+    "ChangeHub",
+    "ChangeWatch",
     "CommandRecord",
     "ConcurrencyConflict",
     "EventStore",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
+from eventstore.changes import DEFAULT_PAGE_SIZE, DEFAULT_POLL_SECONDS, ChangeHub, ChangeWatch, follow_feed
 from eventstore.protocol import (
     GENESIS_HASH,
     AppendResult,
@@ -69,6 +71,7 @@ class InMemoryEventStore:
         self._streams: dict[str, _Stream] = {}
         self._feed: list[RecordedEvent] = []  # stored events in position order (position n at index n - 1)
         self._lock = asyncio.Lock()
+        self._changes = ChangeHub()
 
     async def create_stream(
         self,
@@ -94,6 +97,7 @@ class InMemoryEventStore:
             )
             self._streams[stream_id] = stream
             recorded = self._write(stream, events, None, now)
+        self._changes.signal((stream_id,))
         return AppendResult(version=len(stream.events), events=self._upcast(recorded))
 
     async def append(
@@ -127,6 +131,7 @@ class InMemoryEventStore:
             if status is not None:
                 stream.status = status
             stream.updated_at = now
+        self._changes.signal((stream_id,))
         return AppendResult(version=len(stream.events), events=self._upcast(recorded))
 
     def _write(
@@ -212,6 +217,26 @@ class InMemoryEventStore:
         start = 0 if after is None else max(after.position, 0)
         events = self._upcast(self._feed[start : start + max(limit, 0)])
         return [(FeedPosition(tx=event.position, position=event.position), event) for event in events]
+
+    def subscribe(
+        self,
+        after: FeedPosition | None = None,
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        poll_seconds: float = DEFAULT_POLL_SECONDS,
+    ) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
+        """The global feed after ``after``, then every event appended later (woken by each append)."""
+        return follow_feed(self.read_all, self._changes, after, page_size, poll_seconds)
+
+    def watch(self, stream_id: str | None = None) -> ChangeWatch:
+        """A watch woken when ``stream_id`` (None: any stream) is appended to."""
+        return self._changes.watch(stream_id)
+
+    async def start(self) -> None:
+        """Nothing to start: every writer is in this process."""
+
+    async def stop(self) -> None:
+        """Nothing to stop."""
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """Recompute the stream's hash chain over the stored bytes; StreamNotFound if there is none."""

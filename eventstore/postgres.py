@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 
+from eventstore.changes import DEFAULT_PAGE_SIZE, DEFAULT_POLL_SECONDS, ChangeHub, ChangeWatch, follow_feed
+from eventstore.pgnotify import ChangeRelay
 from eventstore.protocol import (
     AppendResult,
     ChainCheck,
@@ -141,6 +144,8 @@ class PostgresEventStore:
         self._pool = pool
         self._upcasters: Upcasters = dict(upcasters or {})
         self._acquire_timeout = acquire_timeout
+        self._changes = ChangeHub()
+        self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout)
 
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""
@@ -177,6 +182,7 @@ class PostgresEventStore:
             if error is None:
                 raise
             raise error from exc
+        self._changed(stream_id)
         return AppendResult(version=len(events), events=self._recorded_new(stream_id, events, rows, None))
 
     async def append(
@@ -213,6 +219,7 @@ class PostgresEventStore:
             except asyncpg.exceptions.DataError as exc:
                 raise ValueError(str(exc)) from exc
             if rows:
+                self._changed(stream_id)
                 return AppendResult(
                     version=expected_version + 1,
                     events=self._recorded_new(stream_id, events, rows, command_id),
@@ -240,10 +247,16 @@ class PostgresEventStore:
             first = rows[0]
             replayed = CommandRecord(command_id=command_id, request_hash=first[4], response=first[5])
             return AppendResult(version=first[0], events=[], replayed=replayed)
+        self._changed(stream_id)
         return AppendResult(
             version=expected_version + len(events),
             events=self._recorded_new(stream_id, events, rows, command_id),
         )
+
+    def _changed(self, stream_id: str) -> None:
+        """After a commit: wake this process's watchers of the stream, and queue the NOTIFY for the others."""
+        self._changes.signal((stream_id,))
+        self.relay.publish(stream_id)
 
     def _recorded_new(
         self, stream_id: str, events: list[NewEvent], rows: list[Any], command_id: str | None
@@ -361,6 +374,28 @@ class PostgresEventStore:
             return feed
         upcast_events = self._upcast([event for _, event in feed])
         return [(at, event) for (at, _), event in zip(feed, upcast_events, strict=True)]
+
+    def subscribe(
+        self,
+        after: FeedPosition | None = None,
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        poll_seconds: float = DEFAULT_POLL_SECONDS,
+    ) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
+        """The global feed after ``after``, then every event committed later, woken by LISTEN/NOTIFY."""
+        return follow_feed(self.read_all, self._changes, after, page_size, poll_seconds)
+
+    def watch(self, stream_id: str | None = None) -> ChangeWatch:
+        """A watch woken when ``stream_id`` (None: any stream) may have changed, in any process."""
+        return self._changes.watch(stream_id)
+
+    async def start(self) -> None:
+        """Hear other processes' appends: one dedicated LISTEN connection from the pool, kept up."""
+        await self.relay.start()
+
+    async def stop(self) -> None:
+        """Stop listening and give the connection back to the pool."""
+        await self.relay.stop()
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """Recompute the stream's hash chain over the stored bytes; StreamNotFound if there is none."""

@@ -3,17 +3,21 @@
 Properties (DESIGN.md "Event store"): append-only; optimistic concurrency per stream; idempotent commands
 by command id; gap-free versions per stream and a global feed that never skips a later commit; a hash
 chain per stream; versioned event schemas upcast on read; stream metadata kept in the same transaction
-as the append (the game listing reads it).
+as the append (the game listing reads it); live readers woken by change signals that never carry events
+themselves, so a lost signal costs latency and never an event (eventstore/changes.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
+
+if TYPE_CHECKING:
+    from eventstore.changes import ChangeWatch
 
 GENESIS_HASH = bytes(32)
 
@@ -272,4 +276,27 @@ class EventStore(Protocol):
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """Recompute the stream's hash chain over the stored bytes."""
+        ...
+
+    def subscribe(
+        self, after: FeedPosition | None = None, *, page_size: int = 500, poll_seconds: float = 5.0
+    ) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
+        """The global feed after ``after`` (read_all's order, each event once), then every event committed
+        later, without end: woken by change signals, re-reading from its position on each, and polling
+        every ``poll_seconds`` in case a signal was lost. Resume with the last position taken; close with
+        ``contextlib.aclosing``. Store errors end it (e.g. StoreUnavailable)."""
+        ...
+
+    def watch(self, stream_id: str | None = None) -> ChangeWatch:
+        """A watch on one stream (None: any): ``with store.watch(s) as w:`` read, then ``await w.wait(t)``
+        returns True as soon as the stream may have changed since the previous wait, in any process."""
+        ...
+
+    async def start(self) -> None:
+        """Start hearing other processes' appends (PostgreSQL: one LISTEN connection per store, kept up).
+        Without it, watches wake only on this process's appends and subscribers fall back to polling."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop hearing them."""
         ...

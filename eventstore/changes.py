@@ -1,0 +1,124 @@
+"""Live readers (DESIGN.md property 8): change signals fanned out to in-process watchers, and the feed
+subscription that catches up and then follows, always re-reading from its own position.
+
+A signal only says "stream X may have changed"; readers never take events from it. So a lost or duplicated
+signal costs latency or one needless read, never an event, and one watcher per reader (not one database
+connection) is all a live reader costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from types import TracebackType
+
+from eventstore.protocol import FeedPosition, RecordedEvent
+
+FeedPage = list[tuple[FeedPosition, RecordedEvent]]
+ReadAll = Callable[[FeedPosition | None, int], Awaitable[FeedPage]]
+
+DEFAULT_PAGE_SIZE = 500
+# Subscribers also re-read this often without a signal: the bound on the latency a lost signal costs.
+DEFAULT_POLL_SECONDS = 5.0
+
+
+class ChangeWatch:
+    """One reader's interest in one stream (``stream_id``) or in every stream (None).
+
+    Use it as a context manager around the read loop: a change signalled after ``__enter__`` and before
+    the next ``wait`` makes that ``wait`` return at once, so a change between a read and the wait that
+    follows it is never slept through.
+    """
+
+    __slots__ = ("_flag", "_hub", "stream_id")
+
+    def __init__(self, hub: ChangeHub, stream_id: str | None) -> None:
+        self._hub = hub
+        self.stream_id = stream_id
+        self._flag = asyncio.Event()
+
+    def __enter__(self) -> ChangeWatch:
+        self._hub._add(self)
+        return self
+
+    def __exit__(
+        self, _type: type[BaseException] | None, _value: BaseException | None, _tb: TracebackType | None
+    ) -> None:
+        self._hub._remove(self)
+
+    def _signal(self) -> None:
+        self._flag.set()
+
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Until a change is signalled since the previous ``wait`` (True), or ``timeout`` seconds (False)."""
+        if not self._flag.is_set():
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._flag.wait()
+            except TimeoutError:
+                return False
+        self._flag.clear()
+        return True
+
+
+class ChangeHub:
+    """Fans "these streams changed" out to the watchers of one process: per stream, and of the whole feed."""
+
+    def __init__(self) -> None:
+        self._watches: dict[str | None, set[ChangeWatch]] = {}
+
+    def watch(self, stream_id: str | None = None) -> ChangeWatch:
+        """A watch on ``stream_id`` (None: on every stream); active inside its ``with`` block."""
+        return ChangeWatch(self, stream_id)
+
+    def _add(self, watch: ChangeWatch) -> None:
+        self._watches.setdefault(watch.stream_id, set()).add(watch)
+
+    def _remove(self, watch: ChangeWatch) -> None:
+        watches = self._watches.get(watch.stream_id)
+        if watches is not None:
+            watches.discard(watch)
+            if not watches:
+                del self._watches[watch.stream_id]
+
+    def signal(self, stream_ids: Iterable[str]) -> None:
+        """Wake the watchers of these streams and every watcher of the whole feed."""
+        for stream_id in stream_ids:
+            for watch in self._watches.get(stream_id, ()):
+                watch._signal()
+        for watch in self._watches.get(None, ()):
+            watch._signal()
+
+    def signal_all(self) -> None:
+        """Wake every watcher (anything may have changed, e.g. while other processes went unheard)."""
+        for watches in self._watches.values():
+            for watch in watches:
+                watch._signal()
+
+    def watching(self) -> int:
+        """How many watches are active (for tests and metrics)."""
+        return sum(len(watches) for watches in self._watches.values())
+
+
+async def follow_feed(
+    read_all: ReadAll,
+    hub: ChangeHub,
+    after: FeedPosition | None,
+    page_size: int = DEFAULT_PAGE_SIZE,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
+    """The global feed after ``after``: every event once, in feed order, then new ones as they commit.
+
+    Pages are read only as the consumer takes events, so a slow consumer holds one page at most. When
+    the feed is exhausted it sleeps until a change is signalled or ``poll_seconds`` pass, then re-reads
+    from its position. Store errors (e.g. StoreUnavailable) end the iteration: resume with the last
+    position taken.
+    """
+    with hub.watch(None) as changes:
+        while True:
+            page = await read_all(after, page_size)
+            for position, event in page:
+                after = position
+                yield position, event
+            if len(page) < page_size:
+                await changes.wait(poll_seconds)
