@@ -1,0 +1,168 @@
+"""A game followed live (service/live.py) on a real PostgreSQL: snapshot first, ids = versions, redaction per
+caller as ``/events`` gives it, keep-alives, resuming after a version, the end."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.registry import all_games
+from eventstore import PostgresEventStore
+from service import errors
+from service.games import GameService
+from service.keys import PostgresKeyStore
+from service.live import LiveMessage, follow_game, resume_after
+from service.models import CreateGame, EventOut, GameDetail, PlayerIn
+
+pytestmark = pytest.mark.db
+
+NEVER_POLL = 600.0  # events seen within a test's wait came by a wake-up, not by polling
+WAIT = 20.0
+
+
+@pytest.fixture
+async def service(pool: asyncpg.Pool) -> AsyncIterator[GameService]:
+    """The game service on PostgreSQL, its store listening."""
+    store = PostgresEventStore(pool)
+    await store.start()
+    yield GameService(store, PostgresKeyStore(pool), all_games())
+    await store.stop()
+
+
+async def new_basari(service: GameService, seed: str) -> str:
+    """A three-player Basari game (its secret picks are what redaction hides)."""
+    created = await service.create(
+        CreateGame(game="basari", players=[PlayerIn(name=f"p{i}") for i in range(3)], seed=seed)
+    )
+    return created.game_id
+
+
+async def play_to_end(service: GameService, game_id: str, seed: str) -> None:
+    """Random legal commands from random pending seats until the game is over."""
+    chooser = random.Random(seed)
+    while True:
+        loaded = await service.load(game_id)
+        if loaded.finished:
+            return
+        seat = chooser.choice(loaded.game.pending(loaded.state)).seat
+        command = chooser.choice(service.legal(loaded, seat))
+        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        await asyncio.sleep(0)  # let the live readers run between commands
+
+
+async def follow(
+    service: GameService, game_id: str, seat: int | None, after: int | None = None, keepalive: float = 60.0
+) -> AsyncIterator[LiveMessage]:
+    """The live messages for ``seat``, as the stream endpoint produces them."""
+    loaded = await service.load(game_id)
+    async with contextlib.aclosing(follow_game(service, loaded, seat, after, keepalive, NEVER_POLL)) as live:
+        async for message in live:
+            yield message
+
+
+async def collect_until_end(messages: AsyncIterator[LiveMessage]) -> list[LiveMessage]:
+    """Every message up to and including ``end``."""
+    collected = []
+    async for message in messages:
+        collected.append(message)
+        if message.kind == "end":
+            break
+    return collected
+
+
+async def test_each_seat_and_a_spectator_follow_a_game_to_its_end(service: GameService) -> None:
+    game_id = await new_basari(service, "live-1")
+    created_at = (await service.load(game_id)).version
+    followers = {
+        seat: asyncio.ensure_future(collect_until_end(follow(service, game_id, seat)))
+        for seat in (0, 1, None)
+    }
+    await asyncio.sleep(0.05)  # every follower has taken its snapshot
+    await asyncio.wait_for(play_to_end(service, game_id, "live-1"), WAIT)
+    streams = {seat: await asyncio.wait_for(task, WAIT) for seat, task in followers.items()}
+    final = (await service.load(game_id)).version
+
+    for seat, messages in streams.items():
+        snapshot, *events, end = messages
+        assert snapshot.kind == "snapshot" and isinstance(snapshot.body, GameDetail)
+        assert snapshot.id == snapshot.body.version == created_at and snapshot.body.you == seat
+        assert all(message.kind == "event" for message in events)
+        assert [message.id for message in events] == list(range(created_at + 1, final + 1))
+        assert all(isinstance(m.body, EventOut) and m.body.version == m.id for m in events)
+        assert end.kind == "end" and end.body.version == final and end.body.status == "finished"
+
+    def picks(seat: int | None, picker: int) -> list[Any]:
+        """The actions seat ``seat``'s stream shows for ``picker``'s secret picks while the game ran."""
+        return [
+            m.body.data.action
+            for m in streams[seat][1:-1]
+            if m.body.type == "action_chosen" and m.body.data.seat == picker and m.body.hash is None
+        ]
+
+    assert picks(0, 0) and all(action is not None for action in picks(0, 0))  # one's own picks
+    assert picks(1, 0) and all(action is None for action in picks(1, 0))  # not another seat's
+    assert picks(None, 0) and all(action is None for action in picks(None, 0))  # nor a spectator's
+    assert picks(0, 1) and all(action is None for action in picks(0, 1))
+
+
+async def test_the_stream_gives_what_events_gives_the_same_caller(service: GameService) -> None:
+    game_id = await new_basari(service, "live-2")
+    chooser = random.Random(2)
+    async with contextlib.aclosing(follow(service, game_id, 1, after=0)) as live:
+        snapshot = await anext(live)
+        assert snapshot.kind == "snapshot" and snapshot.id == 0  # resuming after version 0: everything
+        for _ in range(12):
+            loaded = await service.load(game_id)
+            seat = chooser.choice(loaded.game.pending(loaded.state)).seat
+            await service.execute(
+                game_id, seat, msgspec.to_builtins(chooser.choice(service.legal(loaded, seat)))
+            )
+        loaded, history = await service.history(game_id, 1)
+        assert not loaded.finished
+        streamed = []
+        async with asyncio.timeout(WAIT):
+            while len(streamed) < len(history):
+                streamed.append((await anext(live)).body)
+    assert msgspec.json.encode(streamed) == msgspec.json.encode(history)
+
+
+async def test_resuming_after_a_version_sends_the_events_after_it(service: GameService) -> None:
+    game_id = await new_basari(service, "live-3")
+    version = (await service.load(game_id)).version
+    async with contextlib.aclosing(follow(service, game_id, None, after=2)) as live:
+        snapshot = await anext(live)
+        assert snapshot.kind == "snapshot" and snapshot.id == 2 and snapshot.body.version == version
+        resumed = [await anext(live) for _ in range(version - 2)]
+    assert [m.id for m in resumed] == list(range(3, version + 1))
+
+
+async def test_a_quiet_stream_sends_keep_alives(service: GameService) -> None:
+    game_id = await new_basari(service, "live-4")
+    async with contextlib.aclosing(follow(service, game_id, None, keepalive=0.01)) as live:
+        assert (await anext(live)).kind == "snapshot"
+        assert (await asyncio.wait_for(anext(live), WAIT)).kind == "keepalive"
+        assert (await asyncio.wait_for(anext(live), WAIT)).kind == "keepalive"
+
+
+async def test_a_finished_game_streams_its_snapshot_and_ends(service: GameService) -> None:
+    game_id = await new_basari(service, "live-5")
+    await play_to_end(service, game_id, "live-5")
+    messages = await asyncio.wait_for(collect_until_end(follow(service, game_id, 0)), WAIT)
+    assert [m.kind for m in messages] == ["snapshot", "end"]
+
+
+@pytest.mark.parametrize("header", ["abc", "-1", "1.5", "999"])
+async def test_a_last_event_id_that_is_no_version_of_the_game_is_refused(
+    service: GameService, header: str
+) -> None:
+    loaded = await service.load(await new_basari(service, "live-6"))
+    with pytest.raises(errors.Malformed):
+        resume_after(header, loaded)
+    assert resume_after(str(loaded.version), loaded) == loaded.version
