@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar
+from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
@@ -17,6 +18,7 @@ from api.games import GamesController
 from api.middleware import request_context_middleware
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
+from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.core import Game
@@ -67,19 +69,26 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
             app.state.tournaments = TournamentService(service.store, InMemoryTournamentKeyStore(), service)
             app.state.ratings = RatingService(service)
             app.state.pool = None
-            yield
+            await service.store.start()
+            try:
+                yield
+            finally:
+                await service.store.stop()
             return
         url = resolve_database_url(settings.database_url, settings.data_dir)
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
-        games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+        store = PostgresEventStore(pool)
+        games = GameService(store, PostgresKeyStore(pool), all_games())
         app.state.games = games
         app.state.tournaments = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
         app.state.ratings = RatingService(games)
+        await store.start()  # one LISTEN connection per process: live readers hear other processes
         try:
             yield
         finally:
+            await store.stop()
             await pool.close()
 
     plugins: list[Any] = [problem_details_plugin()]
@@ -88,12 +97,22 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     app = Litestar(
         route_handlers=[
             GamesController,
+            GameStreamController,
             TournamentsController,
             RatingsController,
             SystemController,
             PrometheusController,
         ],
         lifespan=[lifespan],
+        state=State(
+            {
+                "streams": StreamLimiter(
+                    settings.streams_per_client,
+                    settings.stream_keepalive_seconds,
+                    settings.stream_poll_seconds,
+                )
+            }
+        ),
         plugins=plugins,
         middleware=[request_context_middleware, metrics.middleware],
         openapi_config=openapi_config(),

@@ -26,6 +26,9 @@ class Settings:
     idle_in_transaction_timeout_ms: int
     max_body_bytes: int
     rate_limit_per_minute: int  # 0 turns the per-client rate limit off
+    streams_per_client: int  # concurrent live streams per client and process; more get 429
+    stream_keepalive_seconds: float  # a comment line on a quiet live stream this often
+    stream_poll_seconds: float  # live streams re-read this often even without a change signal
 
     @staticmethod
     def from_env() -> Settings:
@@ -45,4 +48,7 @@ class Settings:
             idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", "10000")),
             max_body_bytes=int(env.get("MAX_BODY_BYTES", "65536")),
             rate_limit_per_minute=int(env.get("RATE_LIMIT_PER_MINUTE", "0")),
+            streams_per_client=int(env.get("STREAMS_PER_CLIENT", "8")),
+            stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
+            stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
         )

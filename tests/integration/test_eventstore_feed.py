@@ -18,6 +18,7 @@ from eventstore import (
     PostgresEventStore,
     RecordedEvent,
 )
+from eventstore.pgnotify import EVERYTHING, payloads
 from tests.integration.test_eventstore_contract import event, feed_end, new_id
 
 # Long enough that an event arriving within a test's wait was delivered by a wake-up, not by polling.
@@ -249,3 +250,11 @@ async def test_without_notifications_subscribers_still_get_everything_by_polling
         assert [(e.stream_id, e.version) for _, e in followed] == [(stream, 1), (stream, 2), (stream, 3)]
     finally:
         await pool.close()
+
+
+def test_notify_payloads_name_every_stream_within_the_size_limit() -> None:
+    streams = {new_id() for _ in range(600)}
+    sent = payloads(streams)
+    assert len(sent) > 1 and all(len(payload.encode()) < 8000 for payload in sent)
+    assert {s for payload in sent for s in payload.split("\n")} == streams
+    assert payloads({"a", "b\nc"}) == [EVERYTHING]  # a name the format cannot carry wakes everybody

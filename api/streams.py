@@ -1,0 +1,143 @@
+"""The live stream of a game (API.md ``GET /v1/games/{id}/stream``): Server-Sent Events, a cap on concurrent
+streams per client.
+
+The cap is per process: each process protects its own memory and connections, and a process that dies
+takes its count with it. With WORKERS=n a client may hold up to n times the cap in all (a shared count
+would cost a database round trip per stream and go stale when a process dies).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get
+from litestar.datastructures import State
+from litestar.params import FromPath, HeaderParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api.games import bearer_token, service_of
+from api.problems import problem
+from service.live import LiveMessage, follow_game, resume_after
+from service.tokens import hash_token
+
+STREAM_RETRY_AFTER_SECONDS = "5"
+
+
+class StreamSlot:
+    """One open stream counted against its client; ``release`` is idempotent."""
+
+    __slots__ = ("_client", "_limiter")
+
+    def __init__(self, limiter: StreamLimiter, client: str) -> None:
+        self._limiter: StreamLimiter | None = limiter
+        self._client = client
+
+    def release(self) -> None:
+        """Give the slot back (once)."""
+        limiter, self._limiter = self._limiter, None
+        if limiter is not None:
+            limiter._release(self._client)
+
+
+class StreamLimiter:
+    """Counts the open streams of each client in this process and refuses one past ``per_client``."""
+
+    def __init__(self, per_client: int, keepalive_seconds: float, poll_seconds: float) -> None:
+        self.per_client = per_client
+        self.keepalive_seconds = keepalive_seconds
+        self.poll_seconds = poll_seconds
+        self._open: dict[str, int] = {}
+
+    def acquire(self, client: str) -> StreamSlot:
+        """A slot for ``client``, or 429 (with Retry-After) when it has ``per_client`` streams open here."""
+        count = self._open.get(client, 0)
+        if count >= self.per_client:
+            raise problem(
+                429,
+                "too_many_streams",
+                "Too many streams",
+                f"at most {self.per_client} live streams per client at once; close one or retry later",
+                headers={"Retry-After": STREAM_RETRY_AFTER_SECONDS},
+            )
+        self._open[client] = count + 1
+        return StreamSlot(self, client)
+
+    def _release(self, client: str) -> None:
+        count = self._open.get(client, 0) - 1
+        if count > 0:
+            self._open[client] = count
+        else:
+            self._open.pop(client, None)
+
+    def open_streams(self, client: str) -> int:
+        """How many streams ``client`` has open in this process."""
+        return self._open.get(client, 0)
+
+
+def client_key(request: Request[Any, Any, Any], token: str | None) -> str:
+    """Who a stream counts against: the bearer token's hash, else the peer's IP address."""
+    if token is not None:
+        return "token:" + hash_token(token)
+    return "ip:" + (request.client.host if request.client else "unknown")
+
+
+def sse_message(message: LiveMessage) -> ServerSentEventMessage:
+    """A live message as an SSE message: ``snapshot`` and ``end`` are named events, game events the
+    default ``message`` event with ``id:`` = version, keep-alives a comment line."""
+    if message.kind == "keepalive":
+        return ServerSentEventMessage(data=None, comment="keep-alive")
+    data = msgspec.json.encode(message.body).decode()
+    event = None if message.kind == "event" else message.kind
+    return ServerSentEventMessage(data=data, event=event, id=message.id)
+
+
+async def sse_stream(messages: AsyncGenerator[LiveMessage, None], slot: StreamSlot) -> AsyncIterator[Any]:
+    """The SSE messages of a live game; the client's slot is released however the stream ends."""
+    try:
+        async for message in messages:
+            yield sse_message(message)
+    finally:
+        slot.release()
+        await messages.aclose()
+
+
+class GameStreamController(Controller):
+    """The live stream of a game."""
+
+    path = "/v1"
+    tags = ["games"]
+
+    @get(
+        "/games/{game_id:str}/stream",
+        operation_id="streamGame",
+        summary="Follow a game live (Server-Sent Events)",
+        media_type="text/event-stream",
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=20)] = None,
+    ) -> ServerSentEvent:
+        """First a ``snapshot`` event (the caller's game, as ``GET /v1/games/{id}``), then one event per new
+        game event, ``id:`` = its version, redacted for the caller exactly as ``/events``; an ``end`` event
+        once the game is over, then the stream closes. ``Last-Event-ID`` resumes after that version (the
+        snapshot's ``id`` is then that version). A comment line keeps a quiet stream alive. A client
+        (bearer token, else IP) may hold a limited number of streams at once per server process: 429."""
+        service = service_of(state)
+        loaded = await service.load(game_id)
+        token = bearer_token(request)
+        seat = await service.seat_of(game_id, token)
+        after = resume_after(last_event_id, loaded)
+        limiter: StreamLimiter = state.streams
+        slot = limiter.acquire(client_key(request, token))
+        messages = follow_game(service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds)
+        content = sse_stream(messages, slot)
+        # A stream whose response never starts is never iterated, so its finally never runs: the slot
+        # then comes back when the generator is collected.
+        weakref.finalize(content, slot.release)
+        return ServerSentEvent(content)
