@@ -32,6 +32,7 @@ class StreamSlot:
     __slots__ = ("_client", "_limiter")
 
     def __init__(self, limiter: StreamLimiter, client: str) -> None:
+        """A slot of ``client`` in ``limiter``."""
         self._limiter: StreamLimiter | None = limiter
         self._client = client
 
@@ -46,6 +47,7 @@ class StreamLimiter:
     """Counts the open streams of each client in this process and refuses one past ``per_client``."""
 
     def __init__(self, per_client: int, keepalive_seconds: float, poll_seconds: float) -> None:
+        """The cap, and the keep-alive and poll intervals of the streams it admits (from Settings)."""
         self.per_client = per_client
         self.keepalive_seconds = keepalive_seconds
         self.poll_seconds = poll_seconds
@@ -66,6 +68,7 @@ class StreamLimiter:
         return StreamSlot(self, client)
 
     def _release(self, client: str) -> None:
+        """One stream of ``client`` closed."""
         count = self._open.get(client, 0) - 1
         if count > 0:
             self._open[client] = count

@@ -33,20 +33,24 @@ class ChangeWatch:
     __slots__ = ("_flag", "_hub", "stream_id")
 
     def __init__(self, hub: ChangeHub, stream_id: str | None) -> None:
+        """A watch of ``hub`` on ``stream_id``, inactive until entered."""
         self._hub = hub
         self.stream_id = stream_id
         self._flag = asyncio.Event()
 
     def __enter__(self) -> ChangeWatch:
+        """Start receiving signals."""
         self._hub._add(self)
         return self
 
     def __exit__(
         self, _type: type[BaseException] | None, _value: BaseException | None, _tb: TracebackType | None
     ) -> None:
+        """Stop receiving signals."""
         self._hub._remove(self)
 
     def _signal(self) -> None:
+        """Mark a change for the next ``wait``."""
         self._flag.set()
 
     async def wait(self, timeout: float | None = None) -> bool:
@@ -65,6 +69,7 @@ class ChangeHub:
     """Fans "these streams changed" out to the watchers of one process: per stream, and of the whole feed."""
 
     def __init__(self) -> None:
+        """No watches yet."""
         self._watches: dict[str | None, set[ChangeWatch]] = {}
 
     def watch(self, stream_id: str | None = None) -> ChangeWatch:
@@ -72,9 +77,11 @@ class ChangeHub:
         return ChangeWatch(self, stream_id)
 
     def _add(self, watch: ChangeWatch) -> None:
+        """Register an entered watch."""
         self._watches.setdefault(watch.stream_id, set()).add(watch)
 
     def _remove(self, watch: ChangeWatch) -> None:
+        """Forget an exited watch (and its stream's entry once it has none)."""
         watches = self._watches.get(watch.stream_id)
         if watches is not None:
             watches.discard(watch)

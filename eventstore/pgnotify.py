@@ -65,6 +65,7 @@ class ChangeRelay:
         acquire_timeout: float | None = None,
         coalesce_seconds: float = COALESCE_SECONDS,
     ) -> None:
+        """A relay for ``hub`` over ``channel``, holding a connection of ``pool`` once started."""
         self._pool = pool
         self._coalesce_seconds = coalesce_seconds
         self._hub = hub
@@ -116,6 +117,7 @@ class ChangeRelay:
         self._wake.set()
 
     def _on_notify(self, _connection: Any, pid: int, _channel: str, payload: str) -> None:
+        """Wake the watchers of the streams another process NOTIFYed."""
         if pid == self._pid:
             return  # our own NOTIFY: this process's watchers were woken at the append already
         if payload == EVERYTHING:
@@ -143,6 +145,7 @@ class ChangeRelay:
         lost = asyncio.Event()
 
         def dropped(_connection: Any) -> None:
+            """asyncpg's termination callback: the connection is gone."""
             lost.set()
 
         connection.add_termination_listener(dropped)
