@@ -4,8 +4,8 @@ Runs on a fresh database (on DATABASE_URL's server, else a throw-away embedded P
 and, as its last line, one JSON object. Sizes scale with BENCH_SCALE (1 = full, about 5 minutes; 0.25 is a
 quick run of about 2); BENCH_WORKERS sets the server processes of the HTTP phase (default 1).
 
-Phases (every ratio compares two runs made side by side on the same machine, database and concurrency):
-- growth (empty): one writer's median command latency through the service on a fresh store;
+Phases (every ratio compares two sides run in turns, five slices each, with the same concurrency, so
+both see the same background load on a shared machine):
 - raw insert: 16 dedicated asyncpg connections, one single-row INSERT (autocommit) each into a copy of
   the events table (same columns, defaults and indexes); also through the service's pool;
 - append: 16 writers, each on its own Bazaar game, GameService.execute of scripted legal commands;
@@ -13,7 +13,8 @@ Phases (every ratio compares two runs made side by side on the same machine, dat
   fetching the same rows with asyncpg, one game after the other;
 - HTTP: 32 keep-alive clients against uvicorn running tests.bench.bare_app (the raw INSERT behind one
   Litestar route) and then api.app (POST /v1/games/{id}/commands, each client on its own game);
-- growth (full): the store filled with a million events (tests.bench.filler), then the same latency.
+- growth: the store filled with a million events (tests.bench.filler), then one writer's command latency
+  there and on an empty database of the same server, in turns.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ FILL_EVENTS = int(1_000_000 * SCALE)
 WRITERS = 16
 HTTP_CLIENTS = 32
 LATENCY_COMMANDS = max(100, int(400 * SCALE))
+ROUNDS = 5  # slices per side of a side-by-side comparison
 
 
 def _with_database(url: str, database: str) -> str:
@@ -79,30 +81,56 @@ def server_url() -> tuple[str, Any]:
     return str(server.get_uri()), server
 
 
-async def timed_workers(
-    workers: int, seconds: float, work: Callable[[int], Awaitable[int]]
-) -> tuple[float, list[float]]:
-    """Run ``work(worker)`` repeatedly in ``workers`` tasks for ``seconds``; (operations/s, latencies in s).
+class Meter:
+    """Operations and latencies summed over the slices of one side of a comparison."""
 
-    ``work`` returns how many operations it did (0 ends that worker: its script ran out).
+    def __init__(self, workers: int, work: Callable[[int], Awaitable[int]]) -> None:
+        """``work(worker)`` does one step and says how many operations it was (0: its script ran out)."""
+        self.workers = workers
+        self.work = work
+        self.operations = 0
+        self.seconds = 0.0
+        self.latencies: list[float] = []
+
+    @property
+    def rate(self) -> float:
+        """Operations per second over every measured slice."""
+        return self.operations / self.seconds
+
+    async def run(self, seconds: float, measure: bool = True) -> None:
+        """Keep ``workers`` tasks stepping for ``seconds``; count it unless it is a warm-up."""
+        deadline = time.perf_counter() + seconds
+        operations = 0
+        latencies: list[float] = []
+
+        async def loop(worker: int) -> None:
+            nonlocal operations
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                count = await self.work(worker)
+                if count == 0:
+                    return
+                latencies.append(time.perf_counter() - started)
+                operations += count
+
+        started = time.perf_counter()
+        await asyncio.gather(*(loop(w) for w in range(self.workers)))
+        if measure:
+            self.seconds += time.perf_counter() - started
+            self.operations += operations
+            self.latencies += latencies
+
+
+async def side_by_side(*meters: Meter, warm_up: float = 1.0) -> None:
+    """Warm each side up, then run them in turns, ROUNDS slices each, PHASE_SECONDS in all per side.
+
+    Taking turns makes both sides of a ratio see the same background load (the machine may be shared).
     """
-    deadline = time.perf_counter() + seconds
-    latencies: list[float] = []
-    done = 0
-
-    async def loop(worker: int) -> None:
-        nonlocal done
-        while time.perf_counter() < deadline:
-            started = time.perf_counter()
-            count = await work(worker)
-            if count == 0:
-                return
-            latencies.append(time.perf_counter() - started)
-            done += count
-
-    started = time.perf_counter()
-    await asyncio.gather(*(loop(w) for w in range(workers)))
-    return done / (time.perf_counter() - started), latencies
+    for meter in meters:
+        await meter.run(warm_up, measure=False)
+    for _ in range(ROUNDS):
+        for meter in meters:
+            await meter.run(PHASE_SECONDS / ROUNDS)
 
 
 def new_service(pool: asyncpg.Pool) -> GameService:
@@ -138,122 +166,121 @@ class Scripts:
         return game_id, seat, body, tokens[seat]
 
 
-async def command_latency(pool: asyncpg.Pool, label: str) -> float:
-    """One writer's median command latency (ms) through a fresh service on a fresh game."""
-    service = new_service(pool)
-    games = await create_games(service, [label])
-    scripts = Scripts(games, [label], LATENCY_COMMANDS)
-    latencies = []
-    while (step := scripts.take(0)) is not None:
-        game_id, seat, body, _ = step
-        started = time.perf_counter()
-        await service.execute(game_id, seat, body)
-        latencies.append(time.perf_counter() - started)
-    return float(statistics.median(latencies[10:])) * 1000  # the first few prepare statements
+async def growth(pool: asyncpg.Pool, empty_pool: asyncpg.Pool) -> tuple[float, float]:
+    """One writer's median command latency (ms) through the service on the filled store and on an empty
+    one (another database on the same server), in turns; each side plays the same scripted game."""
+    meters = []
+    for each in (pool, empty_pool):
+        service = new_service(each)
+        scripts = Scripts(
+            await create_games(service, ["growth"]), ["growth"], int(PHASE_SECONDS * 2000) + 500
+        )
+
+        async def command(_worker: int, service: GameService = service, scripts: Scripts = scripts) -> int:
+            step = scripts.take(0)
+            if step is None:
+                return 0
+            game_id, seat, body, _ = step
+            await service.execute(game_id, seat, body)
+            return 1
+
+        meters.append(Meter(1, command))
+    await side_by_side(*meters)
+    full, empty = (float(statistics.median(meter.latencies)) * 1000 for meter in meters)
+    return full, empty
 
 
-async def raw_insert(database_url: str, pool: asyncpg.Pool) -> tuple[float, float]:
-    """Single-row INSERTs per second: 16 dedicated connections, then 16 tasks on the service's pool."""
+async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float], list[str]]:
+    """Single-row INSERTs/s (16 dedicated connections; 16 tasks on the service's pool) side by side with
+    commands/s through GameService.execute (16 writers on distinct games); the writers' game ids."""
     insert = (
         f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
         " VALUES ($1, $2, 'raw', 1, $3::json, $4)"
     )
     body = msgspec.json.encode({"type": "die_rolled", "seat": 0, "face": 3, "colour": "red"}).decode()
     connections = [await asyncpg.connect(database_url) for _ in range(WRITERS)]
-    versions = [0] * WRITERS
+    rows = [0] * WRITERS
 
     async def dedicated(worker: int) -> int:
-        versions[worker] += 1
-        await connections[worker].execute(insert, f"raw-{worker}", versions[worker], body, bytes(32))
+        rows[worker] += 1
+        await connections[worker].execute(insert, f"raw-{worker}", rows[worker], body, bytes(32))
         return 1
 
     async def pooled(worker: int) -> int:
-        versions[worker] += 1
-        await pool.execute(insert, f"raw-{worker}", versions[worker], body, bytes(32))
+        rows[worker] += 1
+        await pool.execute(insert, f"raw-{worker}", rows[worker], body, bytes(32))
         return 1
 
-    try:
-        await timed_workers(WRITERS, 1.0, dedicated)  # warm-up
-        per_s, _ = await timed_workers(WRITERS, PHASE_SECONDS, dedicated)
-        await timed_workers(WRITERS, 1.0, pooled)
-        pooled_per_s, _ = await timed_workers(WRITERS, PHASE_SECONDS, pooled)
-    finally:
-        for connection in connections:
-            await connection.close()
-    return per_s, pooled_per_s
-
-
-async def append(pool: asyncpg.Pool) -> tuple[float, float, list[str]]:
-    """Commands/s and events/s through GameService.execute, 16 writers on distinct games; the game ids."""
     service = new_service(pool)
     labels = [f"append-{w}" for w in range(WRITERS)]
     games = await create_games(service, labels)
-    scripts = Scripts(games, labels, int(PHASE_SECONDS * 400) + 200)  # more than a writer can send
-    versions = [0] * WRITERS
+    scripts = Scripts(games, labels, int(PHASE_SECONDS * 500) + 1000)  # more than a writer can send
+    game_ids = [game_id for game_id, _ in games]
+    stored = "SELECT sum(version) FROM streams WHERE stream_id = any($1::text[])"
+    opening = await pool.fetchval(stored, game_ids)
 
-    async def work(worker: int) -> int:
+    async def command(worker: int) -> int:
         step = scripts.take(worker)
         if step is None:
             return 0
-        game_id, seat, body, _ = step
-        versions[worker] = (await service.execute(game_id, seat, body)).version
+        game_id, seat, command_body, _ = step
+        await service.execute(game_id, seat, command_body)
         return 1
 
-    await timed_workers(WRITERS, 1.0, work)  # warm-up: statements prepared, states cached
-    events_before, commands_before = sum(versions), sum(scripts.next)
-    per_s, _ = await timed_workers(WRITERS, PHASE_SECONDS, work)
-    events_per_command = (sum(versions) - events_before) / max(1, sum(scripts.next) - commands_before)
-    return per_s, per_s * events_per_command, [game_id for game_id, _ in games]
+    raw, raw_pool, service_meter = Meter(WRITERS, dedicated), Meter(WRITERS, pooled), Meter(WRITERS, command)
+    try:
+        await side_by_side(raw, raw_pool, service_meter)
+    finally:
+        for connection in connections:
+            await connection.close()
+    appended = await pool.fetchval(stored, game_ids) - opening
+    events_per_command = appended / max(1, sum(scripts.next))
+    return {
+        "raw_insert_per_s": raw.rate,
+        "raw_insert_pool_per_s": raw_pool.rate,
+        "append_per_s": service_meter.rate,
+        "append_events_per_s": service_meter.rate * events_per_command,
+    }, game_ids
 
 
 async def replay(pool: asyncpg.Pool, game_ids: list[str]) -> tuple[float, float]:
-    """Events/s rebuilt by a cold GameService.load, and events/s fetched raw, over the same games."""
+    """Events/s rebuilt by a cold GameService.load, and events/s fetched raw, over the same games, each
+    one game after the other (the work is the client's CPU: concurrency would not add to it)."""
     raw_query = "SELECT * FROM events WHERE stream_id = $1 ORDER BY version"
 
-    async def rebuild_all() -> int:
+    async def rebuild_all(_worker: int) -> int:
         service = new_service(pool)  # a cold state cache: every load folds the whole stream
         return sum([(await service.load(game_id)).version for game_id in game_ids])
 
-    async def read_all() -> int:
+    async def read_all(_worker: int) -> int:
         total = 0
         async with pool.acquire() as connection:
             for game_id in game_ids:
                 total += len(await connection.fetch(raw_query, game_id))
         return total
 
-    results = []
-    for rounds in (rebuild_all, read_all):
-        await rounds()  # warm-up
-        events = 0
-        started = time.perf_counter()
-        while time.perf_counter() - started < PHASE_SECONDS:
-            events += await rounds()
-        results.append(events / (time.perf_counter() - started))
-    return results[0], results[1]
+    rebuild, read = Meter(1, rebuild_all), Meter(1, read_all)
+    await side_by_side(rebuild, read)
+    return rebuild.rate, read.rate
 
 
-async def http_load(base: str, bodies: Callable[[int], tuple[str, bytes, dict[str, str]] | None]) -> Any:
-    """POSTs/s from 32 keep-alive clients, and their latencies; every answer must be 200."""
+def http_meter(base: str, request: Callable[[int], tuple[str, bytes, dict[str, str]] | None]) -> Meter:
+    """32 keep-alive clients POSTing ``request(client)`` to ``base``; every answer must be 200."""
     connections = [Connection(base) for _ in range(HTTP_CLIENTS)]
-    for connection in connections:
-        await connection.open()
 
     async def work(client: int) -> int:
-        request = bodies(client)
-        if request is None:
+        step = request(client)
+        if step is None:
             return 0
-        path, body, headers = request
+        path, body, headers = step
+        if not connections[client].is_open:
+            await connections[client].open()
         status, answer = await connections[client].post(path, body, headers)
         if status != 200:
             raise RuntimeError(f"{path} answered {status}: {answer[:300]!r}")
         return 1
 
-    try:
-        await timed_workers(HTTP_CLIENTS, 1.5, work)  # warm-up
-        return await timed_workers(HTTP_CLIENTS, PHASE_SECONDS, work)
-    finally:
-        for connection in connections:
-            await connection.close()
+    return Meter(HTTP_CLIENTS, work)
 
 
 def rss_mb(pid: int) -> float:
@@ -268,65 +295,58 @@ def rss_mb(pid: int) -> float:
 
 
 async def http(database_url: str, pool: asyncpg.Pool) -> dict[str, float]:
-    """The bare Litestar ceiling, then the game server, each under uvicorn with BENCH_WORKERS workers."""
-    results: dict[str, float] = {}
-    insert_body = msgspec.json.encode({"type": "roll"})
-    process, base = start_server(database_url, WORKERS, app="tests.bench.bare_app:create_bare_app")
-    try:
-        results["bare_litestar_per_s"], _ = await http_load(
-            base, lambda _client: ("/insert", insert_body, {})
-        )
-    finally:
-        process.terminate()
-        process.wait(10)
-
+    """The bare Litestar ceiling and the game server, both running (uvicorn, BENCH_WORKERS workers), loaded
+    in turns."""
     labels = [f"http-{c}" for c in range(HTTP_CLIENTS)]
     games = await create_games(new_service(pool), labels)
-    scripts = Scripts(games, labels, int(PHASE_SECONDS * 300) + 300)
+    scripts = Scripts(games, labels, int(PHASE_SECONDS * 300) + 1000)
+    insert_body = msgspec.json.encode({"type": "roll"})
 
     def command(client: int) -> tuple[str, bytes, dict[str, str]] | None:
         step = scripts.take(client)
         if step is None:
             return None
         game_id, _seat, body, token = step
-        return (
-            f"/v1/games/{game_id}/commands",
-            msgspec.json.encode(body),
-            {"Authorization": f"Bearer {token}"},
-        )
+        headers = {"Authorization": f"Bearer {token}"}
+        return f"/v1/games/{game_id}/commands", msgspec.json.encode(body), headers
 
+    bare_process, bare_base = start_server(database_url, WORKERS, app="tests.bench.bare_app:create_bare_app")
     process, base = start_server(database_url, WORKERS)
     try:
-        per_s, latencies = await http_load(base, command)
-        results["rss_mb"] = rss_mb(process.pid)
+        bare = http_meter(bare_base, lambda _client: ("/insert", insert_body, {}))
+        games_meter = http_meter(base, command)
+        await side_by_side(bare, games_meter, warm_up=1.5)
+        memory = rss_mb(process.pid)
     finally:
-        process.terminate()
-        process.wait(10)
-    latencies.sort()
-    results["http_commands_per_s"] = per_s
-    results["p50_ms"] = latencies[len(latencies) // 2] * 1000
-    results["p99_ms"] = latencies[int(len(latencies) * 0.99)] * 1000
-    return results
+        for each in (bare_process, process):
+            each.terminate()
+            each.wait(10)
+    latencies = sorted(games_meter.latencies)
+    return {
+        "bare_litestar_per_s": bare.rate,
+        "http_commands_per_s": games_meter.rate,
+        "p50_ms": latencies[len(latencies) // 2] * 1000,
+        "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000,
+        "rss_mb": memory,
+    }
 
 
-async def bench(database_url: str) -> dict[str, Any]:
-    """Every phase on the migrated, empty database at ``database_url``; the results."""
+async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
+    """Every phase on the migrated, empty database at ``database_url`` (``empty_url``: one left empty for
+    the growth comparison); the results."""
     settings = Settings.from_env()
     pool = await create_pool(database_url, settings)
+    empty_pool = await create_pool(empty_url, settings)
     await pool.execute(f"CREATE TABLE {RAW_TABLE} (LIKE events INCLUDING ALL)")
     await pool.execute("CREATE SEQUENCE bench_raw_seq")
     results: dict[str, Any] = {"scale": SCALE, "workers": WORKERS, "phase_seconds": PHASE_SECONDS}
     try:
-        phase("growth: latency on the empty store")
-        await command_latency(pool, "latency-warm-up")  # statements prepared, code paths warm
-        results["latency_empty_ms"] = await command_latency(pool, "latency-empty")
-        phase("raw INSERT ceiling")
-        results["raw_insert_per_s"], results["raw_insert_pool_per_s"] = await raw_insert(database_url, pool)
-        phase("append through the service")
-        results["append_per_s"], results["append_events_per_s"], game_ids = await append(pool)
-        phase("replay")
+        phase("raw INSERT ceiling and append through the service, in turns")
+        appended, game_ids = await append(database_url, pool)
+        results.update(appended)
+        phase("replay and raw read, in turns")
         results["replay_events_per_s"], results["raw_read_events_per_s"] = await replay(pool, game_ids)
-        phase("HTTP")
+        phase("HTTP: bare Litestar and the game server, in turns")
         results.update(await http(database_url, pool))
         phase(f"filling the store with {FILL_EVENTS} events")
         started = time.perf_counter()
@@ -334,10 +354,11 @@ async def bench(database_url: str) -> dict[str, Any]:
         results["fill_seconds"] = time.perf_counter() - started
         await pool.execute("ANALYZE")  # as autovacuum would soon after such a load
         results["growth_events_stored"] = await pool.fetchval("SELECT count(*) FROM events")
-        phase("growth: latency on the filled store")
-        results["latency_full_ms"] = await command_latency(pool, "latency-full")
+        phase("growth: command latency on the filled and on an empty store, in turns")
+        results["latency_full_ms"], results["latency_empty_ms"] = await growth(pool, empty_pool)
     finally:
         await pool.close()
+        await empty_pool.close()
     results["append_ratio_vs_raw_insert"] = results["append_per_s"] / results["raw_insert_per_s"]
     results["replay_ratio_vs_raw_read"] = results["replay_events_per_s"] / results["raw_read_events_per_s"]
     results["http_ratio_vs_bare_litestar"] = results["http_commands_per_s"] / results["bare_litestar_per_s"]
@@ -371,8 +392,8 @@ TABLE = [
     ("http_ratio_vs_bare_litestar", "  ratio to bare Litestar (target >= 0.6)", ""),
     ("p50_ms", "  HTTP command latency p50", " ms"),
     ("p99_ms", "  HTTP command latency p99", " ms"),
-    ("latency_empty_ms", "command latency, empty store (1 writer)", " ms"),
-    ("latency_full_ms", "command latency, filled store", " ms"),
+    ("latency_empty_ms", "command latency, empty store (1 writer, median)", " ms"),
+    ("latency_full_ms", "command latency, filled store (median)", " ms"),
     ("growth_events_stored", "  events stored when filled", ""),
     ("growth_ratio", "  ratio filled / empty (target <= 1.2)", ""),
     ("rss_mb", "server RSS after the HTTP run", " MB"),
@@ -401,20 +422,23 @@ async def main() -> dict[str, Any]:
     with contextlib.redirect_stderr(sink):
         configure_logging("json", "info")
     url, _server = server_url()
-    name = f"bench_{uuid.uuid4().hex[:12]}"
+    names = [f"bench_{uuid.uuid4().hex[:12]}", f"bench_empty_{uuid.uuid4().hex[:12]}"]
     admin = await asyncpg.connect(url)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        for name in names:
+            await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
-    database_url = _with_database(url, name)
+    database_url, empty_url = (_with_database(url, name) for name in names)
     try:
         migrate(database_url)
-        return await bench(database_url)
+        migrate(empty_url)
+        return await bench(database_url, empty_url)
     finally:
         admin = await asyncpg.connect(url)
         try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            for name in names:
+                await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
 

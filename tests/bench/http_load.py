@@ -20,6 +20,11 @@ class Connection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
+    @property
+    def is_open(self) -> bool:
+        """Whether it is connected."""
+        return self._writer is not None
+
     async def open(self) -> None:
         """Connect."""
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
