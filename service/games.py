@@ -356,8 +356,8 @@ class GameService:
         loaded = cached or await self.load(game_id)
         stored = cached is None  # whether ``loaded`` was read from the store in this call
         command = self.parse_command(loaded.game, body)
-        fingerprint = request_hash(seat, command)
         command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
+        fingerprint = request_hash(seat, command) if command_id is not None else ""
         for _attempt in range(MAX_RACE_RETRIES):
             try:
                 if if_match is not None and if_match != loaded.version:
