@@ -26,6 +26,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q tests/unit tests/property
 
+## bench: set up, then throughput against raw asyncpg / bare Litestar (BENCH_SCALE=0.25 for a quick run)
+bench: $(STAMP)
+	$(PY) -m tests.bench
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

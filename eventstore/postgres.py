@@ -63,6 +63,40 @@ WITH moved AS (
 )
 SELECT version, position, recorded_at, hash FROM appended
 """
+# Several events (a command's usual two or three) as one plain statement too, for the same reason. The
+# hashes chain from the head read in the statement's snapshot: when the UPDATE (re-checked under the row
+# lock) still finds the expected version, that head is the one at that version, since the head only
+# changes with the version and versions never go back.
+_APPEND_MANY = r"""
+WITH RECURSIVE new AS (
+    SELECT e.t, e.sv, e.d, e.i::integer AS i
+      FROM unnest($3::text[], $4::integer[], $5::bytea[]) WITH ORDINALITY AS e (t, sv, d, i)
+), chain (i, h) AS (
+    SELECT 0, s.head_hash FROM streams s WHERE s.stream_id = $1 AND s.version = $2
+    UNION ALL
+    SELECT n.i, sha256(c.h
+                       || convert_to($1 || E'\n' || ($2 + n.i) || E'\n' || n.t || E'\n' || n.sv || E'\n', 'UTF8')
+                       || n.d)
+      FROM chain c JOIN new n ON n.i = c.i + 1
+), moved AS (
+    UPDATE streams s
+       SET version = $2 + cardinality($3::text[]),
+           head_hash = (SELECT h FROM chain ORDER BY i DESC LIMIT 1),
+           status = coalesce($9, s.status),
+           updated_at = now()
+     WHERE s.stream_id = $1 AND s.version = $2
+    RETURNING s.version
+), claimed AS (
+    INSERT INTO commands (stream_id, command_id, request_hash, response, version)
+    SELECT $1, $6, $7, $8, moved.version FROM moved WHERE $6::text IS NOT NULL
+), appended AS (
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id)
+    SELECT $1, $2 + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h, $6
+      FROM moved, new n JOIN chain c ON c.i = n.i
+    RETURNING version, position, recorded_at, hash
+)
+SELECT version, position, recorded_at, hash FROM appended ORDER BY version
+"""
 _CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7)"
 
 # json keeps the exact text that was hashed; convert_to hands it back as those bytes.
@@ -197,16 +231,23 @@ class PostgresEventStore:
         command_id = request_hash = response = None
         if command is not None:
             command_id, request_hash, response = command.command_id, command.request_hash, command.response
-        if len(events) == 1:
-            event = events[0]
+        if events:
+            bodies: tuple[Any, Any, Any]  # type, schema version and data: of the event, or arrays of them
+            if len(events) == 1:
+                statement, bodies = _APPEND_ONE, (events[0].type, events[0].schema_version, events[0].data)
+            else:
+                statement = _APPEND_MANY
+                bodies = (
+                    [event.type for event in events],
+                    [event.schema_version for event in events],
+                    [event.data for event in events],
+                )
             try:
                 rows = await self._fetch(
-                    _APPEND_ONE,
+                    statement,
                     stream_id,
                     expected_version,
-                    event.type,
-                    event.schema_version,
-                    event.data,
+                    *bodies,
                     command_id,
                     request_hash,
                     response,
@@ -221,7 +262,7 @@ class PostgresEventStore:
             if rows:
                 self._changed(stream_id)
                 return AppendResult(
-                    version=expected_version + 1,
+                    version=expected_version + len(events),
                     events=self._recorded_new(stream_id, events, rows, command_id),
                 )
         try:

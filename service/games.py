@@ -2,7 +2,9 @@
 
 The service is generic over ``domain.core.Game``: it never looks inside a game's commands or events.
 Correctness never rests on process memory: the state cache is keyed by version and topped up from the
-store on every load, and every append is checked by the store's optimistic concurrency.
+store on every load, and every append is checked by the store's optimistic concurrency. A command is
+decided on the cached state without asking the store first (the append's version check is the check);
+a refusal or a lost race is only answered after deciding again on the stored state.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class Loaded:
 class _Cached:
     version: int
     state: Any
+    info: StreamInfo  # metadata never changes; version and status as of the last load
 
 
 def event_tag(event: Event) -> str:
@@ -221,15 +224,31 @@ class GameService:
             for recorded in newer:
                 state = game.evolve(state, self.decode(game, recorded))
                 version = recorded.version
-            self._remember(game_id, version, state)
+            self._remember(game_id, version, state, info)
         return Loaded(game_id=game_id, game=game, info=info, keys=keys, state=state, version=version)
 
-    def _remember(self, game_id: str, version: int, state: Any) -> None:
+    def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo) -> None:
         """Keep a folded state; least recently used states fall out past the cache size."""
-        self._cache[game_id] = _Cached(version, state)
+        self._cache[game_id] = _Cached(version, state, info)
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+
+    def cached(self, game_id: str) -> Loaded | None:
+        """The game as this process last saw it, without asking the store (it may have moved on since)."""
+        cached = self._cache.get(game_id)
+        keys = self._keys_cache.get(game_id)
+        if cached is None or keys is None:
+            return None
+        game = self.games[cached.info.category]
+        return Loaded(
+            game_id=game_id,
+            game=game,
+            info=cached.info,
+            keys=keys,
+            state=cached.state,
+            version=cached.version,
+        )
 
     async def seat_of(self, game_id: str, token: str | None) -> int | None:
         """The seat a bearer token acts as (None without a token); 403 for a token of no seat of this game."""
@@ -327,23 +346,36 @@ class GameService:
         if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> CommandAccepted:
-        """Decide and append one command from ``seat``; retried on a lost race unless ``If-Match`` was given."""
-        loaded = await self.load(game_id)
+        """Decide and append one command from ``seat``; retried on a lost race unless ``If-Match`` was given.
+
+        The first decision uses the cached state (no round trip); the append's version check catches a stale
+        one. Any refusal is given only on the stored state, and for a keyed command only after checking
+        that it was not accepted before (a retry is answered with its first answer).
+        """
+        cached = self.cached(game_id)
+        loaded = cached or await self.load(game_id)
+        stored = cached is None  # whether ``loaded`` was read from the store in this call
         command = self.parse_command(loaded.game, body)
-        fingerprint = request_hash(seat, command)
         command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
-        if command_id is not None:
-            earlier = await self.store.find_command(game_id, command_id)
-            if earlier is not None:
-                return self._replay(earlier, fingerprint)
+        fingerprint = request_hash(seat, command) if command_id is not None else ""
         for _attempt in range(MAX_RACE_RETRIES):
-            if if_match is not None and if_match != loaded.version:
-                raise errors.PreconditionFailed(
-                    "version_mismatch", f"the game is at version {loaded.version}, not {if_match}"
-                )
-            if loaded.finished:
-                raise errors.Conflict("game_finished", "the game is over")
-            accepted, new_state, appended = self._decide(loaded, seat, command)
+            try:
+                if if_match is not None and if_match != loaded.version:
+                    raise errors.PreconditionFailed(
+                        "version_mismatch", f"the game is at version {loaded.version}, not {if_match}"
+                    )
+                if loaded.finished:
+                    raise errors.Conflict("game_finished", "the game is over")
+                accepted, new_state, appended = self._decide(loaded, seat, command)
+            except errors.ServiceError:
+                if not stored:
+                    loaded, stored = await self.load(game_id), True
+                    continue
+                if command_id is not None:
+                    earlier = await self.store.find_command(game_id, command_id)
+                    if earlier is not None:
+                        return self._replay(earlier, fingerprint)
+                raise
             finished_now = loaded.game.is_over(new_state)
             record = None
             if command_id is not None:
@@ -363,7 +395,7 @@ class GameService:
                     raise errors.PreconditionFailed(
                         "version_mismatch", "another command moved the game on first"
                     ) from None
-                loaded = await self.load(game_id)
+                loaded, stored = await self.load(game_id), True
                 continue
             except IdempotencyMismatch:
                 raise errors.RuleViolation(
@@ -371,7 +403,7 @@ class GameService:
                 ) from None
             if result.replayed is not None:
                 return self._replay(result.replayed, fingerprint)
-            self._remember(game_id, result.version, new_state)
+            self._remember(game_id, result.version, new_state, loaded.info)
             log.info(
                 "command_accepted",
                 game_id=game_id,

@@ -25,9 +25,9 @@ def free_port() -> int:
 
 
 def start_server(
-    database_url: str, workers: int = 1, log_file: Path | None = None
+    database_url: str, workers: int = 1, log_file: Path | None = None, app: str = "api.app:create_app"
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``uvicorn api.app:create_app`` and wait until /ready answers 200 (logs to ``log_file``)."""
+    """Start ``uvicorn <app factory>`` and wait until /ready answers 200 (logs to ``log_file``)."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "LOG_FORMAT": "json", "LOG_LEVEL": "info"}
     log = open(log_file, "wb") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the server
@@ -36,7 +36,7 @@ def start_server(
             sys.executable,
             "-m",
             "uvicorn",
-            "api.app:create_app",
+            app,
             "--factory",
             "--host",
             "127.0.0.1",

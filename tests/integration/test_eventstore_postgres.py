@@ -83,14 +83,14 @@ async def test_stored_rows_cannot_be_changed(
     assert await pool.fetchval(f"SELECT count(*) FROM {table} WHERE stream_id = $1", stream) == 1
 
 
-# Hashes computed by es_append
+# Hashes computed by the database (es_append and the plain append statements)
 
 
 async def test_database_hashes_agree_with_event_hash(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
     stream = new_id()
     body = '{"name": "Zoë", "emoji": "\U0001f48e", "spaces":  [1, 2]}'.encode()
     await store.create_stream(stream, "basari", [NewEvent(type="ünïcode", schema_version=7, data=body)])
-    await store.append(stream, 1, [event(2), event(3, "other")])  # through es_append
+    await store.append(stream, 1, [event(2), event(3, "other")])  # the several-event statement
     await store.append(stream, 3, [event(4)])  # the single-event statement
     rows = await pool.fetch(
         "SELECT version, type, schema_version, data::text, hash FROM events"
