@@ -22,11 +22,13 @@ from service.tokens import seed_commitment
 
 @dataclass(frozen=True)
 class Reveal:
-    """What a finished game discloses: its seed, the commitment published at creation, and its set-up."""
+    """What a finished game discloses: its seed, the commitment published at creation, and its set-up
+    (the players' names in seat order and the options as stored)."""
 
     seed: str
     commitment: str
-    config: GameConfig
+    players: Sequence[str]
+    options: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,17 @@ def audit_events(
         seed_matches = seed_commitment(reveal.seed) == reveal.commitment
         if not seed_matches:
             problems.append("the revealed seed does not match the published commitment")
-        expected = game.setup(reveal.config, Rng(reveal.seed, "setup"))
-        setup_ok = events[: len(expected)] == expected
-        if not setup_ok:
-            problems.append("the opening events do not follow from the revealed seed")
+        try:
+            config = game_config(game, reveal.players, reveal.options)
+            game.validate_config(config)
+            expected = game.setup(config, Rng(reveal.seed, "setup"))
+        except Exception as exc:  # players or options no game can be set up with: a finding, not a crash
+            setup_ok = False
+            problems.append(f"the game cannot be set up with these players and options: {exc}")
+        else:
+            setup_ok = events[: len(expected)] == expected
+            if not setup_ok:
+                problems.append("the opening events do not follow from the revealed seed")
     return Findings(
         chain=chain,
         replay_ok=replay_ok,
@@ -154,13 +163,8 @@ def verify_export(
         (version, upcast(upcasters or {}, type_, schema, data)[1]) for version, type_, schema, data, _ in rows
     ]
     names = [seat.name for seat in sorted(export.seats, key=lambda seat: seat.seat)]
-    try:
-        config = game_config(game, names, export.options)
-    except msgspec.ValidationError as exc:
-        raise NotAnExport(f"options: {exc}") from None
-    findings = audit_events(
-        game, chain, bodies, finished=True, reveal=Reveal(export.seed, export.seed_commitment, config)
-    )
+    reveal = Reveal(export.seed, export.seed_commitment, names, export.options)
+    findings = audit_events(game, chain, bodies, finished=True, reveal=reveal)
     if findings.state is None:
         return findings
     problems = list(findings.problems)

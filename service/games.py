@@ -29,7 +29,7 @@ from eventstore import (
     StreamInfo,
 )
 from service import errors
-from service.audit import Reveal, audit_events, game_config
+from service.audit import Reveal, audit_events
 from service.keys import GameKeys, KeyStore
 from service.models import (
     AuditReport,
@@ -445,7 +445,8 @@ class GameService:
         return Reveal(
             seed=loaded.keys.seed,
             commitment=str(metadata.get("seed_commitment", "")),
-            config=game_config(loaded.game, metadata.get("players", []), metadata.get("options")),
+            players=metadata.get("players", []),
+            options=metadata.get("options"),
         )
 
     async def audit(self, game_id: str) -> AuditReport:

@@ -142,6 +142,8 @@ TAMPERINGS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("seed", _set(["seed"], "another-seed"), "the revealed seed does not match the published commitment"),
     ("seed commitment", _set(["seed_commitment"], "00" * 32), "does not match the published commitment"),
     ("player name", _set(["seats", 0, "name"], "mallory"), "the opening events do not follow from the"),
+    ("removed seat", lambda d: d["seats"].pop(), "the game cannot be set up with these players"),
+    ("unknown option", _set(["options", "turbo"], True), "unknown field `turbo`"),
     ("result", _set(["result", "scores", 0], 999), "the result does not follow from the events"),
     ("winners", _set(["result", "winners"], [2, 1]), "the result does not follow from the events"),
     ("score sheet", _set(["scoresheet", "winners"], ["mallory"]), "the score sheet does not follow"),
