@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("migrate", help="run alembic upgrade head")
     commands.add_parser("database-url", help="start the embedded database if needed and print its URL")
     verify = commands.add_parser("verify", help="re-verify a game export offline (exit 1 on any mismatch)")
-    verify.add_argument("file", type=Path, help="a document from GET /v1/games/{id}/export")
+    verify.add_argument("file", type=Path, help="a document from GET /v1/games/{id}/export (- for stdin)")
     args = parser.parse_args(argv)
     if args.command == "verify":
         raise SystemExit(verify_file(args.file))

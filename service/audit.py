@@ -177,9 +177,9 @@ def verify_export(
 
 def verify_file(path: Path) -> int:
     """``python -m service verify FILE``: 0 and a one-line summary on stdout if the export verifies, else 1
-    with the first mismatch (then any others) on stderr."""
+    with the first mismatch (then any others) on stderr. FILE ``-`` reads standard input."""
     try:
-        export = read_export(path.read_bytes())
+        export = read_export(sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes())
         findings = verify_export(export, all_games())
     except (OSError, NotAnExport) as exc:
         print(f"{path}: FAILED: {exc}", file=sys.stderr)

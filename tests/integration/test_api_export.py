@@ -8,6 +8,7 @@ import copy
 import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from domain.registry import all_games
-from service.audit import NotAnExport, read_export, verify_export
+from service.audit import NotAnExport, read_export, verify_export, verify_file
 from service.settings import Settings
 from tests.support.client_play import create_game, play_to_end
 
@@ -177,3 +178,24 @@ async def test_any_change_to_an_export_is_found_and_named(
 def test_a_document_that_is_not_an_export_is_refused_with_the_reason(document: bytes, expected: str) -> None:
     with pytest.raises(NotAnExport, match=expected):
         read_export(document)
+
+
+def test_the_verify_command_answers_with_one_line_and_its_exit_code(
+    finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(finished["raw"])
+    assert verify_file(good) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{good}: OK: basari game {finished['game_id']}") and out.count("\n") == 1
+    assert err == ""
+    assert verify_file(tmp_path / "missing.json") == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"{tmp_path / 'missing.json'}: FAILED: ") and "No such file" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**json.loads(finished["raw"]), "seed": "guess"}))
+    assert verify_file(bad) == 1
+    out, err = capsys.readouterr()
+    first, *rest = err.splitlines()
+    assert first == f"{bad}: FAILED: the revealed seed does not match the published commitment"
+    assert rest == ["  also: the opening events do not follow from the revealed seed"]
