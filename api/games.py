@@ -1,4 +1,5 @@
-"""The Games endpoints of API.md: catalog, create, list, get, commands, legal, events, state, score sheet, audit."""
+"""The Games endpoints of API.md: catalog, create, list, get, commands, legal, events, state, score sheet, audit,
+export."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from service.models import (
     EventPage,
     GameCreated,
     GameDetail,
+    GameExport,
     GameInfo,
     GamePage,
     StateAt,
@@ -213,6 +215,17 @@ class GamesController(Controller):
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
+
+    @get(
+        "/games/{game_id:str}/export",
+        operation_id="exportGame",
+        summary="A finished game as one self-contained document for offline verification",
+    )
+    async def export(self, state: State, game_id: FromPath[str]) -> GameExport:
+        """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
+        the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
+        409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
+        return await service_of(state).export(game_id)
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(self, state: State, game_id: FromPath[str]) -> AuditReport:

@@ -168,9 +168,15 @@ class InMemoryEventStore:
         return upcast_events(self._upcasters, events)
 
     async def read_stream(
-        self, stream_id: str, after: int = 0, limit: int | None = None, until: int | None = None
+        self,
+        stream_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        until: int | None = None,
+        as_stored: bool = False,
     ) -> list[RecordedEvent]:
-        """Events with ``after < version`` (and ``version <= until``), in version order, upcast."""
+        """Events with ``after < version`` (and ``version <= until``), in version order, upcast unless
+        ``as_stored``."""
         stream = self._streams.get(stream_id)
         if stream is None:
             return []
@@ -178,7 +184,8 @@ class InMemoryEventStore:
         start = max(after, 0)
         if limit is not None:
             end = min(end, start + max(limit, 0))
-        return self._upcast(stream.events[start:end])
+        stored = stream.events[start:end]
+        return stored if as_stored else self._upcast(stored)
 
     async def stream_info(self, stream_id: str) -> StreamInfo | None:
         """The stream's row, or None."""

@@ -324,9 +324,15 @@ class PostgresEventStore:
         return upcast_events(self._upcasters, events)
 
     async def read_stream(
-        self, stream_id: str, after: int = 0, limit: int | None = None, until: int | None = None
+        self,
+        stream_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        until: int | None = None,
+        as_stored: bool = False,
     ) -> list[RecordedEvent]:
-        """Events with ``after < version`` (and ``version <= until``), in version order, upcast."""
+        """Events with ``after < version`` (and ``version <= until``), in version order, upcast unless
+        ``as_stored``."""
         rows = await self._fetch(_READ_STREAM, stream_id, after, _NO_LIMIT if until is None else until, limit)
         events = [
             RecordedEvent(
@@ -342,7 +348,7 @@ class PostgresEventStore:
             )
             for row in rows
         ]
-        return self._upcast(events) if self._upcasters else events
+        return events if as_stored or not self._upcasters else self._upcast(events)
 
     async def stream_info(self, stream_id: str) -> StreamInfo | None:
         """The stream's row, or None."""

@@ -242,9 +242,15 @@ class EventStore(Protocol):
         ...
 
     async def read_stream(
-        self, stream_id: str, after: int = 0, limit: int | None = None, until: int | None = None
+        self,
+        stream_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        until: int | None = None,
+        as_stored: bool = False,
     ) -> list[RecordedEvent]:
-        """Events with ``after < version`` (and ``version <= until``), in version order, upcast."""
+        """Events with ``after < version`` (and ``version <= until``), in version order, upcast; with
+        ``as_stored`` the bodies and schema versions as stored, the exact bytes their hashes chain."""
         ...
 
     async def stream_info(self, stream_id: str) -> StreamInfo | None:

@@ -1,10 +1,12 @@
-"""Command line: ``python -m service serve | migrate | database-url``."""
+"""Command line: ``python -m service serve | migrate | database-url | verify FILE``."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
+from service.audit import verify_file
 from service.database import migrate, resolve_database_url
 from service.settings import Settings
 
@@ -35,7 +37,11 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("serve", help="migrate and serve HTTP on HOST:PORT with WORKERS processes")
     commands.add_parser("migrate", help="run alembic upgrade head")
     commands.add_parser("database-url", help="start the embedded database if needed and print its URL")
+    verify = commands.add_parser("verify", help="re-verify a game export offline (exit 1 on any mismatch)")
+    verify.add_argument("file", type=Path, help="a document from GET /v1/games/{id}/export (- for stdin)")
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        raise SystemExit(verify_file(args.file))
     settings = Settings.from_env()
     if args.command == "serve":
         serve(settings)

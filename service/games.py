@@ -31,14 +31,17 @@ from eventstore import (
     StreamInfo,
 )
 from service import errors
+from service.audit import Reveal, audit_events
 from service.keys import GameKeys, KeyStore
 from service.models import (
     AuditReport,
     CommandAccepted,
     CreateGame,
     EventOut,
+    ExportedEvent,
     GameCreated,
     GameDetail,
+    GameExport,
     GamePage,
     GameSummary,
     PendingDecision,
@@ -289,20 +292,25 @@ class GameService:
             return []
         return list(loaded.game.legal(loaded.state, seat))
 
+    @staticmethod
+    def seats(loaded: Loaded) -> list[Seat]:
+        """The seats in order with their players' names and whether a bot plays them."""
+        players: list[str] = loaded.info.metadata.get("players", [])
+        bots: list[bool] = loaded.info.metadata.get("bots", [False] * len(players))
+        return [
+            Seat(seat=i, name=n, bot=bool(b)) for i, (n, b) in enumerate(zip(players, bots, strict=False))
+        ]
+
     def detail(self, loaded: Loaded, seat: int | None) -> GameDetail:
         """The game as ``seat`` may see it, with who must act and the seat's legal commands."""
         game, state = loaded.game, loaded.state
         finished = loaded.finished
-        players: list[str] = loaded.info.metadata.get("players", [])
-        bots: list[bool] = loaded.info.metadata.get("bots", [False] * len(players))
         return GameDetail(
             game_id=loaded.game_id,
             game=game.name,
             status=FINISHED if finished else ACTIVE,
             version=loaded.version,
-            seats=[
-                Seat(seat=i, name=n, bot=bool(b)) for i, (n, b) in enumerate(zip(players, bots, strict=False))
-            ],
+            seats=self.seats(loaded),
             you=seat,
             view=game.view(state, seat),
             pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
@@ -461,57 +469,80 @@ class GameService:
 
     # ----------------------------------------------------------------- audit and scores
 
+    def reveal(self, loaded: Loaded) -> Reveal | None:
+        """A finished game's seed, published commitment and set-up (None while it runs: seeds are secret)."""
+        if not loaded.finished:
+            return None
+        metadata = loaded.info.metadata
+        return Reveal(
+            seed=loaded.keys.seed,
+            commitment=str(metadata.get("seed_commitment", "")),
+            players=metadata.get("players", []),
+            options=metadata.get("options"),
+        )
+
     async def audit(self, game_id: str) -> AuditReport:
         """Recompute the hash chain and the fold; for a finished game reveal the seed and re-derive set-up."""
         loaded = await self.load(game_id)
-        game = loaded.game
-        problems: list[str] = []
         chain = await self.store.verify_chain(game_id)
-        if not chain.ok:
-            problems.append(f"hash chain broken at version {chain.first_bad_version}: {chain.detail}")
         records = await self.store.read_stream(game_id)
-        replay_ok = True
-        try:
-            events = [self.decode(game, r) for r in records]
-            replayed = fold(game, events)
-            if [r.version for r in records] != list(range(1, len(records) + 1)):
-                replay_ok = False
-                problems.append("versions are not 1..n")
-            if game.is_over(replayed) != loaded.finished:
-                replay_ok = False
-                problems.append("replayed status differs from the stored status")
-        except Exception as exc:  # an auditor wants the failure reported, not a 500
-            replay_ok = False
-            events = []
-            problems.append(f"replay failed: {type(exc).__name__}")
-        finished = loaded.finished
-        setup_ok: bool | None = None
-        seed: SeedReveal | None = None
-        if finished:
-            published = str(loaded.info.metadata.get("seed_commitment", ""))
-            matches = seed_commitment(loaded.keys.seed) == published
-            seed = SeedReveal(seed=loaded.keys.seed, commitment=published, matches=matches)
-            if not matches:
-                problems.append("the revealed seed does not match the published commitment")
-            config = GameConfig(
-                players=tuple(loaded.info.metadata.get("players", [])),
-                options=self.parse_options(game, loaded.info.metadata.get("options")),
-            )
-            expected = game.setup(config, Rng(loaded.keys.seed, "setup"))
-            setup_ok = events[: len(expected)] == expected
-            if not setup_ok:
-                problems.append("the opening events do not follow from the revealed seed")
+        reveal = self.reveal(loaded)
+        findings = audit_events(
+            loaded.game, chain, [(r.version, r.data) for r in records], loaded.finished, reveal
+        )
         return AuditReport(
             game_id=game_id,
-            status=FINISHED if finished else ACTIVE,
+            status=FINISHED if loaded.finished else ACTIVE,
             version=loaded.version,
-            ok=not problems,
+            ok=findings.ok,
             chain_ok=chain.ok,
-            head_hash=chain.head if finished else None,
-            replay_ok=replay_ok,
-            setup_ok=setup_ok,
-            seed=seed,
-            problems=problems,
+            head_hash=chain.head if loaded.finished else None,
+            replay_ok=findings.replay_ok,
+            setup_ok=findings.setup_ok,
+            seed=None
+            if reveal is None
+            else SeedReveal(
+                seed=reveal.seed, commitment=reveal.commitment, matches=bool(findings.seed_matches)
+            ),
+            problems=findings.problems,
+        )
+
+    async def export(self, game_id: str) -> GameExport:
+        """A finished game as one self-contained document an auditor re-verifies offline (409 while it runs:
+        its seed is secret until the end)."""
+        loaded = await self.load(game_id)
+        reveal = self.reveal(loaded)
+        if reveal is None:
+            raise errors.Conflict(
+                "game_not_finished", "only a finished game can be exported: its seed is secret until the end"
+            )
+        records = await self.store.read_stream(game_id, until=loaded.version, as_stored=True)
+        return GameExport(
+            game_id=game_id,
+            game=loaded.game.name,
+            created_at=loaded.info.created_at,
+            finished_at=records[-1].recorded_at,
+            seats=self.seats(loaded),
+            options=dict(loaded.info.metadata.get("options") or {}),
+            tournament=loaded.info.metadata.get("tournament"),
+            rated=bool(loaded.info.metadata.get("rated", False)),
+            seed=reveal.seed,
+            seed_commitment=reveal.commitment,
+            version=loaded.version,
+            head_hash=records[-1].hash.hex(),
+            events=[
+                ExportedEvent(
+                    version=r.version,
+                    type=r.type,
+                    schema_version=r.schema_version,
+                    recorded_at=r.recorded_at,
+                    data=msgspec.json.decode(r.data),
+                    hash=r.hash.hex(),
+                )
+                for r in records
+            ],
+            result=loaded.game.result(loaded.state),
+            scoresheet=loaded.game.scoresheet(loaded.state),
         )
 
     async def scoresheet(self, game_id: str) -> ScoreSheetOut:

@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 
+from domain.core import Result, ScoreSheet
+
 
 class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A player to seat: a display name (1-40 characters) and whether a bot plays the seat (informational)."""
@@ -159,6 +161,47 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     setup_ok: bool | None
     seed: SeedReveal | None
     problems: list[str]
+
+
+EXPORT_FORMAT = "bazaar-games/game-export"
+EXPORT_FORMAT_VERSION = 1
+
+
+class ExportedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as stored, with its chained hash: ``hash`` = SHA-256(previous event's hash, or 32 zero bytes
+    || "<game_id>\\n<version>\\n<type>\\n<schema_version>\\n" || ``data`` as compact UTF-8 JSON: no
+    whitespace, keys in the order given)."""
+
+    version: int
+    type: str
+    schema_version: int
+    recorded_at: datetime
+    data: Any
+    hash: str
+
+
+class GameExport(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished game in one self-contained document: everything an auditor needs to re-verify it offline
+    (``python -m service verify FILE``): seats, options, the revealed seed and its commitment, every event
+    as stored with its chained hash, the head hash, the result and the score sheet. No seat tokens."""
+
+    format: str = EXPORT_FORMAT
+    format_version: int = EXPORT_FORMAT_VERSION
+    game_id: str
+    game: str
+    created_at: datetime
+    finished_at: datetime
+    seats: list[Seat]
+    options: dict[str, Any]
+    tournament: str | None = None
+    rated: bool = False
+    seed: str
+    seed_commitment: str
+    version: int
+    head_hash: str
+    events: list[ExportedEvent]
+    result: Result
+    scoresheet: ScoreSheet
 
 
 class GameInfo(msgspec.Struct, frozen=True, kw_only=True):

@@ -430,6 +430,12 @@ async def test_old_events_are_upcast_on_read_and_never_rewritten(make_store: Sto
     assert read[0].hash == event_hash(GENESIS_HASH, stream, 1, "relic_found", 1, v1.data)
     assert (await store.verify_chain(stream)).ok
     assert [e for _, e in await store.read_all(start) if e.stream_id == stream] == read
+    # As stored: the old schema versions and the exact bytes the hashes chain (what an export carries).
+    stored = await store.read_stream(stream, as_stored=True)
+    assert [(e.schema_version, e.data) for e in stored] == [
+        (v.schema_version, v.data) for v in (v1, v2, v3, unrelated)
+    ]
+    assert [e.hash for e in stored] == [e.hash for e in read]
 
 
 # Reading

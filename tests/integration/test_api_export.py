@@ -1,0 +1,201 @@
+"""Exports and offline verification against the real app and PostgreSQL: a finished game's history is the
+same bytes for everybody; its export is self-contained, holds no token, and re-verifies without a database,
+while any change to it is found and named."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from api.app import create_app
+from domain.registry import all_games
+from service.audit import NotAnExport, read_export, verify_export, verify_file
+from service.settings import Settings
+from tests.support.client_play import create_game, play_to_end
+
+pytestmark = pytest.mark.db
+
+NDJSON = {"Accept": "application/x-ndjson"}
+
+
+@pytest.fixture(scope="module")
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to the test database, lifespan included."""
+    settings = dataclasses.replace(Settings.from_env(), database_url=database_url)
+    async with AsyncTestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+async def finished(client: AsyncTestClient[Any]) -> dict[str, Any]:
+    """A Basari game (pile reshuffles mid-game) played to its end: its id, seat tokens and export document."""
+    played = await play_to_end(client, "basari", 3, seed="export-seed")
+    response = await client.get(f"/v1/games/{played.game_id}/export")
+    assert response.status_code == 200, response.text
+    return {"game_id": played.game_id, "tokens": played.tokens, "raw": response.content}
+
+
+def problems_of(document: dict[str, Any]) -> list[str]:
+    """The problems offline verification finds in an export document."""
+    return verify_export(read_export(json.dumps(document).encode()), all_games()).problems
+
+
+async def test_a_finished_history_is_the_same_bytes_for_spectators_and_every_seat(
+    client: AsyncTestClient[Any], finished: dict[str, Any]
+) -> None:
+    game_id = finished["game_id"]
+    callers = [{}, *({"Authorization": f"Bearer {token}"} for token in finished["tokens"])]
+    as_json = [(await client.get(f"/v1/games/{game_id}/events", headers=h)).content for h in callers]
+    as_ndjson = [
+        (await client.get(f"/v1/games/{game_id}/events", headers={**h, **NDJSON})).content for h in callers
+    ]
+    assert len(set(as_json)) == 1 and len(set(as_ndjson)) == 1
+    lines = as_ndjson[0].decode().splitlines()
+    assert [json.loads(line) for line in lines] == json.loads(as_json[0])["events"]
+    assert all(json.loads(line)["hash"] for line in lines)
+
+
+async def test_the_export_is_self_contained_and_holds_no_token(
+    client: AsyncTestClient[Any], finished: dict[str, Any]
+) -> None:
+    game_id, raw = finished["game_id"], finished["raw"]
+    document = json.loads(raw)
+    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 1
+    assert (document["game_id"], document["game"], document["seed"]) == (game_id, "basari", "export-seed")
+    assert [seat["name"] for seat in document["seats"]] == ["player-0", "player-1", "player-2"]
+    assert all(token not in raw.decode() for token in finished["tokens"])
+    history = (await client.get(f"/v1/games/{game_id}/events")).json()
+    assert [(e["version"], e["type"], e["hash"]) for e in document["events"]] == [
+        (e["version"], e["type"], e["hash"]) for e in history["events"]
+    ]
+    assert document["version"] == history["version"] == len(document["events"])
+    audit = (await client.get(f"/v1/games/{game_id}/audit")).json()
+    assert audit["ok"] and document["head_hash"] == audit["head_hash"]
+    assert document["seed_commitment"] == audit["seed"]["commitment"]
+    detail = (await client.get(f"/v1/games/{game_id}")).json()
+    assert document["result"] == detail["result"]
+    assert (
+        document["scoresheet"]["rows"] == (await client.get(f"/v1/games/{game_id}/scoresheet")).json()["rows"]
+    )
+    assert problems_of(document) == []
+
+
+async def test_a_running_game_cannot_be_exported(client: AsyncTestClient[Any]) -> None:
+    running = await create_game(client, "basari", 3, seed="secret-while-running")
+    response = await client.get(f"/v1/games/{running['game_id']}/export")
+    assert response.status_code == 409
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "game_not_finished"
+    assert "secret-while-running" not in response.text
+    unknown = await client.get("/v1/games/no-such-game/export")
+    assert unknown.status_code == 404 and unknown.json()["code"] == "game_not_found"
+
+
+def _set(path: list[Any], value: Any) -> Callable[[dict[str, Any]], None]:
+    """A tampering: put ``value`` at ``path`` in the document."""
+
+    def tamper(document: dict[str, Any]) -> None:
+        target = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return tamper
+
+
+def _edit_event_data(document: dict[str, Any]) -> None:
+    """Change one field of a mid-game event's body."""
+    data = document["events"][5]["data"]
+    key = next(k for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool))
+    data[key] += 1
+
+
+def _rewrite_history_tail(document: dict[str, Any]) -> None:
+    """Drop the last event and make the hashes and head consistent again: the chain holds, the replay does
+    not reach the end the document claims."""
+    from eventstore import GENESIS_HASH, event_hash
+
+    document["events"].pop()
+    previous = GENESIS_HASH
+    for event in document["events"]:
+        data = json.dumps(event["data"], separators=(",", ":"), ensure_ascii=False).encode()
+        previous = event_hash(
+            previous, document["game_id"], event["version"], event["type"], event["schema_version"], data
+        )
+        event["hash"] = previous.hex()
+    document["version"] = len(document["events"])
+    document["head_hash"] = previous.hex()
+
+
+TAMPERINGS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("event data", _edit_event_data, "hash chain broken at version 6: version 6 does not match its hash"),
+    ("event hash", _set(["events", 3, "hash"], "00" * 32), "hash chain broken at version 4"),
+    ("event type", _set(["events", 2, "type"], "something_else"), "hash chain broken at version 3"),
+    ("schema version", _set(["events", 2, "schema_version"], 2), "hash chain broken at version 3"),
+    ("head hash", _set(["head_hash"], "ab" * 32), "head hash does not match its last event"),
+    ("seed", _set(["seed"], "another-seed"), "the revealed seed does not match the published commitment"),
+    ("seed commitment", _set(["seed_commitment"], "00" * 32), "does not match the published commitment"),
+    ("player name", _set(["seats", 0, "name"], "mallory"), "the opening events do not follow from the"),
+    ("removed seat", lambda d: d["seats"].pop(), "the game cannot be set up with these players"),
+    ("unknown option", _set(["options", "turbo"], True), "unknown field `turbo`"),
+    ("result", _set(["result", "scores", 0], 999), "the result does not follow from the events"),
+    ("winners", _set(["result", "winners"], [2, 1]), "the result does not follow from the events"),
+    ("score sheet", _set(["scoresheet", "winners"], ["mallory"]), "the score sheet does not follow"),
+    ("removed event", lambda d: d["events"].pop(7), "version 8 is missing (found 9 next)"),
+    ("removed last event", lambda d: d["events"].pop(), "the stream is at version"),
+    ("rewritten tail", _rewrite_history_tail, "replayed status differs from the stored status"),
+]
+
+
+@pytest.mark.parametrize(
+    ("tamper", "expected"), [(t, e) for _, t, e in TAMPERINGS], ids=[name for name, _, _ in TAMPERINGS]
+)
+async def test_any_change_to_an_export_is_found_and_named(
+    finished: dict[str, Any], tamper: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    document = copy.deepcopy(json.loads(finished["raw"]))
+    tamper(document)
+    problems = problems_of(document)
+    assert problems and expected in problems[0], problems
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        (b"not json", "not a JSON object"),
+        (b'{"format": "something"}', "not a game export"),
+        (b'{"format": "bazaar-games/game-export", "format_version": 99}', "format_version 99"),
+        (b'{"format": "bazaar-games/game-export", "format_version": 1}', "malformed export"),
+    ],
+)
+def test_a_document_that_is_not_an_export_is_refused_with_the_reason(document: bytes, expected: str) -> None:
+    with pytest.raises(NotAnExport, match=expected):
+        read_export(document)
+
+
+def test_the_verify_command_answers_with_one_line_and_its_exit_code(
+    finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(finished["raw"])
+    assert verify_file(good) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{good}: OK: basari game {finished['game_id']}") and out.count("\n") == 1
+    assert err == ""
+    assert verify_file(tmp_path / "missing.json") == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"{tmp_path / 'missing.json'}: FAILED: ") and "No such file" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**json.loads(finished["raw"]), "seed": "guess"}))
+    assert verify_file(bad) == 1
+    out, err = capsys.readouterr()
+    first, *rest = err.splitlines()
+    assert first == f"{bad}: FAILED: the revealed seed does not match the published commitment"
+    assert rest == ["  also: the opening events do not follow from the revealed seed"]
