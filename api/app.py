@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import msgspec
@@ -15,6 +16,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.games import GamesController
 from api.middleware import request_context_middleware
+from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.system import SystemController
@@ -26,6 +28,7 @@ from service.database import create_pool, head_revision, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.logging import configure_logging
+from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
 from service.tournaments import (
@@ -54,9 +57,14 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
-def create_app(settings: Settings | None = None, service: GameService | None = None) -> Litestar:
-    """The Litestar app. With ``service`` given (tests), it is used as is; otherwise the lifespan connects
-    to DATABASE_URL (or the embedded database) and builds the PostgreSQL-backed service."""
+def create_app(
+    settings: Settings | None = None,
+    service: GameService | None = None,
+    projection_wake: Callable[[], Awaitable[object]] | None = None,
+) -> Litestar:
+    """The Litestar app. With ``service`` given (tests), it is used as is (and has no projections);
+    otherwise the lifespan connects to DATABASE_URL (or the embedded database), builds the PostgreSQL-backed
+    service and runs the game projection's catch-up loop, woken by ``projection_wake`` (default: polling)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -67,6 +75,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
             app.state.tournaments = TournamentService(service.store, InMemoryTournamentKeyStore(), service)
             app.state.ratings = RatingService(service)
             app.state.pool = None
+            app.state.projection = None
             yield
             return
         url = resolve_database_url(settings.database_url, settings.data_dir)
@@ -77,9 +86,14 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         app.state.games = games
         app.state.tournaments = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
         app.state.ratings = RatingService(games)
+        app.state.projection = projection = GameProjection(pool, games)
+        projector = asyncio.create_task(projection.run(projection_wake), name="game-projection")
         try:
             yield
         finally:
+            projector.cancel()
+            with suppress(asyncio.CancelledError):
+                await projector
             await pool.close()
 
     plugins: list[Any] = [problem_details_plugin()]
@@ -90,6 +104,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
             GamesController,
             TournamentsController,
             RatingsController,
+            PlayersController,
             SystemController,
             PrometheusController,
         ],

@@ -1,8 +1,9 @@
-"""Command line: ``python -m service serve | migrate | database-url``."""
+"""Command line: ``python -m service serve | migrate | database-url | projections rebuild``."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 
 from service.database import migrate, resolve_database_url
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("serve", help="migrate and serve HTTP on HOST:PORT with WORKERS processes")
     commands.add_parser("migrate", help="run alembic upgrade head")
     commands.add_parser("database-url", help="start the embedded database if needed and print its URL")
+    projections = commands.add_parser("projections", help="maintain the read models")
+    projections.add_argument(
+        "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"
+    )
     args = parser.parse_args(argv)
     settings = Settings.from_env()
     if args.command == "serve":
@@ -43,6 +48,10 @@ def main(argv: list[str] | None = None) -> None:
         migrate(resolve_database_url(settings.database_url, settings.data_dir))
     elif args.command == "database-url":
         print(resolve_database_url(settings.database_url, settings.data_dir))
+    elif args.command == "projections":
+        from service.projections import rebuild_command
+
+        asyncio.run(rebuild_command(settings))
 
 
 if __name__ == "__main__":
