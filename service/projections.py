@@ -139,6 +139,9 @@ class GameProjection:
         self.games = games
         self.tables = tables
         self.batch_size = batch_size
+        # One catch-up at a time in this process: the others wait here, not on the row lock holding a
+        # pooled connection each (which could starve the holder of the connections it reads with).
+        self._catching_up = asyncio.Lock()
 
     # ----------------------------------------------------------------- feeding
 
@@ -207,11 +210,12 @@ class GameProjection:
         """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
         here (another process may have applied some of them)."""
         applied = 0
-        while await self.behind():
-            batch = await self.catch_up_once(lock_wait)
-            if not batch:
-                break  # another process applied them while this one waited for the lock
-            applied += batch
+        async with self._catching_up:
+            while await self.behind():
+                batch = await self.catch_up_once(lock_wait)
+                if not batch:
+                    break  # another process applied them while this one waited for the lock
+                applied += batch
         return applied
 
     async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:
@@ -228,12 +232,11 @@ class GameProjection:
         """Catch up with every transaction committed before this call: wait (at most ``wait`` seconds)
         until none that started earlier is still running, since the feed shows nothing past the oldest
         running transaction, then catch up."""
-        async with self.pool.acquire() as connection:
-            horizon, target = await connection.fetchrow(_SNAPSHOT)
-            deadline = time.monotonic() + wait
-            while horizon < target and time.monotonic() < deadline:
-                await asyncio.sleep(0.005)
-                horizon = await connection.fetchval(_HORIZON)
+        horizon, target = await self.pool.fetchrow(_SNAPSHOT)
+        deadline = time.monotonic() + wait
+        while horizon < target and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+            horizon = await self.pool.fetchval(_HORIZON)
         # A rebuild's swap holds the checkpoint for as long as its copy takes: serve the rows as they are
         # rather than wait for it.
         await self.catch_up(lock_wait=wait)

@@ -109,6 +109,10 @@ async def test_listing_reads_its_own_writes_without_a_separate_catch_up(
         assert [g.game_id for g in (await live.player_games(players[2], None, None, None, 5)).games] == [
             game_id
         ]
+    players = names("crowd", 3)
+    game_id = await create(service, players)
+    crowd = await asyncio.gather(*(live.list_games(None, None, players[1], None, None, 5) for _ in range(30)))
+    assert all([g.game_id for g in page.games] == [game_id] for page in crowd)
 
 
 async def test_listing_waits_for_older_transactions_before_reading_the_feed(
