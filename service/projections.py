@@ -198,13 +198,13 @@ class GameProjection:
     async def catch_up_once(self, lock_wait: float | None = None) -> int:
         """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
         (0) when another transaction holds the checkpoint longer than that many seconds."""
-        async with self.pool.acquire() as connection, connection.transaction():
-            if lock_wait is not None:
-                await connection.execute(f"SET LOCAL lock_timeout = {int(lock_wait * 1000)}")
-            try:
+        try:
+            async with self.pool.acquire() as connection, connection.transaction():
+                if lock_wait is not None:
+                    await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
                 return await self.apply_batch(connection)
-            except asyncpg.exceptions.LockNotAvailableError:
-                return 0
+        except asyncpg.exceptions.LockNotAvailableError:
+            return 0
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
         """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
@@ -237,9 +237,9 @@ class GameProjection:
         while horizon < target and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
             horizon = await self.pool.fetchval(_HORIZON)
-        # A rebuild's swap holds the checkpoint for as long as its copy takes: serve the rows as they are
-        # rather than wait for it.
-        await self.catch_up(lock_wait=wait)
+        # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
+        # rows as they are rather than wait for it.
+        await self.catch_up(lock_wait=max(deadline - time.monotonic(), 0.05))
 
     # ----------------------------------------------------------------- rebuilding
 

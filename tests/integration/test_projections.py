@@ -133,6 +133,25 @@ async def test_listing_waits_for_older_transactions_before_reading_the_feed(
     assert [g.game_id for g in (await listing).games] == [game_id]
 
 
+async def test_listing_serves_the_rows_it_has_while_the_checkpoint_is_held(
+    pool: asyncpg.Pool, service: GameService, live: GameProjection
+) -> None:
+    """While a rebuild's swap (here: any transaction) holds the live checkpoint, a listing gives up waiting
+    after its read-your-writes budget and answers from the rows it has; afterwards it catches up."""
+    players = names("held", 3)
+    async with pool.acquire() as connection:
+        holder = connection.transaction()
+        await holder.start()
+        await connection.fetchrow("SELECT 1 FROM projection_checkpoints WHERE name = 'games' FOR UPDATE")
+        game_id = await create(service, players)
+        stale = await asyncio.wait_for(live.list_games(None, None, players[0], None, None, 5), 30)
+        await holder.rollback()
+    assert stale.games == []
+    assert [g.game_id for g in (await live.list_games(None, None, players[0], None, None, 5)).games] == [
+        game_id
+    ]
+
+
 async def test_filters_and_cursor_pages(service: GameService, live: GameProjection) -> None:
     players = names("pages", 3)
     made = [await create(service, players, game="basari") for _ in range(3)]
