@@ -1,15 +1,15 @@
 """Game projections (DESIGN.md property 7): the listing, per-player history and finished results, read
 models fed from the global feed with their checkpoint written in the same transaction.
 
-A batch is one transaction: lock the checkpoint row (``FOR UPDATE``, so projectors in several processes
-take turns), read the feed after it, apply, write the new checkpoint, commit; every event is applied
-exactly once. The feed says which games moved; each moved game is folded by the domain through
-``GameService.load`` (its state cache makes that a top-up), and its status and result come from that
-fold. A game's players, bots and tournament come from its stream's creation metadata, written in the
-same transaction as its first events.
+A batch is one transaction: lock the checkpoint (so projectors in several processes take turns), read
+the feed after it, apply, write the new checkpoint, commit; every event is applied exactly once. The
+feed says which games moved; each moved game is folded by the domain through ``GameService.load`` (its
+state cache makes that a top-up), and its status and result come from that fold. A game's players, bots
+and tournament come from its stream's creation metadata, written in the same transaction as its first
+events.
 
 ``rebuild`` projects from zero into the ``*_rebuild`` tables with their own checkpoint while the live
-projection keeps serving, then, under the live checkpoint's row lock, catches up and copies them over
+projection keeps serving, then, holding the live checkpoint's lock, catches up and copies them over
 the live tables in one transaction.
 """
 
@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
+import msgspec
 import structlog
 
 from eventstore import FeedPosition
@@ -60,7 +61,11 @@ REBUILD = Tables(
 )
 
 _CHECKPOINT = "SELECT tx, position FROM projection_checkpoints WHERE name = $1"
-_LOCK_CHECKPOINT = _CHECKPOINT + " FOR UPDATE"
+# The projectors of a checkpoint take turns on a transaction-scoped advisory lock named after it, not on
+# its row (FOR UPDATE): a row lock takes a transaction id at once, and the feed shows nothing past the
+# oldest running transaction, so a whole batch (reads and folds included) would hold the feed back for
+# every reader; this way the batch takes its id only with its writes, at the end.
+LOCK_CHECKPOINT = "SELECT pg_advisory_xact_lock(1886547818, hashtext($1))"  # 1886547818: b'proj'
 _SAVE_CHECKPOINT = (
     "UPDATE projection_checkpoints SET tx = $2, position = $3, updated_at = now() WHERE name = $1"
 )
@@ -139,7 +144,7 @@ class GameProjection:
         self.games = games
         self.tables = tables
         self.batch_size = batch_size
-        # One catch-up at a time in this process: the others wait here, not on the row lock holding a
+        # One catch-up at a time in this process: the others wait here, not on the checkpoint's lock holding a
         # pooled connection each (which could starve the holder of the connections it reads with).
         self._catching_up = asyncio.Lock()
 
@@ -158,7 +163,8 @@ class GameProjection:
         """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
         move the checkpoint past it; the number of events applied (0: caught up)."""
         t = self.tables
-        row = await connection.fetchrow(_LOCK_CHECKPOINT, t.checkpoint)
+        await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
+        row = await connection.fetchrow(_CHECKPOINT, t.checkpoint)
         feed = await self.games.store.read_all(FeedPosition(tx=row[0], position=row[1]), self.batch_size)
         if not feed:
             return 0
@@ -176,6 +182,11 @@ class GameProjection:
                 loaded = await self.games.load(game_id)
             except errors.NotFound:
                 continue  # another kind of stream (a tournament's)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                # A stored event this code cannot read must not stop every other game's projection (its
+                # audit reports it); the game keeps its last projected row.
+                log.error("projection_skipped_game", game_id=game_id, error=str(exc))
+                continue
             listing.append(_listing_row(loaded))
             if game_id in opened:  # the feed brings version 1 once: the seats are written once
                 seats.extend(_seat_rows(loaded))
@@ -247,7 +258,7 @@ class GameProjection:
         """Empty this projection's tables and move its checkpoint back to the start of the feed."""
         t = self.tables
         async with self.pool.acquire() as connection, connection.transaction():
-            await connection.fetchrow(_LOCK_CHECKPOINT, t.checkpoint)
+            await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
             await connection.execute(f"TRUNCATE {t.listing}, {t.players}, {t.results}")
             await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, 0, 0)
 
@@ -265,7 +276,7 @@ class GameProjection:
 
     async def rebuild(self, progress: Callable[[int, FeedPosition], None] | None = None) -> None:
         """Rebuild the live projection from zero while it keeps serving: build the shadow, then under the
-        live checkpoint's row lock catch the shadow up to the end of the feed and copy it over the live
+        live checkpoint's lock catch the shadow up to the end of the feed and copy it over the live
         tables with its checkpoint, in one transaction (readers see the old rows until it commits)."""
         if self.tables != LIVE:
             raise ValueError("only the live projection is rebuilt")
@@ -285,7 +296,7 @@ class GameProjection:
         live, rebuilt = self.tables, shadow.tables
         async with self.pool.acquire() as connection, connection.transaction():
             await connection.execute("SET LOCAL statement_timeout = 0")  # the copy takes what it takes
-            await connection.fetchrow(_LOCK_CHECKPOINT, live.checkpoint)  # live projectors wait here
+            await connection.execute(LOCK_CHECKPOINT, live.checkpoint)  # live projectors wait here
             while applied := await shadow.apply_batch(connection):
                 if progress is not None:
                     progress(applied, await shadow.checkpoint())

@@ -1,9 +1,9 @@
 """Game projections: the listing, per-player rows and finished results, fed from the global feed.
 
-Each projection batch is one transaction: it locks its checkpoint row, applies the feed after it and
+Each projection batch is one transaction: it locks its checkpoint, applies the feed after it and
 writes the new checkpoint, so every event is applied exactly once (service/projections.py). The
 ``*_rebuild`` twins hold a projection being rebuilt from zero while the live one keeps serving; the
-rebuild copies them over the live tables under the live checkpoint's row lock.
+rebuild copies them over the live tables holding the live checkpoint's lock.
 
 Every table is keyed by game id (DESIGN.md "Scaling out"); only the listing's and the per-player
 indexes span games, by nature.

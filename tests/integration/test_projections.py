@@ -13,11 +13,11 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import NewEvent, PostgresEventStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
+from service.keys import GameKeys, PostgresKeyStore
 from service.models import CreateGame, PlayerIn
-from service.projections import LIVE, REBUILD, GameProjection, Tables, poll
+from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
 
 pytestmark = pytest.mark.db
 
@@ -142,7 +142,8 @@ async def test_listing_serves_the_rows_it_has_while_the_checkpoint_is_held(
     async with pool.acquire() as connection:
         holder = connection.transaction()
         await holder.start()
-        await connection.fetchrow("SELECT 1 FROM projection_checkpoints WHERE name = 'games' FOR UPDATE")
+        await connection.execute(LOCK_CHECKPOINT, "games")
+        await connection.fetchval("SELECT pg_current_xact_id()")  # as a swap's copy, it writes
         game_id = await create(service, players)
         stale = await asyncio.wait_for(live.list_games(None, None, players[0], None, None, 5), 30)
         await holder.rollback()
@@ -150,6 +151,19 @@ async def test_listing_serves_the_rows_it_has_while_the_checkpoint_is_held(
     assert [g.game_id for g in (await live.list_games(None, None, players[0], None, None, 5)).games] == [
         game_id
     ]
+
+
+async def test_a_game_whose_events_cannot_be_read_does_not_stop_the_others(
+    pool: asyncpg.Pool, service: GameService, live: GameProjection
+) -> None:
+    players = names("unreadable", 3)
+    broken = f"broken-{uuid.uuid4()}"
+    await service.keys.save(GameKeys(game_id=broken, seed="s", token_hashes=("a", "b", "c")))
+    body = NewEvent(type="no_such_event", schema_version=1, data=b'{"n": 1}')
+    await service.store.create_stream(broken, "basari", [body], metadata={"players": players})
+    game_id = await create(service, players)
+    listed = await live.list_games(None, None, players[0], None, None, 5)
+    assert [g.game_id for g in listed.games] == [game_id]
 
 
 async def test_filters_and_cursor_pages(service: GameService, live: GameProjection) -> None:
