@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.games import GamesController
 from api.middleware import request_context_middleware
+from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.streams import GameStreamController, StreamLimiter
@@ -23,11 +25,12 @@ from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.core import Game
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import ChangeWatch, PostgresEventStore
 from service.database import create_pool, head_revision, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.logging import configure_logging
+from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
 from service.tournaments import (
@@ -56,9 +59,29 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
-def create_app(settings: Settings | None = None, service: GameService | None = None) -> Litestar:
-    """The Litestar app. With ``service`` given (tests), it is used as is; otherwise the lifespan connects
-    to DATABASE_URL (or the embedded database) and builds the PostgreSQL-backed service."""
+PROJECTION_DEBOUNCE_SECONDS = 0.2  # appends arriving within this window share one projection batch
+
+
+def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awaitable[object]]:
+    """The projector's wake-up: the next append in any process (or the poll interval), then a short pause
+    so a burst of appends is projected in one batch rather than one transaction per append."""
+
+    async def wake() -> None:
+        await watch.wait(poll_seconds)
+        await asyncio.sleep(PROJECTION_DEBOUNCE_SECONDS)
+
+    return wake
+
+
+def create_app(
+    settings: Settings | None = None,
+    service: GameService | None = None,
+    projection_wake: Callable[[], Awaitable[object]] | None = None,
+) -> Litestar:
+    """The Litestar app. With ``service`` given (tests), it is used as is (and has no projections);
+    otherwise the lifespan connects to DATABASE_URL (or the embedded database), builds the PostgreSQL-backed
+    service and runs the game projection's catch-up loop, woken by ``projection_wake`` (default: any
+    process's next append, heard through the store's LISTEN connection, or the poll interval)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -69,6 +92,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
             app.state.tournaments = TournamentService(service.store, InMemoryTournamentKeyStore(), service)
             app.state.ratings = RatingService(service)
             app.state.pool = None
+            app.state.projection = None
             await service.store.start()
             try:
                 yield
@@ -85,10 +109,17 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         app.state.tournaments = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
         app.state.ratings = RatingService(games)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
-        try:
-            yield
-        finally:
-            await store.stop()
+        app.state.projection = projection = GameProjection(pool, games)
+        with store.watch() as any_change:
+            wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
+            projector = asyncio.create_task(projection.run(wake), name="game-projection")
+            try:
+                yield
+            finally:
+                projector.cancel()
+                with suppress(asyncio.CancelledError):
+                    await projector
+                await store.stop()
             await pool.close()
 
     plugins: list[Any] = [problem_details_plugin()]
@@ -100,6 +131,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
             GameStreamController,
             TournamentsController,
             RatingsController,
+            PlayersController,
             SystemController,
             PrometheusController,
         ],

@@ -26,6 +26,7 @@ from service.models import (
     GamePage,
     StateAt,
 )
+from service.projections import GameProjection
 
 
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:
@@ -48,6 +49,14 @@ def service_of(state: State) -> GameService:
     """The GameService wired in by create_app."""
     service: GameService = state.games
     return service
+
+
+def projection_of(state: State) -> GameProjection:
+    """The game projection (listing, per-player history) wired in by create_app."""
+    projection: GameProjection | None = state.projection
+    if projection is None:
+        raise errors.Unavailable("no_projections", "the game projections need the PostgreSQL database")
+    return projection
 
 
 def parse_if_match(value: str | None) -> int | None:
@@ -101,8 +110,11 @@ class GamesController(Controller):
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> GamePage:
-        """Filter by game, status (active/finished), player name or tournament; page with ``cursor``."""
-        return await service_of(state).list_games(game, status, player, tournament, cursor, limit)
+        """Filter by game, status (active/finished), player name or tournament; page with ``cursor``.
+
+        Served from the game projection, caught up first with everything committed before the request;
+        a finished game carries its ``result`` (per seat score and rank)."""
+        return await projection_of(state).list_games(game, status, player, tournament, cursor, limit)
 
     @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
     async def get_game(

@@ -1,8 +1,9 @@
-"""Command line: ``python -m service serve | migrate | database-url | verify FILE``."""
+"""Command line: ``python -m service serve | migrate | database-url | verify FILE | projections rebuild``."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from pathlib import Path
 
@@ -39,6 +40,10 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("database-url", help="start the embedded database if needed and print its URL")
     verify = commands.add_parser("verify", help="re-verify a game export offline (exit 1 on any mismatch)")
     verify.add_argument("file", type=Path, help="a document from GET /v1/games/{id}/export (- for stdin)")
+    projections = commands.add_parser("projections", help="maintain the read models")
+    projections.add_argument(
+        "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"
+    )
     args = parser.parse_args(argv)
     if args.command == "verify":
         raise SystemExit(verify_file(args.file))
@@ -49,6 +54,10 @@ def main(argv: list[str] | None = None) -> None:
         migrate(resolve_database_url(settings.database_url, settings.data_dir))
     elif args.command == "database-url":
         print(resolve_database_url(settings.database_url, settings.data_dir))
+    elif args.command == "projections":
+        from service.projections import rebuild_command
+
+        asyncio.run(rebuild_command(settings))
 
 
 if __name__ == "__main__":

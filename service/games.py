@@ -9,7 +9,6 @@ a refusal or a lost race is only answered after deciding again on the stored sta
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import uuid
 from collections import OrderedDict
@@ -42,8 +41,6 @@ from service.models import (
     GameCreated,
     GameDetail,
     GameExport,
-    GamePage,
-    GameSummary,
     PendingDecision,
     ScoreSheetOut,
     Seat,
@@ -557,63 +554,3 @@ class GameService:
             rows=[list(row) for row in sheet.rows],
             winners=list(sheet.winners),
         )
-
-    async def list_games(
-        self,
-        game: str | None,
-        status: str | None,
-        player: str | None,
-        tournament: str | None,
-        cursor: str | None,
-        limit: int,
-    ) -> GamePage:
-        """A page of games, newest first, filtered; ``next_cursor`` continues after the last one."""
-        if status is not None and status not in (ACTIVE, FINISHED):
-            raise errors.Malformed("bad_status", "status is 'active' or 'finished'")
-        if not 1 <= limit <= 200:
-            raise errors.Malformed("bad_limit", "limit is 1..200")
-        contains: dict[str, Any] = {}
-        if player is not None:
-            contains["players"] = [player]
-        if tournament is not None:
-            contains["tournament"] = tournament
-        rows = await self.store.list_streams(
-            category=game,
-            status=status,
-            metadata_contains=contains or None,
-            before=decode_cursor(cursor) if cursor else None,
-            limit=limit + 1,
-        )
-        rows = [row for row in rows if row.category in self.games]
-        more = len(rows) > limit
-        page = rows[:limit]
-        return GamePage(
-            games=[
-                GameSummary(
-                    game_id=row.stream_id,
-                    game=row.category,
-                    status=row.status,
-                    version=row.version,
-                    players=list(row.metadata.get("players", [])),
-                    tournament=row.metadata.get("tournament"),
-                    created_at=row.created_at,
-                    updated_at=row.updated_at,
-                )
-                for row in page
-            ],
-            next_cursor=encode_cursor(page[-1].created_at, page[-1].stream_id) if more and page else None,
-        )
-
-
-def encode_cursor(created_at: datetime, stream_id: str) -> str:
-    """An opaque listing cursor for the row (created_at, stream_id)."""
-    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{stream_id}".encode()).decode()
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The (created_at, stream_id) a cursor stands for (400 if it is not one of ours)."""
-    try:
-        created, _, stream_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
-        return datetime.fromisoformat(created), stream_id
-    except (ValueError, UnicodeDecodeError):
-        raise errors.Malformed("bad_cursor", "cursor is not one this service gave out") from None

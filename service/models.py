@@ -75,8 +75,17 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     result: Any = None
 
 
+class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie)."""
+
+    seat: int
+    name: str
+    score: int
+    rank: int
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """One game of the listing."""
+    """One game of the listing; ``result`` (per seat score and rank) once it is finished."""
 
     game_id: str
     game: str
@@ -86,12 +95,38 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     tournament: str | None
     created_at: datetime
     updated_at: datetime
+    result: list[SeatResult] | None = None
 
 
 class GamePage(msgspec.Struct, frozen=True, kw_only=True):
     """A page of the listing; pass ``next_cursor`` as ``cursor`` for the next page (null: no more)."""
 
     games: list[GameSummary]
+    next_cursor: str | None
+
+
+class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
+    """One game of a player's history: the game as listed, the player's seat and, once finished, their
+    score and rank."""
+
+    game_id: str
+    game: str
+    status: str
+    version: int
+    seat: int
+    players: list[str]
+    tournament: str | None
+    created_at: datetime
+    updated_at: datetime
+    score: int | None = None
+    rank: int | None = None
+
+
+class PlayerGamePage(msgspec.Struct, frozen=True, kw_only=True):
+    """A page of a player's games, newest first; pass ``next_cursor`` as ``cursor`` for the next page."""
+
+    name: str
+    games: list[PlayerGame]
     next_cursor: str | None
 
 

@@ -259,7 +259,9 @@ async def test_feed_never_skips_an_event_that_commits_late(
         ),
         ("SELECT * FROM commands WHERE stream_id = 'x' AND command_id = 'c'", "commands_pkey"),
         (
-            "SELECT * FROM streams WHERE category = 'basari' AND (created_at, stream_id) < (now(), 'x')"
+            # a rare category: after the e2e tests nearly every stream is a Basari game, and the planner
+            # then rightly prefers reading streams_created_idx and filtering
+            "SELECT * FROM streams WHERE category = 'rare' AND (created_at, stream_id) < (now(), 'x')"
             " ORDER BY created_at DESC, stream_id DESC LIMIT 50",
             "streams_category_created_idx",
         ),

@@ -1,0 +1,500 @@
+"""Game projections (DESIGN.md property 7): the listing, per-player history and finished results, read
+models fed from the global feed with their checkpoint written in the same transaction.
+
+A batch is one transaction: lock the checkpoint (so projectors in several processes take turns), read
+the feed after it, apply, write the new checkpoint, commit; every event is applied exactly once. The
+feed says which games moved; each moved game is folded by the domain through ``GameService.load`` (its
+state cache makes that a top-up), and its status and result come from that fold. A game's players, bots
+and tournament come from its stream's creation metadata, written in the same transaction as its first
+events.
+
+``rebuild`` projects from zero into the ``*_rebuild`` tables with their own checkpoint while the live
+projection keeps serving, then, holding the live checkpoint's lock, catches up and copies them over
+the live tables in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+import structlog
+
+from eventstore import FeedPosition
+from service import errors
+from service.games import ACTIVE, FINISHED, GameService, Loaded
+from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
+from service.settings import Settings
+
+log = structlog.get_logger("service.projections")
+
+BATCH_SIZE = 500
+POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY wakes it
+READ_YOUR_WRITES_WAIT = 2.0  # at most this long a listing waits for transactions older than itself
+MAX_PAGE = 200
+REBUILD_LOCK = 0x6761_6D65  # advisory lock key: one rebuild at a time
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The tables one projection writes and the name of its checkpoint row (fixed names, never user input)."""
+
+    listing: str
+    players: str
+    results: str
+    checkpoint: str
+
+
+LIVE = Tables(listing="game_listing", players="player_games", results="game_results", checkpoint="games")
+REBUILD = Tables(
+    listing="game_listing_rebuild",
+    players="player_games_rebuild",
+    results="game_results_rebuild",
+    checkpoint="games_rebuild",
+)
+
+_CHECKPOINT = "SELECT tx, position FROM projection_checkpoints WHERE name = $1"
+# The projectors of a checkpoint take turns on a transaction-scoped advisory lock named after it, not on
+# its row (FOR UPDATE): a row lock takes a transaction id at once, and the feed shows nothing past the
+# oldest running transaction, so a whole batch (reads and folds included) would hold the feed back for
+# every reader; this way the batch takes its id only with its writes, at the end.
+LOCK_CHECKPOINT = "SELECT pg_advisory_xact_lock(1886547818, hashtext($1))"  # 1886547818: b'proj'
+_SAVE_CHECKPOINT = (
+    "UPDATE projection_checkpoints SET tx = $2, position = $3, updated_at = now() WHERE name = $1"
+)
+# xmax of a snapshot: every transaction that started before it has an id below it.
+_SNAPSHOT = (
+    "SELECT pg_snapshot_xmin(s)::text::bigint, pg_snapshot_xmax(s)::text::bigint FROM pg_current_snapshot() s"
+)
+_HORIZON = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+
+
+def _upsert_listing(t: Tables) -> str:
+    # A row never goes back to an older version; the same version is rewritten only if its stream row's
+    # time differs (load() may have read the stream row one append behind its events).
+    return f"""
+INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (game_id) DO UPDATE
+   SET status = EXCLUDED.status, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
+ WHERE EXCLUDED.version >= l.version
+   AND (l.version, l.status, l.updated_at) IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.status, EXCLUDED.updated_at)
+"""
+
+
+def _insert_players(t: Tables) -> str:
+    return (
+        f"INSERT INTO {t.players} (game_id, seat, player, bot, created_at) VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (game_id, seat) DO NOTHING"
+    )
+
+
+def _insert_results(t: Tables) -> str:
+    return (
+        f"INSERT INTO {t.results} (game_id, seat, score, rank) VALUES ($1, $2, $3, $4)"
+        " ON CONFLICT (game_id, seat) DO NOTHING"
+    )
+
+
+def encode_cursor(created_at: datetime, game_id: str) -> str:
+    """An opaque listing cursor for the row (created_at, game_id)."""
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{game_id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The (created_at, game_id) a cursor stands for (400 if it is not one of ours)."""
+    try:
+        created, _, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
+        return datetime.fromisoformat(created), game_id
+    except (ValueError, UnicodeDecodeError):
+        raise errors.Malformed("bad_cursor", "cursor is not one this service gave out") from None
+
+
+def _check_page(status: str | None, limit: int) -> None:
+    """400 for a status other than active/finished or a limit outside 1..200."""
+    if status is not None and status not in (ACTIVE, FINISHED):
+        raise errors.Malformed("bad_status", "status is 'active' or 'finished'")
+    if not 1 <= limit <= MAX_PAGE:
+        raise errors.Malformed("bad_limit", f"limit is 1..{MAX_PAGE}")
+
+
+def poll(seconds: float = POLL_SECONDS) -> Callable[[], Awaitable[None]]:
+    """The default wake-up of the background loop: sleep a short interval."""
+
+    async def wake() -> None:
+        await asyncio.sleep(seconds)
+
+    return wake
+
+
+class GameProjection:
+    """Keeps the game projection in ``tables`` caught up with the feed and serves its queries."""
+
+    def __init__(
+        self, pool: asyncpg.Pool, games: GameService, tables: Tables = LIVE, batch_size: int = BATCH_SIZE
+    ) -> None:
+        self.pool = pool
+        self.games = games
+        self.tables = tables
+        self.batch_size = batch_size
+        # One catch-up at a time in this process: the others wait here, not on the checkpoint's lock holding a
+        # pooled connection each (which could starve the holder of the connections it reads with).
+        self._catching_up = asyncio.Lock()
+
+    # ----------------------------------------------------------------- feeding
+
+    async def checkpoint(self) -> FeedPosition:
+        """Where this projection stands in the feed."""
+        row = await self.pool.fetchrow(_CHECKPOINT, self.tables.checkpoint)
+        return FeedPosition(tx=row[0], position=row[1])
+
+    async def behind(self) -> bool:
+        """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
+        return bool(await self.games.store.read_all(await self.checkpoint(), limit=1))
+
+    async def apply_batch(self, connection: asyncpg.Connection) -> int:
+        """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
+        move the checkpoint past it; the number of events applied (0: caught up)."""
+        t = self.tables
+        await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
+        row = await connection.fetchrow(_CHECKPOINT, t.checkpoint)
+        feed = await self.games.store.read_all(FeedPosition(tx=row[0], position=row[1]), self.batch_size)
+        if not feed:
+            return 0
+        moved: dict[str, None] = {}  # the games in feed order
+        opened: set[str] = set()
+        for _, event in feed:
+            moved[event.stream_id] = None
+            if event.version == 1:
+                opened.add(event.stream_id)
+        listing: list[tuple[Any, ...]] = []
+        seats: list[tuple[Any, ...]] = []
+        results: list[tuple[Any, ...]] = []
+        for game_id in moved:
+            try:
+                loaded = await self.games.load(game_id)
+            except errors.NotFound:
+                continue  # another kind of stream (a tournament's)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                # A stored event this code cannot read must not stop every other game's projection (its
+                # audit reports it); the game keeps its last projected row.
+                log.error("projection_skipped_game", game_id=game_id, error=str(exc))
+                continue
+            listing.append(_listing_row(loaded))
+            if game_id in opened:  # the feed brings version 1 once: the seats are written once
+                seats.extend(_seat_rows(loaded))
+            if loaded.finished:
+                outcome = loaded.game.result(loaded.state)
+                results.extend(
+                    (game_id, seat, score, rank)
+                    for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
+                )
+        if listing:
+            await connection.executemany(_upsert_listing(t), listing)
+        if seats:
+            await connection.executemany(_insert_players(t), seats)
+        if results:
+            await connection.executemany(_insert_results(t), results)
+        last = feed[-1][0]
+        await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, last.tx, last.position)
+        return len(feed)
+
+    async def catch_up_once(self, lock_wait: float | None = None) -> int:
+        """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
+        (0) when another transaction holds the checkpoint longer than that many seconds."""
+        try:
+            async with self.pool.acquire() as connection, connection.transaction():
+                if lock_wait is not None:
+                    await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
+                return await self.apply_batch(connection)
+        except asyncpg.exceptions.LockNotAvailableError:
+            return 0
+
+    async def catch_up(self, lock_wait: float | None = None) -> int:
+        """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
+        here (another process may have applied some of them)."""
+        applied = 0
+        async with self._catching_up:
+            while await self.behind():
+                batch = await self.catch_up_once(lock_wait)
+                if not batch:
+                    break  # another process applied them while this one waited for the lock
+                applied += batch
+        return applied
+
+    async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:
+        """The background loop: catch up, then wait for ``wake`` (default: a short sleep); forever."""
+        wake = wake or poll()
+        while True:
+            try:
+                await self.catch_up()
+            except Exception as exc:  # a database outage must not end the loop; the next wake retries
+                log.warning("projection_catch_up_failed", error=type(exc).__name__, detail=str(exc))
+            await wake()
+
+    async def read_your_writes(self, wait: float = READ_YOUR_WRITES_WAIT) -> None:
+        """Catch up with every transaction committed before this call: wait (at most ``wait`` seconds)
+        until none that started earlier is still running, since the feed shows nothing past the oldest
+        running transaction, then catch up."""
+        horizon, target = await self.pool.fetchrow(_SNAPSHOT)
+        deadline = time.monotonic() + wait
+        while horizon < target and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+            horizon = await self.pool.fetchval(_HORIZON)
+        # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
+        # rows as they are rather than wait for it.
+        await self.catch_up(lock_wait=max(deadline - time.monotonic(), 0.05))
+
+    # ----------------------------------------------------------------- rebuilding
+
+    async def reset(self) -> None:
+        """Empty this projection's tables and move its checkpoint back to the start of the feed."""
+        t = self.tables
+        async with self.pool.acquire() as connection, connection.transaction():
+            await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
+            await connection.execute(f"TRUNCATE {t.listing}, {t.players}, {t.results}")
+            await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, 0, 0)
+
+    async def build_shadow(
+        self, progress: Callable[[int, FeedPosition], None] | None = None
+    ) -> GameProjection:
+        """Project the whole feed from zero into the rebuild tables (the live projection is untouched);
+        ``progress`` gets each batch's size and the position reached. One rebuild at a time (409)."""
+        shadow = GameProjection(self.pool, self.games, REBUILD, self.batch_size)
+        await shadow.reset()
+        while applied := await shadow.catch_up_once():
+            if progress is not None:
+                progress(applied, await shadow.checkpoint())
+        return shadow
+
+    async def rebuild(self, progress: Callable[[int, FeedPosition], None] | None = None) -> None:
+        """Rebuild the live projection from zero while it keeps serving: build the shadow, then under the
+        live checkpoint's lock catch the shadow up to the end of the feed and copy it over the live
+        tables with its checkpoint, in one transaction (readers see the old rows until it commits)."""
+        if self.tables != LIVE:
+            raise ValueError("only the live projection is rebuilt")
+        async with self.pool.acquire() as guard:
+            if not await guard.fetchval("SELECT pg_try_advisory_lock($1)", REBUILD_LOCK):
+                raise errors.Conflict("rebuild_running", "another rebuild of the projections is running")
+            try:
+                shadow = await self.build_shadow(progress)
+                await self._swap_in(shadow, progress)
+            finally:
+                await guard.execute("SELECT pg_advisory_unlock($1)", REBUILD_LOCK)
+
+    async def _swap_in(
+        self, shadow: GameProjection, progress: Callable[[int, FeedPosition], None] | None
+    ) -> None:
+        """The final catch-up and the atomic copy of the shadow over the live tables."""
+        live, rebuilt = self.tables, shadow.tables
+        async with self.pool.acquire() as connection, connection.transaction():
+            await connection.execute("SET LOCAL statement_timeout = 0")  # the copy takes what it takes
+            await connection.execute(LOCK_CHECKPOINT, live.checkpoint)  # live projectors wait here
+            while applied := await shadow.apply_batch(connection):
+                if progress is not None:
+                    progress(applied, await shadow.checkpoint())
+            for table, source in (
+                (live.listing, rebuilt.listing),
+                (live.players, rebuilt.players),
+                (live.results, rebuilt.results),
+            ):
+                # DELETE, not TRUNCATE: readers keep seeing the old rows until this commits
+                await connection.execute(f"DELETE FROM {table}")
+                await connection.execute(f"INSERT INTO {table} SELECT * FROM {source}")
+            tx, position = await connection.fetchrow(_CHECKPOINT, rebuilt.checkpoint)
+            await connection.execute(_SAVE_CHECKPOINT, live.checkpoint, tx, position)
+            await connection.execute(f"TRUNCATE {rebuilt.listing}, {rebuilt.players}, {rebuilt.results}")
+            await connection.execute(_SAVE_CHECKPOINT, rebuilt.checkpoint, 0, 0)
+        log.info("projections_rebuilt", tx=tx, position=position)
+
+    # ----------------------------------------------------------------- queries
+
+    async def _rows(
+        self,
+        game: str | None,
+        status: str | None,
+        player: str | None,
+        tournament: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> list[Any]:
+        """Listing rows newest first (with the player's seat when ``player`` is given), at most ``limit``."""
+        t = self.tables
+        # With a player the per-player index drives the scan; each filter given goes into the SQL so that
+        # each combination is planned on its own index.
+        order = "p" if player is not None else "g"
+        args: list[Any] = []
+        conditions: list[str] = []
+        for column, value in (("g.game", game), ("g.status", status), ("g.tournament", tournament)):
+            if value is not None:
+                args.append(value)
+                conditions.append(f"{column} = ${len(args)}")
+        if player is not None:
+            args.append(player)
+            conditions.append(f"p.player = ${len(args)}")
+        if cursor is not None:
+            args.extend(decode_cursor(cursor))
+            conditions.append(f"({order}.created_at, {order}.game_id) < (${len(args) - 1}, ${len(args)})")
+        args.append(limit)
+        source = f"{t.listing} g" if player is None else f"{t.players} p JOIN {t.listing} g USING (game_id)"
+        seat = ", p.seat" if player is not None else ", NULL::integer"
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        query = (
+            f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
+            f" g.updated_at{seat} FROM {source}{where}"
+            f" ORDER BY {order}.created_at DESC, {order}.game_id DESC LIMIT ${len(args)}"
+        )
+        async with self.pool.acquire() as connection:
+            return list(await connection.fetch(query, *args))
+
+    async def _results(self, game_ids: list[str]) -> dict[str, list[tuple[int, int, int]]]:
+        """The (seat, score, rank) rows of those games that are finished."""
+        found: dict[str, list[tuple[int, int, int]]] = {}
+        if not game_ids:
+            return found
+        rows = await self.pool.fetch(
+            f"SELECT game_id, seat, score, rank FROM {self.tables.results}"
+            " WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
+            game_ids,
+        )
+        for row in rows:
+            found.setdefault(row[0], []).append((row[1], row[2], row[3]))
+        return found
+
+    async def list_games(
+        self,
+        game: str | None,
+        status: str | None,
+        player: str | None,
+        tournament: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> GamePage:
+        """A page of games, newest first, filtered; ``next_cursor`` continues after the last one. The
+        projection first catches up with everything committed before the request (read-your-writes)."""
+        _check_page(status, limit)
+        if cursor is not None:
+            decode_cursor(cursor)  # a bad cursor is refused before any work
+        await self.read_your_writes()
+        rows = await self._rows(game, status, player, tournament, cursor, limit + 1)
+        page = rows[:limit]
+        results = await self._results([row[0] for row in page if row[2] == FINISHED])
+        return GamePage(
+            games=[
+                GameSummary(
+                    game_id=row[0],
+                    game=row[1],
+                    status=row[2],
+                    version=row[3],
+                    players=list(row[4]),
+                    tournament=row[5],
+                    created_at=row[6],
+                    updated_at=row[7],
+                    result=_seat_results(row[4], results[row[0]]) if row[0] in results else None,
+                )
+                for row in page
+            ],
+            next_cursor=encode_cursor(page[-1][6], page[-1][0]) if len(rows) > limit else None,
+        )
+
+    async def player_games(
+        self, name: str, game: str | None, status: str | None, cursor: str | None, limit: int
+    ) -> PlayerGamePage:
+        """A page of the games ``name`` sits in, newest first, with their seat and (finished) score and rank."""
+        _check_page(status, limit)
+        if cursor is not None:
+            decode_cursor(cursor)
+        await self.read_your_writes()
+        rows = await self._rows(game, status, name, None, cursor, limit + 1)
+        page = rows[:limit]
+        results = await self._results([row[0] for row in page if row[2] == FINISHED])
+        games = []
+        for row in page:
+            seat: int = row[8]
+            mine = next((r for r in results.get(row[0], []) if r[0] == seat), None)
+            games.append(
+                PlayerGame(
+                    game_id=row[0],
+                    game=row[1],
+                    status=row[2],
+                    version=row[3],
+                    seat=seat,
+                    players=list(row[4]),
+                    tournament=row[5],
+                    created_at=row[6],
+                    updated_at=row[7],
+                    score=None if mine is None else mine[1],
+                    rank=None if mine is None else mine[2],
+                )
+            )
+        return PlayerGamePage(
+            name=name,
+            games=games,
+            next_cursor=encode_cursor(page[-1][6], page[-1][0]) if len(rows) > limit else None,
+        )
+
+
+def _listing_row(loaded: Loaded) -> tuple[Any, ...]:
+    """The listing row of a folded game: its status is the domain's verdict on the fold."""
+    info = loaded.info
+    return (
+        loaded.game_id,
+        loaded.game.name,
+        FINISHED if loaded.finished else ACTIVE,
+        loaded.version,
+        list(info.metadata.get("players", [])),
+        info.metadata.get("tournament"),
+        info.created_at,
+        info.updated_at,
+    )
+
+
+def _seat_rows(loaded: Loaded) -> list[tuple[Any, ...]]:
+    """One per-player row per seat, from the creation metadata."""
+    players: list[str] = list(loaded.info.metadata.get("players", []))
+    bots: list[Any] = list(loaded.info.metadata.get("bots") or [])
+    return [
+        (loaded.game_id, seat, name, seat < len(bots) and bool(bots[seat]), loaded.info.created_at)
+        for seat, name in enumerate(players)
+    ]
+
+
+def _seat_results(players: list[str], rows: list[tuple[int, int, int]]) -> list[SeatResult]:
+    """The result rows of a finished game with the seats' names."""
+    return [SeatResult(seat=seat, name=players[seat], score=score, rank=rank) for seat, score, rank in rows]
+
+
+async def rebuild_command(settings: Settings) -> None:
+    """``python -m service projections rebuild``: rebuild the game projection from zero while the service
+    runs, with a progress bar of feed positions (the live checkpoint's position is the expected end)."""
+    from tqdm import tqdm  # type: ignore[import-untyped]  # (no type hints shipped)
+
+    from domain.registry import all_games
+    from eventstore import PostgresEventStore
+    from service.database import create_pool, migrate, resolve_database_url
+    from service.keys import PostgresKeyStore
+
+    url = resolve_database_url(settings.database_url, settings.data_dir)
+    migrate(url)
+    pool = await create_pool(url, settings)
+    try:
+        games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+        live = GameProjection(pool, games)
+        end = (await live.checkpoint()).position
+        with tqdm(total=end or None, unit="pos", desc="rebuilding game projections") as bar:
+
+            def advance(_applied: int, reached: FeedPosition) -> None:
+                bar.update(max(reached.position - bar.n, 0))
+
+            await live.rebuild(advance)
+    except errors.Conflict as exc:
+        raise SystemExit(exc.detail) from None
+    finally:
+        await pool.close()
