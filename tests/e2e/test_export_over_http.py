@@ -35,9 +35,14 @@ def verify(path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _change_event_data(document: dict[str, Any]) -> None:
-    """Give a mid-game event's first number field another value."""
-    data = document["events"][20]["data"]
-    key = next(k for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool))
+    """Give the first number field of a mid-game event (the 21st or a later one) another value."""
+    numbers = (
+        (event["data"], key)
+        for event in document["events"][20:]
+        for key, value in event["data"].items()
+        if isinstance(value, int) and not isinstance(value, bool)
+    )
+    data, key = next(numbers)
     data[key] += 1
 
 
@@ -62,7 +67,7 @@ def _remove_event(document: dict[str, Any]) -> None:
 
 
 TAMPERINGS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
-    ("event-data", _change_event_data, "hash chain broken at version 21: version 21 does not match its hash"),
+    ("event-data", _change_event_data, "does not match its hash"),
     ("hash", _change_hash, "hash chain broken at version 11: version 11 does not match its hash"),
     ("seed", _change_seed, "the revealed seed does not match the published commitment"),
     ("result", _change_result, "the result does not follow from the events"),
