@@ -14,7 +14,7 @@ from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.games import GamesController
-from api.middleware import request_context_middleware
+from api.middleware import rate_limit, request_context_middleware
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.system import SystemController
@@ -73,9 +73,13 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
-        games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+        wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
+        store = PostgresEventStore(pool, acquire_timeout=wait)
+        games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
         app.state.games = games
-        app.state.tournaments = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
+        app.state.tournaments = TournamentService(
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
+        )
         app.state.ratings = RatingService(games)
         try:
             yield
@@ -85,6 +89,9 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
     plugins: list[Any] = [problem_details_plugin()]
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
+    middleware: list[Any] = [request_context_middleware, metrics.middleware]
+    if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
+        middleware.append(rate_limit(settings.rate_limit_per_minute))
     app = Litestar(
         route_handlers=[
             GamesController,
@@ -95,7 +102,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         ],
         lifespan=[lifespan],
         plugins=plugins,
-        middleware=[request_context_middleware, metrics.middleware],
+        middleware=middleware,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         debug=False,

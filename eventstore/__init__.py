@@ -1,7 +1,7 @@
 """The append-only event store: its contract, the PostgreSQL implementation and the in-memory twin."""
 
 from eventstore.memory import InMemoryEventStore
-from eventstore.postgres import PostgresEventStore, is_unavailable
+from eventstore.postgres import PostgresEventStore, is_unavailable, unavailable_as_store_error
 from eventstore.protocol import (
     GENESIS_HASH,
     AppendResult,
@@ -48,5 +48,6 @@ __all__ = [
     "check_chain",
     "event_hash",
     "is_unavailable",
+    "unavailable_as_store_error",
     "upcast",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -99,6 +101,9 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     # What asyncpg raises, in place of ConnectionDoesNotExistError, on a pooled connection whose server
     # went away while it sat idle (it gets discarded on release; the next acquire connects afresh).
     asyncpg.exceptions.InternalClientError,
+    # statement_timeout fired (SQLSTATE 57014): the database is too busy to answer in time; retrying later
+    # is the client's remedy, as for an outage. (The driver's own command_timeout is a TimeoutError.)
+    asyncpg.exceptions.QueryCanceledError,
 )
 
 
@@ -110,6 +115,17 @@ def is_unavailable(exc: BaseException) -> bool:
         message = str(exc)
         return "closed" in message or "closing" in message
     return False
+
+
+@asynccontextmanager
+async def unavailable_as_store_error() -> AsyncIterator[None]:
+    """Inside this block, a failure to reach the database becomes StoreUnavailable; other errors pass."""
+    try:
+        yield
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise StoreUnavailable(str(exc)) from exc
+        raise
 
 
 def _write_error(exc: asyncpg.PostgresError, stream_id: str, expected: int) -> Exception | None:
@@ -144,13 +160,11 @@ class PostgresEventStore:
 
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""
-        try:
-            async with self._pool.acquire(timeout=self._acquire_timeout) as connection:
-                return await connection.fetch(query, *args)  # type: ignore[no-any-return]
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise StoreUnavailable(str(exc)) from exc
-            raise
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+        ):
+            return await connection.fetch(query, *args)  # type: ignore[no-any-return]
 
     async def create_stream(
         self,
@@ -364,17 +378,13 @@ class PostgresEventStore:
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """Recompute the stream's hash chain over the stored bytes; StreamNotFound if there is none."""
-        try:
-            async with (
-                self._pool.acquire(timeout=self._acquire_timeout) as connection,
-                connection.transaction(isolation="repeatable_read", readonly=True),
-            ):  # one snapshot: the stream row and its events agree unless someone tampered
-                head = await connection.fetchrow(_CHAIN_HEAD, stream_id)
-                rows = await connection.fetch(_CHAIN_EVENTS, stream_id)
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise StoreUnavailable(str(exc)) from exc
-            raise
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            connection.transaction(isolation="repeatable_read", readonly=True),
+        ):  # one snapshot: the stream row and its events agree unless someone tampered
+            head = await connection.fetchrow(_CHAIN_HEAD, stream_id)
+            rows = await connection.fetch(_CHAIN_EVENTS, stream_id)
         if head is None and not rows:
             raise StreamNotFound(stream_id)
         return check_chain(
