@@ -15,6 +15,7 @@ from litestar.enums import ScopeType
 from litestar.exceptions import TooManyRequestsException
 from litestar.middleware.base import DefineMiddleware
 from litestar.middleware.rate_limit import RateLimitConfig, RateLimitMiddleware
+from litestar.stores.memory import MemoryStore
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.problems import from_http_exception
@@ -82,8 +83,17 @@ class AnsweringRateLimitMiddleware(RateLimitMiddleware):
     all middleware, so the access log and the metrics would record a 500 that never was.
     """
 
+    _next_sweep = 0.0
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Count the request; past the limit, answer 429 here."""
+        if time.monotonic() >= self._next_sweep:
+            # The memory store forgets an expired count only when that client comes back; clients that
+            # never return (or invent tokens) would otherwise pile up, so sweep once a window.
+            self._next_sweep = time.monotonic() + 60
+            store = self.config.get_store_from_app(scope["litestar_app"])
+            if isinstance(store, MemoryStore):
+                await store.delete_expired()
         try:
             await super().__call__(scope, receive, send)
         except TooManyRequestsException as refused:
