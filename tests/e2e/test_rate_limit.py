@@ -4,7 +4,9 @@ command changes nothing."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -18,9 +20,17 @@ LIMIT = 5
 
 
 @pytest.fixture(scope="module")
-def limited_server(database_url: str) -> Iterator[str]:
+def limited_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the limited server writes its JSON log lines."""
+    return tmp_path_factory.mktemp("limited") / "server.log"
+
+
+@pytest.fixture(scope="module")
+def limited_server(database_url: str, limited_log: Path) -> Iterator[str]:
     """A server allowing each client five requests a minute."""
-    process, base = start_server(database_url, settings={"RATE_LIMIT_PER_MINUTE": str(LIMIT)})
+    process, base = start_server(
+        database_url, log_file=limited_log, settings={"RATE_LIMIT_PER_MINUTE": str(LIMIT)}
+    )
     yield base
     process.terminate()
     process.wait(10)
@@ -34,7 +44,7 @@ def assert_rate_limited(response: httpx.Response) -> None:
     assert 1 <= int(response.headers["retry-after"]) <= 60
 
 
-async def test_each_client_is_limited_on_its_own(limited_server: str) -> None:
+async def test_each_client_is_limited_on_its_own(limited_server: str, limited_log: Path) -> None:
     async with httpx.AsyncClient(base_url=limited_server, timeout=10) as http:
         # the address's budget (spectators, creation): 1 creation + 4 reads, then refused
         body = {"game": "basari", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
@@ -63,3 +73,8 @@ async def test_each_client_is_limited_on_its_own(limited_server: str) -> None:
         game = (await http.get(f"/v1/games/{game_id}", headers=other_seat)).json()
         assert game["version"] == created.json()["version"]
         assert {pending["seat"] for pending in game["pending"]} == {0, 1, 2}
+
+    # the access log records the 429s as 429s (not as errors), with their request ids
+    lines = [json.loads(line) for line in limited_log.read_text().splitlines() if line.startswith("{")]
+    statuses = [line["status"] for line in lines if line.get("event") == "request"]
+    assert statuses.count(429) == 3 and 500 not in statuses, statuses
