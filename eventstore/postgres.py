@@ -101,9 +101,6 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     # What asyncpg raises, in place of ConnectionDoesNotExistError, on a pooled connection whose server
     # went away while it sat idle (it gets discarded on release; the next acquire connects afresh).
     asyncpg.exceptions.InternalClientError,
-    # statement_timeout fired (SQLSTATE 57014): the database is too busy to answer in time; retrying later
-    # is the client's remedy, as for an outage. (The driver's own command_timeout is a TimeoutError.)
-    asyncpg.exceptions.QueryCanceledError,
 )
 
 
@@ -119,9 +116,13 @@ def is_unavailable(exc: BaseException) -> bool:
 
 @asynccontextmanager
 async def unavailable_as_store_error() -> AsyncIterator[None]:
-    """Inside this block, a failure to reach the database becomes StoreUnavailable; other errors pass."""
+    """Inside this block, a failure to reach the database becomes StoreUnavailable, and so does a statement
+    cancelled by statement_timeout (SQLSTATE 57014): the database is reachable but too slow to answer, and
+    to a client that is the same thing, retry later. Other errors pass."""
     try:
         yield
+    except asyncpg.exceptions.QueryCanceledError as exc:
+        raise StoreUnavailable(str(exc)) from exc
     except Exception as exc:
         if is_unavailable(exc):
             raise StoreUnavailable(str(exc)) from exc
