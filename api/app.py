@@ -16,7 +16,7 @@ from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.games import GamesController
-from api.middleware import request_context_middleware
+from api.middleware import rate_limit, request_context_middleware
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
@@ -103,10 +103,13 @@ def create_app(
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
-        store = PostgresEventStore(pool)
-        games = GameService(store, PostgresKeyStore(pool), all_games())
+        wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
+        store = PostgresEventStore(pool, acquire_timeout=wait)
+        games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
         app.state.games = games
-        app.state.tournaments = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
+        app.state.tournaments = TournamentService(
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
+        )
         app.state.ratings = RatingService(games)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games)
@@ -125,6 +128,9 @@ def create_app(
     plugins: list[Any] = [problem_details_plugin()]
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
+    middleware: list[Any] = [request_context_middleware, metrics.middleware]
+    if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
+        middleware.append(rate_limit(settings.rate_limit_per_minute))
     app = Litestar(
         route_handlers=[
             GamesController,
@@ -146,7 +152,7 @@ def create_app(
             }
         ),
         plugins=plugins,
-        middleware=[request_context_middleware, metrics.middleware],
+        middleware=middleware,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         debug=False,

@@ -1,14 +1,24 @@
 """Request context: a request id for every request (``X-Request-ID``), bound into every log line, and an
-access log line per request (method, path, status, duration; never headers, query values or bodies)."""
+access log line per request (method, path, status, duration; never headers, query values or bodies); the
+optional per-client rate limit."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 import uuid
+from typing import Any
 
 import structlog
+from litestar import Request
 from litestar.enums import ScopeType
+from litestar.exceptions import TooManyRequestsException
+from litestar.middleware.base import DefineMiddleware
+from litestar.middleware.rate_limit import RateLimitConfig, RateLimitMiddleware
+from litestar.stores.memory import MemoryStore
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.problems import from_http_exception
 
 log = structlog.get_logger("api.access")
 
@@ -51,3 +61,53 @@ def request_context_middleware(app: ASGIApp) -> ASGIApp:
             structlog.contextvars.clear_contextvars()
 
     return middleware
+
+
+# Probes and metrics stay reachable whatever a client does: orchestrators and scrapers must never be throttled.
+RATE_LIMIT_EXEMPT = ["^/health$", "^/ready$", "^/metrics$"]
+
+
+def rate_limit_client(request: Request[Any, Any, Any]) -> str:
+    """Whom a request counts against: its bearer token (by hash, so no token sits in memory) or else its
+    address. A seat's or organizer's token follows its holder across addresses; spectators share by address."""
+    authorization = request.headers.get("authorization", "")
+    if authorization:
+        return "token:" + hashlib.sha256(authorization.encode()).hexdigest()
+    return "address:" + (request.client.host if request.client else "unknown")
+
+
+class AnsweringRateLimitMiddleware(RateLimitMiddleware):
+    """Litestar's rate limiter, answering its own 429 (problem+json with Retry-After).
+
+    The stock middleware raises, and an exception from middleware is only turned into a response outside
+    all middleware, so the access log and the metrics would record a 500 that never was.
+    """
+
+    _next_sweep = 0.0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Count the request; past the limit, answer 429 here."""
+        if time.monotonic() >= self._next_sweep:
+            # The memory store forgets an expired count only when that client comes back; clients that
+            # never return (or invent tokens) would otherwise pile up, so sweep once a window.
+            self._next_sweep = time.monotonic() + 60
+            store = self.config.get_store_from_app(scope["litestar_app"])
+            if isinstance(store, MemoryStore):
+                await store.delete_expired()
+        try:
+            await super().__call__(scope, receive, send)
+        except TooManyRequestsException as refused:
+            request: Request[Any, Any, Any] = scope["litestar_app"].request_class(scope)
+            response = from_http_exception(refused).to_response(request)
+            await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+
+
+def rate_limit(per_minute: int) -> DefineMiddleware:
+    """At most ``per_minute`` requests per client per minute, then 429 with Retry-After. Counts live in
+    process memory (Litestar's default store), so each worker counts on its own."""
+    return RateLimitConfig(
+        rate_limit=("minute", per_minute),
+        exclude=RATE_LIMIT_EXEMPT,
+        identifier_for_request=rate_limit_client,
+        middleware_class=AnsweringRateLimitMiddleware,
+    ).middleware

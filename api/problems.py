@@ -84,9 +84,14 @@ def from_http_exception(exc: HTTPException) -> ProblemDetailsException:
         detail = f"{detail}: {exc.extra}"
     if status >= 500:
         detail = "internal error"
-    return problem(
-        status, code, exc.detail if status < 500 else "Internal error", detail, headers=exc.headers
-    )
+    headers = exc.headers
+    if status == 429:
+        # RateLimitMiddleware says when the window resets (RateLimit-Reset, seconds); RFC 9110 clients
+        # look for Retry-After, so give them that too (at least one second).
+        reset = (headers or {}).get("RateLimit-Reset", "1")
+        headers = {**(headers or {}), "Retry-After": str(max(1, int(reset)))}
+        detail = "too many requests from this client; retry after the given seconds"
+    return problem(status, code, exc.detail if status < 500 else "Internal error", detail, headers=headers)
 
 
 def problem_details_plugin() -> ProblemDetailsPlugin:

@@ -35,7 +35,7 @@ class SystemController(Controller):
         if pool is None:
             return Response(Health(status="ok", detail="in-memory store"))
         try:
-            revision = await current_revision(pool)
+            revision = await current_revision(pool, state.get("acquire_timeout"))
         except Exception:  # any failure to reach the database means not ready
             return Response(
                 Health(status="unavailable", detail="database unreachable"),

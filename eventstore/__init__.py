@@ -2,7 +2,7 @@
 
 from eventstore.changes import ChangeHub, ChangeWatch
 from eventstore.memory import InMemoryEventStore
-from eventstore.postgres import PostgresEventStore, is_unavailable
+from eventstore.postgres import PostgresEventStore, is_unavailable, unavailable_as_store_error
 from eventstore.protocol import (
     GENESIS_HASH,
     AppendResult,
@@ -51,5 +51,6 @@ __all__ = [
     "check_chain",
     "event_hash",
     "is_unavailable",
+    "unavailable_as_store_error",
     "upcast",
 ]

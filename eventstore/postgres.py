@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -149,6 +150,21 @@ def is_unavailable(exc: BaseException) -> bool:
     return False
 
 
+@asynccontextmanager
+async def unavailable_as_store_error() -> AsyncIterator[None]:
+    """Inside this block, a failure to reach the database becomes StoreUnavailable, and so does a statement
+    cancelled by statement_timeout (SQLSTATE 57014): the database is reachable but too slow to answer, and
+    to a client that is the same thing, retry later. Other errors pass."""
+    try:
+        yield
+    except asyncpg.exceptions.QueryCanceledError as exc:
+        raise StoreUnavailable(str(exc)) from exc
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise StoreUnavailable(str(exc)) from exc
+        raise
+
+
 def _write_error(exc: asyncpg.PostgresError, stream_id: str, expected: int) -> Exception | None:
     """The store error for es_append's and es_create's SQLSTATEs, or None to let ``exc`` through."""
     code = exc.sqlstate
@@ -183,13 +199,11 @@ class PostgresEventStore:
 
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""
-        try:
-            async with self._pool.acquire(timeout=self._acquire_timeout) as connection:
-                return await connection.fetch(query, *args)  # type: ignore[no-any-return]
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise StoreUnavailable(str(exc)) from exc
-            raise
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+        ):
+            return await connection.fetch(query, *args)  # type: ignore[no-any-return]
 
     async def create_stream(
         self,
@@ -446,17 +460,13 @@ class PostgresEventStore:
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """Recompute the stream's hash chain over the stored bytes; StreamNotFound if there is none."""
-        try:
-            async with (
-                self._pool.acquire(timeout=self._acquire_timeout) as connection,
-                connection.transaction(isolation="repeatable_read", readonly=True),
-            ):  # one snapshot: the stream row and its events agree unless someone tampered
-                head = await connection.fetchrow(_CHAIN_HEAD, stream_id)
-                rows = await connection.fetch(_CHAIN_EVENTS, stream_id)
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise StoreUnavailable(str(exc)) from exc
-            raise
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            connection.transaction(isolation="repeatable_read", readonly=True),
+        ):  # one snapshot: the stream row and its events agree unless someone tampered
+            head = await connection.fetchrow(_CHAIN_HEAD, stream_id)
+            rows = await connection.fetch(_CHAIN_EVENTS, stream_id)
         if head is None and not rows:
             raise StreamNotFound(stream_id)
         return check_chain(

@@ -52,10 +52,11 @@ def head_revision() -> str:
     return head
 
 
-async def current_revision(pool: asyncpg.Pool) -> str | None:
+async def current_revision(pool: asyncpg.Pool, acquire_timeout: float | None = None) -> str | None:
     """The revision the database is at (None if alembic never ran there)."""
     try:
-        value = await pool.fetchval("SELECT version_num FROM alembic_version")
+        async with pool.acquire(timeout=acquire_timeout) as connection:
+            value = await connection.fetchval("SELECT version_num FROM alembic_version")
     except asyncpg.UndefinedTableError:
         return None
     return None if value is None else str(value)
@@ -71,12 +72,15 @@ async def keep_session(connection: asyncpg.Connection) -> None:
 
 
 async def create_pool(database_url: str, settings: Settings) -> asyncpg.Pool:
-    """An asyncpg pool with the documented limits: pool size, statement and idle-in-transaction timeouts."""
+    """An asyncpg pool with the documented limits: pool size, connect, statement and idle-in-transaction
+    timeouts (README "Configuration" gives the reasons for the defaults)."""
     pool = await asyncpg.create_pool(
         database_url,
         min_size=settings.pool_min,
         max_size=settings.pool_max,
         reset=keep_session,
+        timeout=settings.pool_acquire_timeout_ms / 1000,  # connecting, e.g. to a host that went silent
+        # the server cancels at statement_timeout; this client-side bound also covers a dead network
         command_timeout=settings.statement_timeout_ms / 1000 + 1,
         server_settings={
             "statement_timeout": str(settings.statement_timeout_ms),

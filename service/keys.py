@@ -12,6 +12,8 @@ from typing import Protocol
 import asyncpg
 import msgspec
 
+from eventstore import unavailable_as_store_error
+
 
 class GameKeys(msgspec.Struct, frozen=True, kw_only=True):
     """A game's seed and the SHA-256 hashes of its seat tokens (index = seat)."""
@@ -36,23 +38,33 @@ class KeyStore(Protocol):
 class PostgresKeyStore:
     """Game keys in the ``game_keys`` table (keyed by game id)."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
+        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
         self._pool = pool
+        self._acquire_timeout = acquire_timeout
 
     async def save(self, keys: GameKeys) -> None:
         """Insert the keys of a new game."""
-        await self._pool.execute(
-            "INSERT INTO game_keys (game_id, seed, token_hashes) VALUES ($1, $2, $3)",
-            keys.game_id,
-            keys.seed,
-            list(keys.token_hashes),
-        )
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+        ):
+            await connection.execute(
+                "INSERT INTO game_keys (game_id, seed, token_hashes) VALUES ($1, $2, $3)",
+                keys.game_id,
+                keys.seed,
+                list(keys.token_hashes),
+            )
 
     async def get(self, game_id: str) -> GameKeys | None:
         """Read a game's keys."""
-        row = await self._pool.fetchrow(
-            "SELECT seed, token_hashes FROM game_keys WHERE game_id = $1", game_id
-        )
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+        ):
+            row = await connection.fetchrow(
+                "SELECT seed, token_hashes FROM game_keys WHERE game_id = $1", game_id
+            )
         if row is None:
             return None
         return GameKeys(game_id=game_id, seed=row["seed"], token_hashes=tuple(row["token_hashes"]))

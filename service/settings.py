@@ -24,6 +24,7 @@ class Settings:
     pool_max: int
     statement_timeout_ms: int
     idle_in_transaction_timeout_ms: int
+    pool_acquire_timeout_ms: int  # also the connect timeout: past it a request answers 503
     max_body_bytes: int
     rate_limit_per_minute: int  # 0 turns the per-client rate limit off
     streams_per_client: int  # concurrent live streams per client and process; more get 429
@@ -46,6 +47,7 @@ class Settings:
             pool_max=int(env.get("DB_POOL_MAX", "20")),
             statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),
             idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", "10000")),
+            pool_acquire_timeout_ms=int(env.get("DB_POOL_ACQUIRE_TIMEOUT_MS", "5000")),
             max_body_bytes=int(env.get("MAX_BODY_BYTES", "65536")),
             rate_limit_per_minute=int(env.get("RATE_LIMIT_PER_MINUTE", "0")),
             streams_per_client=int(env.get("STREAMS_PER_CLIENT", "8")),

@@ -35,7 +35,7 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
-from eventstore import ConcurrencyConflict, EventStore
+from eventstore import ConcurrencyConflict, EventStore, unavailable_as_store_error
 from service import errors
 from service.games import GameService, new_event
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
@@ -76,26 +76,37 @@ class TournamentKeyStore(Protocol):
 class PostgresTournamentKeyStore:
     """Tournament keys in the ``tournament_keys`` table (keyed by tournament id)."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
+        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
         self._pool = pool
+        self._acquire_timeout = acquire_timeout
 
     async def save(self, keys: TournamentKeys) -> None:
         """Insert the keys of a new tournament."""
-        await self._pool.execute(
-            "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
-            " VALUES ($1, $2, $3, $4)",
-            keys.tournament_id,
-            keys.organizer_hash,
-            list(keys.player_names),
-            list(keys.player_hashes),
-        )
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+        ):
+            await connection.execute(
+                "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
+                " VALUES ($1, $2, $3, $4)",
+                keys.tournament_id,
+                keys.organizer_hash,
+                list(keys.player_names),
+                list(keys.player_hashes),
+            )
 
     async def get(self, tournament_id: str) -> TournamentKeys | None:
         """Read a tournament's keys."""
-        row = await self._pool.fetchrow(
-            "SELECT organizer_hash, player_names, player_hashes FROM tournament_keys WHERE tournament_id = $1",
-            tournament_id,
-        )
+        async with (
+            unavailable_as_store_error(),
+            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+        ):
+            row = await connection.fetchrow(
+                "SELECT organizer_hash, player_names, player_hashes FROM tournament_keys"
+                " WHERE tournament_id = $1",
+                tournament_id,
+            )
         if row is None:
             return None
         return TournamentKeys(

@@ -25,11 +25,22 @@ def free_port() -> int:
 
 
 def start_server(
-    database_url: str, workers: int = 1, log_file: Path | None = None, app: str = "api.app:create_app"
+    database_url: str,
+    workers: int = 1,
+    log_file: Path | None = None,
+    settings: dict[str, str] | None = None,
+    app: str = "api.app:create_app",
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``uvicorn <app factory>`` and wait until /ready answers 200 (logs to ``log_file``)."""
+    """Start ``uvicorn <app factory>`` and wait until /ready answers 200 (logs to ``log_file``);
+    ``settings`` are extra environment variables (service/settings.py), e.g. a small rate limit."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "LOG_FORMAT": "json", "LOG_LEVEL": "info"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "LOG_FORMAT": "json",
+        "LOG_LEVEL": "info",
+        **(settings or {}),
+    }
     log = open(log_file, "wb") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the server
     process = subprocess.Popen(
         [

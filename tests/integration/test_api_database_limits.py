@@ -1,0 +1,121 @@
+"""The database limits of README "Configuration" seen through the API: a statement stuck past
+DB_STATEMENT_TIMEOUT_MS and a pool with no free connection past DB_POOL_ACQUIRE_TIMEOUT_MS both answer 503
+problem+json with Retry-After in bounded time, change nothing, and the service carries on afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from api.app import create_app
+from service.settings import Settings
+from tests.support.client_play import create_game
+
+pytestmark = pytest.mark.db
+
+# Small limits so the test is quick; the bound on an answer is theirs plus slack for a busy machine.
+STATEMENT_TIMEOUT_MS = 300
+ACQUIRE_TIMEOUT_MS = 1000  # also the connect timeout: not so short that a busy machine cannot connect
+LONGEST_ANSWER_S = 3.0
+
+
+@pytest.fixture(scope="module")
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app with a two-connection pool and short statement and acquire timeouts."""
+    settings = dataclasses.replace(
+        Settings.from_env(),
+        database_url=database_url,
+        pool_min=2,  # both connections open from the start
+        pool_max=2,
+        statement_timeout_ms=STATEMENT_TIMEOUT_MS,
+        pool_acquire_timeout_ms=ACQUIRE_TIMEOUT_MS,
+    )
+    async with AsyncTestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+def assert_unavailable(response: Any) -> None:
+    """503 problem+json, code database_unavailable, with Retry-After."""
+    assert response.status_code == 503, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "database_unavailable"
+    assert int(response.headers["retry-after"]) >= 1
+
+
+async def test_a_write_stuck_on_a_lock_past_the_statement_timeout_is_503(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    created = await create_game(client, "basari", 3, seed="stuck-writer")  # type: ignore[arg-type]
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    command = (await client.get(f"/v1/games/{game_id}/legal", headers=auth)).json()[0]
+    async with pool.acquire() as blocker:
+        # the blocker lets go on its own after a while, so a service without a statement timeout would
+        # answer late with a 200 and fail below instead of hanging the test
+        await blocker.execute(f"SET idle_in_transaction_session_timeout = '{2 * LONGEST_ANSWER_S}s'")
+        async with blocker.transaction():
+            # another session holds the game's row: the append waits on it until statement_timeout cancels it
+            await blocker.execute("SELECT 1 FROM streams WHERE stream_id = $1 FOR UPDATE", game_id)
+            started = time.perf_counter()
+            stuck = await client.post(f"/v1/games/{game_id}/commands", json=command, headers=auth)
+            assert_unavailable(stuck)
+            assert time.perf_counter() - started < LONGEST_ANSWER_S
+            # readers are not blocked by a writer
+            assert (await client.get(f"/v1/games/{game_id}")).json()["version"] == created["version"]
+        await blocker.execute("RESET idle_in_transaction_session_timeout")
+    assert (await client.get(f"/v1/games/{game_id}")).json()["version"] == created["version"]
+    retried = await client.post(f"/v1/games/{game_id}/commands", json=command, headers=auth)
+    assert retried.status_code == 200, retried.text
+    assert retried.json()["version"] == created["version"] + 1
+
+
+@asynccontextmanager
+async def every_connection_busy(client: AsyncTestClient[Any]) -> AsyncIterator[None]:
+    """Hold both connections of the app's pool (on the app's own event loop, where the pool lives), for at
+    most twice the longest answer allowed: a request that waits for a connection without bound gets one
+    then, answers late with a 200 and fails the test instead of hanging it."""
+    app_pool: asyncpg.Pool = client.app.state.pool
+    held, done = threading.Event(), threading.Event()
+
+    async def hold() -> None:
+        until = time.monotonic() + 2 * LONGEST_ANSWER_S
+        async with app_pool.acquire(timeout=10), app_pool.acquire(timeout=10):
+            held.set()
+            while not done.is_set() and time.monotonic() < until:
+                await anyio.sleep(0.01)
+
+    holding = client.blocking_portal.start_task_soon(hold)
+    while not held.is_set():
+        if holding.done():
+            holding.result()  # the holder failed: raise its error
+        await asyncio.sleep(0.01)
+    try:
+        yield
+    finally:
+        done.set()
+        await asyncio.wrap_future(holding)
+
+
+async def test_no_free_connection_within_the_acquire_timeout_is_503(client: AsyncTestClient[Any]) -> None:
+    created = await create_game(client, "johari", 2, seed="starved")  # type: ignore[arg-type]
+    async with every_connection_busy(client):
+        for path in (f"/v1/games/{created['game_id']}", "/v1/games", f"/v1/games/{created['game_id']}/audit"):
+            started = time.perf_counter()
+            assert_unavailable(await client.get(path))
+            assert time.perf_counter() - started < LONGEST_ANSWER_S
+        ready = await client.get("/ready")
+        assert ready.status_code == 503 and int(ready.headers["retry-after"]) >= 1
+        tournament = {"name": "t", "game": "johari", "players": [{"name": "a"}, {"name": "b"}], "rounds": 1}
+        assert_unavailable(await client.post("/v1/tournaments", json=tournament))
+    assert (await client.get(f"/v1/games/{created['game_id']}")).status_code == 200
+    assert (await client.get("/ready")).status_code == 200
