@@ -26,7 +26,7 @@ from api.tournaments import TournamentsController
 from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
-from service.database import create_pool, head_revision, resolve_database_url
+from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.logging import configure_logging
@@ -104,7 +104,7 @@ def create_app(
         app.state.pool = pool
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
-        store = PostgresEventStore(pool, acquire_timeout=wait)
+        store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
         games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
         app.state.games = games
         app.state.tournaments = TournamentService(
@@ -112,7 +112,7 @@ def create_app(
         )
         app.state.ratings = RatingService(games)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
-        app.state.projection = projection = GameProjection(pool, games)
+        app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
         with store.watch() as any_change:
             wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
             projector = asyncio.create_task(projection.run(wake), name="game-projection")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -55,7 +56,8 @@ def payloads(stream_ids: set[str]) -> list[str]:
 
 
 class ChangeRelay:
-    """LISTENs for other processes' changes and NOTIFYs this process's, on one connection of ``pool``."""
+    """LISTENs for other processes' changes and NOTIFYs this process's, on one connection: its own (from
+    ``connect``) when given, so requests keep the whole pool, else one held out of ``pool``."""
 
     def __init__(
         self,
@@ -64,9 +66,11 @@ class ChangeRelay:
         channel: str = CHANNEL,
         acquire_timeout: float | None = None,
         coalesce_seconds: float = COALESCE_SECONDS,
+        connect: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
-        """A relay for ``hub`` over ``channel``, holding a connection of ``pool`` once started."""
+        """A relay for ``hub`` over ``channel``, holding a connection once started."""
         self._pool = pool
+        self._connect = connect
         self._coalesce_seconds = coalesce_seconds
         self._hub = hub
         self._channel = channel
@@ -130,7 +134,7 @@ class ChangeRelay:
         failures = 0
         while True:
             try:
-                async with self._pool.acquire(timeout=self._acquire_timeout) as connection:
+                async with self._connection() as connection:
                     failures = 0
                     await self._hold(connection)
             except asyncio.CancelledError:
@@ -139,6 +143,21 @@ class ChangeRelay:
                 log.warning("change_relay_lost", error=type(exc).__name__, failures=failures)
             await asyncio.sleep(_RECONNECT_DELAYS[min(failures, len(_RECONNECT_DELAYS) - 1)])
             failures += 1
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Any]:
+        """The connection to listen on: a dedicated one (closed after) or one borrowed from the pool."""
+        if self._connect is None:
+            async with self._pool.acquire(timeout=self._acquire_timeout) as borrowed:
+                yield borrowed
+            return
+        async with asyncio.timeout(self._acquire_timeout):
+            dedicated = await self._connect()
+        try:
+            yield dedicated
+        finally:
+            with contextlib.suppress(Exception):
+                await dedicated.close(timeout=1)
 
     async def _hold(self, connection: Any) -> None:
         """LISTEN on ``connection`` and serve it until it drops; leave it clean for the pool."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -185,17 +185,23 @@ class PostgresEventStore:
     """The event store on PostgreSQL; ``pool`` is an asyncpg pool on a database migrated to head."""
 
     def __init__(
-        self, pool: asyncpg.Pool, upcasters: Upcasters | None = None, *, acquire_timeout: float | None = None
+        self,
+        pool: asyncpg.Pool,
+        upcasters: Upcasters | None = None,
+        *,
+        acquire_timeout: float | None = None,
+        listen_connect: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
         """Use ``pool``; ``upcasters`` bring old event bodies up to their current schema on read.
 
         ``acquire_timeout`` (seconds) bounds the wait for a free connection; past it, StoreUnavailable.
+        ``listen_connect`` opens the dedicated LISTEN connection (default: one held out of the pool).
         """
         self._pool = pool
         self._upcasters: Upcasters = dict(upcasters or {})
         self._acquire_timeout = acquire_timeout
         self._changes = ChangeHub()
-        self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout)
+        self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout, connect=listen_connect)
 
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""

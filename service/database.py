@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
@@ -90,3 +91,17 @@ async def create_pool(database_url: str, settings: Settings) -> asyncpg.Pool:
     )
     assert pool is not None
     return pool
+
+
+def listen_connector(database_url: str, settings: Settings) -> Callable[[], Awaitable[asyncpg.Connection]]:
+    """Opens the store's dedicated LISTEN connection, outside the pool so requests keep all of it."""
+
+    async def connect() -> asyncpg.Connection:
+        """One connection with the pool's connect timeout, named so operators can tell it apart."""
+        return await asyncpg.connect(
+            database_url,
+            timeout=settings.pool_acquire_timeout_ms / 1000,
+            server_settings={"application_name": "bazaar-games-listen"},
+        )
+
+    return connect

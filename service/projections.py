@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,7 +28,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from eventstore import FeedPosition
+from eventstore import FeedPosition, unavailable_as_store_error
 from service import errors
 from service.games import ACTIVE, FINISHED, GameService, Loaded
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
@@ -138,9 +139,15 @@ class GameProjection:
     """Keeps the game projection in ``tables`` caught up with the feed and serves its queries."""
 
     def __init__(
-        self, pool: asyncpg.Pool, games: GameService, tables: Tables = LIVE, batch_size: int = BATCH_SIZE
+        self,
+        pool: asyncpg.Pool,
+        games: GameService,
+        tables: Tables = LIVE,
+        batch_size: int = BATCH_SIZE,
+        acquire_timeout: float | None = None,
     ) -> None:
         self.pool = pool
+        self.acquire_timeout = acquire_timeout  # past it, StoreUnavailable (503), as for every request
         self.games = games
         self.tables = tables
         self.batch_size = batch_size
@@ -148,11 +155,21 @@ class GameProjection:
         # pooled connection each (which could starve the holder of the connections it reads with).
         self._catching_up = asyncio.Lock()
 
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
+        async with (
+            unavailable_as_store_error(),
+            self.pool.acquire(timeout=self.acquire_timeout) as connection,
+        ):
+            yield connection
+
     # ----------------------------------------------------------------- feeding
 
     async def checkpoint(self) -> FeedPosition:
         """Where this projection stands in the feed."""
-        row = await self.pool.fetchrow(_CHECKPOINT, self.tables.checkpoint)
+        async with self.connection() as connection:
+            row = await connection.fetchrow(_CHECKPOINT, self.tables.checkpoint)
         return FeedPosition(tx=row[0], position=row[1])
 
     async def behind(self) -> bool:
@@ -210,7 +227,7 @@ class GameProjection:
         """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
         (0) when another transaction holds the checkpoint longer than that many seconds."""
         try:
-            async with self.pool.acquire() as connection, connection.transaction():
+            async with self.connection() as connection, connection.transaction():
                 if lock_wait is not None:
                     await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
                 return await self.apply_batch(connection)
@@ -243,11 +260,13 @@ class GameProjection:
         """Catch up with every transaction committed before this call: wait (at most ``wait`` seconds)
         until none that started earlier is still running, since the feed shows nothing past the oldest
         running transaction, then catch up."""
-        horizon, target = await self.pool.fetchrow(_SNAPSHOT)
+        async with self.connection() as connection:
+            horizon, target = await connection.fetchrow(_SNAPSHOT)
         deadline = time.monotonic() + wait
         while horizon < target and time.monotonic() < deadline:
-            await asyncio.sleep(0.005)
-            horizon = await self.pool.fetchval(_HORIZON)
+            await asyncio.sleep(0.005)  # holding no connection meanwhile: a crowd of listings may wait here
+            async with self.connection() as connection:
+                horizon = await connection.fetchval(_HORIZON)
         # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
         # rows as they are rather than wait for it.
         await self.catch_up(lock_wait=max(deadline - time.monotonic(), 0.05))
@@ -257,7 +276,7 @@ class GameProjection:
     async def reset(self) -> None:
         """Empty this projection's tables and move its checkpoint back to the start of the feed."""
         t = self.tables
-        async with self.pool.acquire() as connection, connection.transaction():
+        async with self.connection() as connection, connection.transaction():
             await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
             await connection.execute(f"TRUNCATE {t.listing}, {t.players}, {t.results}")
             await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, 0, 0)
@@ -267,7 +286,7 @@ class GameProjection:
     ) -> GameProjection:
         """Project the whole feed from zero into the rebuild tables (the live projection is untouched);
         ``progress`` gets each batch's size and the position reached. One rebuild at a time (409)."""
-        shadow = GameProjection(self.pool, self.games, REBUILD, self.batch_size)
+        shadow = GameProjection(self.pool, self.games, REBUILD, self.batch_size, self.acquire_timeout)
         await shadow.reset()
         while applied := await shadow.catch_up_once():
             if progress is not None:
@@ -280,7 +299,7 @@ class GameProjection:
         tables with its checkpoint, in one transaction (readers see the old rows until it commits)."""
         if self.tables != LIVE:
             raise ValueError("only the live projection is rebuilt")
-        async with self.pool.acquire() as guard:
+        async with self.connection() as guard:
             if not await guard.fetchval("SELECT pg_try_advisory_lock($1)", REBUILD_LOCK):
                 raise errors.Conflict("rebuild_running", "another rebuild of the projections is running")
             try:
@@ -294,7 +313,7 @@ class GameProjection:
     ) -> None:
         """The final catch-up and the atomic copy of the shadow over the live tables."""
         live, rebuilt = self.tables, shadow.tables
-        async with self.pool.acquire() as connection, connection.transaction():
+        async with self.connection() as connection, connection.transaction():
             await connection.execute("SET LOCAL statement_timeout = 0")  # the copy takes what it takes
             await connection.execute(LOCK_CHECKPOINT, live.checkpoint)  # live projectors wait here
             while applied := await shadow.apply_batch(connection):
@@ -351,7 +370,7 @@ class GameProjection:
             f" g.updated_at{seat} FROM {source}{where}"
             f" ORDER BY {order}.created_at DESC, {order}.game_id DESC LIMIT ${len(args)}"
         )
-        async with self.pool.acquire() as connection:
+        async with self.connection() as connection:
             return list(await connection.fetch(query, *args))
 
     async def _results(self, game_ids: list[str]) -> dict[str, list[tuple[int, int, int]]]:
@@ -359,11 +378,12 @@ class GameProjection:
         found: dict[str, list[tuple[int, int, int]]] = {}
         if not game_ids:
             return found
-        rows = await self.pool.fetch(
-            f"SELECT game_id, seat, score, rank FROM {self.tables.results}"
-            " WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
-            game_ids,
-        )
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                f"SELECT game_id, seat, score, rank FROM {self.tables.results}"
+                " WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
+                game_ids,
+            )
         for row in rows:
             found.setdefault(row[0], []).append((row[1], row[2], row[3]))
         return found
