@@ -17,6 +17,7 @@ from api.games import GamesController
 from api.middleware import request_context_middleware
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
+from api.responses import describe_responses
 from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.core import Game
@@ -101,6 +102,7 @@ def create_app(settings: Settings | None = None, service: GameService | None = N
         debug=False,
     )
     describe_game_bodies(app, all_games())
+    describe_responses(app)
     return app
 
 
