@@ -128,8 +128,8 @@ def events_of(kind: str, doc: Any) -> list[dict[str, Any]]:
 
 
 def view_of(kind: str, doc: Any) -> dict[str, Any] | None:
-    """The latest view in a game detail or a time-travel answer at the latest version."""
-    if kind in ("detail", "state_now") and isinstance(doc, dict):
+    """The view in a game detail or a time-travel answer."""
+    if kind in ("detail", "view") and isinstance(doc, dict):
         view = doc.get("view")
         return view if isinstance(view, dict) else None
     return None
@@ -161,7 +161,7 @@ def basari_secrets(state: Any, viewer: int | None, finished: bool, version: int)
 
     def check(kind: str, doc: Any) -> Iterator[str]:
         view = view_of(kind, doc)
-        if view is not None:
+        if view is not None and (view["stage"], view["round"]) == (state.stage, state.round):
             for player in view["players"]:
                 if player["seat"] in hidden and player["action"] is not None:
                     yield f"seat {player['seat']}'s pick {player['action']} in the view"
@@ -201,7 +201,8 @@ def bazaar_secrets(state: Any, set_aside: tuple[int, ...], finished: bool) -> Se
             if data.get("face_down") is not None or data.get("set_aside") is not None:
                 yield f"{data.get('type')} with face-down or unused wares while the game runs"
         view = view_of(kind, doc)
-        if view is not None:
+        now = view is not None and [s["size"] for s in view["stalls"]] == [len(c) for c in state.stalls]
+        if view is not None and now:  # a view of the stalls as they are now (not an earlier version's)
             for stall, cards in zip(view["stalls"], state.stalls, strict=True):
                 if set(stall) != {"stall", "size", "displayed"}:
                     yield f"stall {stall['stall']} shows more than size and the displayed ware: {sorted(stall)}"
@@ -240,16 +241,16 @@ def johari_secrets(state: Any, viewer: int | None, finished: bool, version: int)
 
     def check(kind: str, doc: Any) -> Iterator[str]:
         view = view_of(kind, doc)
-        if view is not None:
-            for player in view["players"]:
-                seat = player["seat"]
-                if seat in unrevealed:
-                    if player["slots"][state.round - 1] not in (None, "hidden"):
-                        yield f"seat {seat}'s unrevealed card {player['slots'][state.round - 1]} in its slot"
-                    if player["hand"] is not None and unrevealed[seat] not in player["hand"]:
-                        yield f"seat {seat}'s hand shows which card it played"
-                if seat in prestige and player["prestige_cards"]:
-                    yield f"seat {seat}'s Prestige Cards {player['prestige_cards']} in the view"
+        this_round = view is not None and (view["day"], view["round"]) == (state.day, state.round)
+        for player in view["players"] if view is not None else []:
+            seat = player["seat"]
+            if seat in unrevealed and this_round:
+                if player["slots"][state.round - 1] not in (None, "hidden"):
+                    yield f"seat {seat}'s unrevealed card {player['slots'][state.round - 1]} in its slot"
+                if player["hand"] is not None and unrevealed[seat] not in player["hand"]:
+                    yield f"seat {seat}'s hand shows which card it played"
+            if seat in prestige and player["prestige_cards"]:
+                yield f"seat {seat}'s Prestige Cards {player['prestige_cards']} in the view"
         events = events_of(kind, doc)
         for envelope in events:
             data = envelope.get("data", {})
