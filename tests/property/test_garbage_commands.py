@@ -206,3 +206,110 @@ def test_every_command_type_with_every_nasty_value_is_refused_cleanly(name: str)
                 body = {"type": tag_of(command_class), **{f.encode_name: value for f in fields}}
                 for seat in range(players):
                     assert_refused_cleanly(game, state, seat, body, where)
+
+
+# ------------------------------------------------------------------------ refusals keep secrets
+
+
+def basari_twin(state: Any, seat: int, shuffle: random.Random) -> Any:
+    """B-12: the same table with another pile order and other hidden picks of the other seats."""
+    picks = list(state.picks)
+    for other in state.seats:
+        if other != seat and state.phase == "choose" and not state.revealed and state.picked[other]:
+            picks[other] = shuffle.choice(state.actions)
+    return msgspec.structs.replace(
+        state, pile=tuple(shuffle.sample(state.pile, len(state.pile))), picks=tuple(picks)
+    )
+
+
+def bazaar_twin(state: Any, seat: int, shuffle: random.Random) -> Any:
+    """Z-15: the same stalls with other face-down wares (drawn from the face-down and the unused ones)."""
+    from domain.bazaar.components import EDITION
+
+    seen = {c for stall in state.stalls for c in stall[:1]} | {w for wares in state.wares for w in wares}
+    if state.solitaire_ware is not None:
+        seen.add(state.solitaire_ware)
+    hidden = [w for w in EDITION.wares if w not in seen]
+    pool = shuffle.sample(hidden, len(hidden))
+    stalls = tuple((*stall[:1], *(pool.pop() for _ in stall[1:])) if stall else () for stall in state.stalls)
+    return msgspec.structs.replace(state, stalls=stalls)
+
+
+def johari_twin(state: Any, seat: int, shuffle: random.Random) -> Any:
+    """J-18: another draw pile order, another Noble stack order (backs kept in place), other unrevealed cards."""
+    from domain.johari.components import ACTIONS, DATA
+
+    stack = list(state.noble_stack)
+    for back in {DATA.nobles[n].back for n in stack}:
+        places = [i for i, n in enumerate(stack) if DATA.nobles[n].back == back]
+        for place, noble in zip(places, shuffle.sample([stack[i] for i in places], len(places)), strict=True):
+            stack[place] = noble
+    players = list(state.players)
+    if state.phase == "play":
+        for other, player in enumerate(players):
+            played = player.slots[state.round - 1]
+            if other == seat or played is None or not player.hand:
+                continue
+            instead = shuffle.choice(player.hand)
+            slots = (*player.slots[: state.round - 1], instead, *player.slots[state.round :])
+            hand = tuple(a for a in ACTIONS if a in {*player.hand, played} - {instead})
+            players[other] = msgspec.structs.replace(player, slots=slots, hand=hand)
+    return msgspec.structs.replace(
+        state,
+        draw=tuple(shuffle.sample(state.draw, len(state.draw))),
+        noble_stack=tuple(stack),
+        players=tuple(players),
+    )
+
+
+TWINS = {"basari": basari_twin, "bazaar": bazaar_twin, "johari": johari_twin}
+
+
+def outcome(game: Game[Any], state: Any, seat: int, command: Command) -> tuple[str, ...]:
+    """What the seat learns from sending the command: accepted, or the refusal's code, rule and detail."""
+    try:
+        game.decide(state, seat, command, Rng("twin", "v0"))
+    except Rejected as refusal:
+        return ("rejected", refusal.code, str(refusal.rule), refusal.detail)
+    return ("accepted",)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_refusals_do_not_depend_on_secrets(name: str) -> None:
+    """A refusal (or acceptance) is the same in a twin state that differs only in what the seat may not know
+    (B-12, Z-15, J-18): the API's error answers cannot carry a secret."""
+    game = GAMES[name]
+    states = reachable_states(name)
+    twin_of = TWINS[name]
+
+    @settings(
+        max_examples=EXAMPLES // 2,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(index=st.integers(0, len(states) - 1), seat_pick=st.integers(0, 5), data=st.data())
+    def check(index: int, seat_pick: int, data: st.DataObject) -> None:
+        state, players, where = states[index]
+        seat = seat_pick % players
+        twin = twin_of(state, seat, random.Random(f"{where}/{seat}"))
+        assert msgspec.json.encode(game.view(twin, seat)) == msgspec.json.encode(game.view(state, seat)), (
+            "the twin must look the same to the seat"
+        )
+        legal = game.legal(state, seat)
+        if legal and data.draw(st.booleans()):
+            body = msgspec.to_builtins(data.draw(st.sampled_from(legal)))
+            for key in [k for k in body if k != "type"]:
+                if data.draw(st.booleans()):
+                    body[key] = data.draw(st.one_of(st.sampled_from(NASTY_INTS), field_values))
+        else:
+            body = data.draw(command_bodies(game))
+        try:
+            command = parser().parse_command(game, body)
+        except errors.Malformed:
+            return
+        assert outcome(game, state, seat, command) == outcome(game, twin, seat, command), (
+            f"{command!r} from seat {seat} at {where} is answered differently when only secrets differ"
+        )
+
+    check()
