@@ -30,7 +30,7 @@ from service.keys import InMemoryKeyStore
 GAMES = all_games()
 PLAYER_COUNTS = {name: (game.min_players, game.max_players) for name, game in GAMES.items()}
 STATES_PER_GAME = 240  # reachable states sampled per game (random prefixes of random legal play)
-EXAMPLES = 1200
+EXAMPLES = 1000
 
 # Words the games use (colours, actions, places, sides) plus near misses, so many bodies decode into
 # well-typed commands that still make no sense in the state at hand.
@@ -106,6 +106,19 @@ def command_bodies(draw: st.DrawFn, game: Game[Any]) -> Any:
     return body
 
 
+def any_body(game: Game[Any], legal: list[Command], data: st.DataObject) -> Any:
+    """Half of the time (when the seat has any) a legal command with some fields spoiled, which reaches the
+    deepest checks of the decision owed; otherwise a body of ``command_bodies``."""
+    spoil_a_legal_command = data.draw(st.booleans())
+    if not (legal and spoil_a_legal_command):
+        return data.draw(command_bodies(game))
+    body = msgspec.to_builtins(data.draw(st.sampled_from(legal)))
+    for key in [k for k in body if k != "type"]:
+        if data.draw(st.booleans()):
+            body[key] = data.draw(field_values)
+    return body
+
+
 @functools.cache
 def reachable_states(name: str) -> list[tuple[Any, int, str]]:
     """States reached by random legal play from set-up, with the player count and the seed they came from."""
@@ -178,16 +191,7 @@ def test_garbage_commands_are_refused_cleanly(name: str) -> None:
     def check(index: int, seat_pick: int, data: st.DataObject) -> None:
         state, players, where = states[index]
         seat = seat_pick % players
-        legal = game.legal(state, seat)
-        spoil_a_legal_command = data.draw(st.booleans())
-        if legal and spoil_a_legal_command:
-            # a legal command with some fields spoiled reaches the deepest checks of the decision owed
-            body = msgspec.to_builtins(data.draw(st.sampled_from(legal)))
-            for key in [k for k in body if k != "type"]:
-                if data.draw(st.booleans()):
-                    body[key] = data.draw(field_values)
-        else:
-            body = data.draw(command_bodies(game))
+        body = any_body(game, game.legal(state, seat), data)
         assert_refused_cleanly(game, state, seat, body, where)
 
     check()
@@ -296,14 +300,7 @@ def test_refusals_do_not_depend_on_secrets(name: str) -> None:
         assert msgspec.json.encode(game.view(twin, seat)) == msgspec.json.encode(game.view(state, seat)), (
             "the twin must look the same to the seat"
         )
-        legal = game.legal(state, seat)
-        if legal and data.draw(st.booleans()):
-            body = msgspec.to_builtins(data.draw(st.sampled_from(legal)))
-            for key in [k for k in body if k != "type"]:
-                if data.draw(st.booleans()):
-                    body[key] = data.draw(st.one_of(st.sampled_from(NASTY_INTS), field_values))
-        else:
-            body = data.draw(command_bodies(game))
+        body = any_body(game, game.legal(state, seat), data)
         try:
             command = parser().parse_command(game, body)
         except errors.Malformed:
