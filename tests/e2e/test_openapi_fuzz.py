@@ -75,10 +75,11 @@ class Targets:
 
 
 @pytest.fixture(scope="session")
-async def fuzz_targets(server: str, database_url: str) -> Targets:
+async def fuzz_targets(own_server: tuple[str, str]) -> Targets:
     """Games of every kind at some point of play, one finished, and a Basari tournament with round 1 seated."""
     targets = Targets()
     chooser = random.Random("openapi-fuzz")
+    server, database_url = own_server
     async with game_service(database_url) as service:
         for name, players, commands in (
             ("basari", 3, 25),
@@ -154,9 +155,9 @@ def aim(case: Any, data: st.DataObject, targets: Targets) -> None:
 
 
 @pytest.fixture
-def fuzz_base(server: str, fuzz_targets: Targets) -> Iterator[tuple[str, Targets]]:
+def fuzz_base(own_server: tuple[str, str], fuzz_targets: Targets) -> Iterator[tuple[str, Targets]]:
     """The server's base URL and the targets, once both are ready."""
-    yield server, fuzz_targets
+    yield own_server[0], fuzz_targets
 
 
 @pytest.mark.parametrize("label", sorted(OPERATIONS))

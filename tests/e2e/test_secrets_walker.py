@@ -286,11 +286,12 @@ PLAYS: list[tuple[str, int, list[tuple[str, Stop]]]] = [
 
 @pytest.mark.parametrize(("game", "players", "points"), PLAYS, ids=[p[0] for p in PLAYS])
 async def test_no_endpoint_leaks_a_secret_during_play(
-    server: str, database_url: str, game: str, players: int, points: list[tuple[str, Stop]]
+    own_server: tuple[str, str], game: str, players: int, points: list[tuple[str, Stop]]
 ) -> None:
     """At set-up, at each point of ``points`` (each reached, or the test fails) and at the end."""
     chooser = random.Random(f"walker-{game}")
     world = World()
+    server, database_url = own_server
     async with (
         game_service(database_url) as service,
         httpx.AsyncClient(base_url=server, timeout=30) as client,
@@ -311,11 +312,12 @@ async def test_no_endpoint_leaks_a_secret_during_play(
         await walk(client, service, world, live)
 
 
-async def test_no_endpoint_leaks_a_secret_of_a_tournament_game(server: str, database_url: str) -> None:
+async def test_no_endpoint_leaks_a_secret_of_a_tournament_game(own_server: tuple[str, str]) -> None:
     """A Basari tournament game mid-pick, walked with the players' tokens: no token, no tournament or table
     seed, no pick; then the same once the game is over (its own seed public, the round's others not)."""
     world = World()
     tournament_seed = "tournament-seed-" + "walker-" * 4
+    server, database_url = own_server
     async with (
         game_service(database_url) as service,
         httpx.AsyncClient(base_url=server, timeout=30) as client,
