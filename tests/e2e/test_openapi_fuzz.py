@@ -1,5 +1,6 @@
 """Schemathesis against the real server: every operation of openapi/openapi.json, a bounded number of
-generated requests each; no 5xx, and every answer (status, content type, headers, body) matches the document.
+generated requests each, valid and invalid by the document; no 5xx, invalid requests refused with a 4xx, and
+every answer (status, content type, headers, body) matches the document.
 
 Generated ids alone would only ever meet 404s, so each request is, half of the time, aimed at live games
 (running and finished, all three games), a tournament with a seated round, known player names and games,
@@ -19,13 +20,17 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    missing_required_header,
+    negative_data_rejection,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
+    unsupported_method,
 )
 
 from service.settings import PROJECT_ROOT
@@ -58,6 +63,9 @@ CHECKS = [
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
+    negative_data_rejection,
+    missing_required_header,
+    unsupported_method,
 ]
 EXAMPLES = 60  # generated requests per operation (20 operations: about 1,200 requests, ~45 s)
 
@@ -174,7 +182,10 @@ def test_every_operation_answers_by_the_document(label: str, fuzz_base: tuple[st
         phases=[Phase.explicit, Phase.generate, Phase.shrink],
         suppress_health_check=list(HealthCheck),
     )
-    @given(case=operation.as_strategy(), data=st.data())
+    @given(
+        case=st.one_of(operation.as_strategy(), operation.as_strategy(GenerationMode.NEGATIVE)),
+        data=st.data(),
+    )
     def fuzz(case: Any, data: st.DataObject) -> None:
         aim(case, data, targets)
         case.call_and_validate(base_url=base, checks=CHECKS)
