@@ -310,3 +310,23 @@ def test_refusals_do_not_depend_on_secrets(name: str) -> None:
         )
 
     check()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_misspelt_field_is_a_400_not_a_default(name: str) -> None:
+    """A legal command with one more (unknown) field, at the top or inside a nested object, is refused as
+    malformed: a misspelt optional field must not silently take its default (API.md: 400 malformed body)."""
+    game = GAMES[name]
+    checked = 0
+    for state, players, _where in reachable_states(name)[::6]:
+        for seat in range(players):
+            for command in game.legal(state, seat):
+                body = msgspec.to_builtins(command)
+                with pytest.raises(errors.Malformed):
+                    parser().parse_command(game, {**body, "colur": "red"})
+                for key, value in body.items():
+                    if isinstance(value, dict) and isinstance(getattr(command, key), msgspec.Struct):
+                        with pytest.raises(errors.Malformed):
+                            parser().parse_command(game, {**body, key: {**value, "purple": 1}})
+                checked += 1
+    assert checked > 100, "too few legal commands looked at"
