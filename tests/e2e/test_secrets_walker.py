@@ -28,6 +28,7 @@ from tests.support.secrets import Secrets, basari_secrets, bazaar_secrets, encod
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
 SSE = "text/event-stream"
+TEXT = "text/plain"
 STREAM_SECONDS = 5  # a live stream that has not sent the current version by then fails the walk
 
 
@@ -112,9 +113,11 @@ async def walk(
     service: GameService,
     world: World,
     live: LiveGame,
+    foreign_token: str,
     tournament_id: str | None = None,
 ) -> int:
-    """Every endpoint as every viewer at the game's current point; fails on any leak. Returns requests made."""
+    """Every endpoint as a spectator, as each seat and with another game's seat token (seen as a spectator)
+    at the game's current point; fails on any leak. Returns the requests made."""
     loaded = await service.load(live.game_id)
     if loaded.finished:
         world.seeds.pop(live.game_id, None)
@@ -131,10 +134,15 @@ async def walk(
     endpoints = GAME_ENDPOINTS + (TOURNAMENT_ENDPOINTS if tournament_id else [])
     requests = 0
     problems: list[str] = []
-    for viewer in [None, *range(len(live.tokens))]:
+    viewers: list[tuple[int | None, str | None]] = [
+        (None, None),
+        *enumerate(live.tokens),
+        (None, foreign_token),
+    ]
+    for viewer, token in viewers:
         secrets = await true_secrets(service, loaded, viewer)
         secrets.strings |= world.strings()
-        headers = {} if viewer is None else {"Authorization": f"Bearer {live.tokens[viewer]}"}
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
         for endpoint in endpoints:
             path = endpoint.path.format(**values)
             extra = {name: value.format(**values) for name, value in endpoint.headers}
@@ -162,7 +170,11 @@ async def fetch(
         response = await client.get(path, headers=headers)
         assert response.status_code < 500, f"{path}: {response.status_code} {response.text}"
         media = response.headers.get("content-type", "application/json")
-        return [(media, kind if response.status_code == 200 else "error", response.text)]
+        head = "\n".join(f"{name}: {value}" for name, value in response.headers.items())
+        return [
+            (media, kind if response.status_code == 200 else "error", response.text),
+            (TEXT, "headers", head),
+        ]
     async with asyncio.timeout(STREAM_SECONDS), client.stream("GET", path, headers=headers) as response:
         assert response.status_code < 500, f"{path}: {response.status_code}"
         if response.status_code != 200 or not response.headers.get("content-type", "").startswith(SSE):
@@ -302,14 +314,14 @@ async def test_no_endpoint_leaks_a_secret_during_play(
         )  # its secrets must not leak here
         world.tokens |= {*live.tokens, *other.tokens}
         world.seeds |= {live.game_id: live.seed, other.game_id: other.seed}
-        await walk(client, service, world, live)
+        await walk(client, service, world, live, other.tokens[0])
         for label, stop in points:
             loaded = await play_until(service, live, chooser, stop=lambda g, s=stop: s(g) or g.finished)  # type: ignore[misc]
             assert not loaded.finished, f"{game}: the game ended before reaching {label}"
-            await walk(client, service, world, live)
+            await walk(client, service, world, live, other.tokens[0])
             await post_and_check(client, service, world, live, chooser)
         await play_until(service, live, chooser)
-        await walk(client, service, world, live)
+        await walk(client, service, world, live, other.tokens[0])
 
 
 async def test_no_endpoint_leaks_a_secret_of_a_tournament_game(own_server: tuple[str, str]) -> None:
@@ -353,6 +365,6 @@ async def test_no_endpoint_leaks_a_secret_of_a_tournament_game(own_server: tuple
         chooser = random.Random("walker-tournament")
         live = games[0]
         await play_until(service, live, chooser, stop=basari_mid_pick)
-        await walk(client, service, world, live, tournament_id)
+        await walk(client, service, world, live, games[1].tokens[0], tournament_id)
         await play_until(service, live, chooser)
-        await walk(client, service, world, live, tournament_id)
+        await walk(client, service, world, live, games[1].tokens[0], tournament_id)

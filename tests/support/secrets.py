@@ -51,7 +51,10 @@ def encodings(secret: str) -> set[str]:
 
 
 def parse(body: str, media: str) -> Any:
-    """A response body as data: JSON, NDJSON (a list of documents) or CSV (rows, numbers as ints)."""
+    """A response body as data: JSON, NDJSON (a list of documents), CSV (rows, numbers as ints), or plain
+    text (response headers) as it is."""
+    if media.startswith("text/plain"):
+        return body
     if media.startswith("application/x-ndjson"):
         return [json.loads(line) for line in body.splitlines() if line.strip()]
     if media.startswith("text/csv"):
