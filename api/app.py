@@ -20,6 +20,7 @@ from api.middleware import rate_limit, request_context_middleware
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
+from api.responses import describe_responses
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
@@ -158,6 +159,7 @@ def create_app(
         debug=False,
     )
     describe_game_bodies(app, all_games())
+    describe_responses(app)
     return app
 
 

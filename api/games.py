@@ -28,6 +28,8 @@ from service.models import (
 )
 from service.projections import GameProjection
 
+MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
+
 
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token of the request (None without an Authorization header; 401 if it is not Bearer)."""
@@ -179,7 +181,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        after: Annotated[int, QueryParameter(ge=0)] = 0,
+        after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
     ) -> Response[Any]:
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
@@ -204,7 +206,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        at: Annotated[int, QueryParameter(ge=1)],
+        at: Annotated[int, QueryParameter(ge=1, le=MAX_VERSION)],
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
         service = service_of(state)

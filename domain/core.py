@@ -43,7 +43,8 @@ class Rejected(Exception):
         self.detail = detail or code.replace("_", " ")
 
 
-class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+# forbid_unknown_fields: a misspelt field must be refused (400), not let an optional field keep its default
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
     """Base of every command: a verb, tagged by ``type`` in its JSON body (``{"type": "bid", ...}``)."""
 
 

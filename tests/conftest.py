@@ -9,22 +9,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
 
-from service.database import migrate
-
-
-def _with_database(url: str, database: str) -> str:
-    """``url`` pointing at another database on the same server."""
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path="/" + database))
+from tests.support.databases import fresh_database
 
 
 @pytest.fixture(scope="session")
@@ -47,20 +39,8 @@ def server_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 async def database_url(server_url: str) -> AsyncIterator[str]:
     """A fresh database, migrated to head, dropped after the session."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = _with_database(server_url, name)
-    migrate(url)
-    yield url
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with fresh_database(server_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

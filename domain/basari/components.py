@@ -48,7 +48,8 @@ ACTIONS_BY_PLAYERS: Final[dict[int, tuple[Action, ...]]] = {
 Count = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class Gems(msgspec.Struct, frozen=True, kw_only=True):
+# forbid_unknown_fields: a bid of {"red": 1, "purple": 5} is malformed, not a bid of one red gem
+class Gems(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A handful of gems: how many of each colour (missing colours count 0)."""
 
     red: Count = 0

@@ -675,15 +675,17 @@ def _why(state: State, seat: int, command: Command, owed: str) -> Rejected:
             )
         case PayNobleGold() if not has(player, "hire_with_gold"):
             return Rejected("needs_noble", rule="J-16", detail="paying gold needs the hire_with_gold Noble")
-        case PayNobleCard(card=cid) if card(cid).kind == "gold" and not has(player, "hire_with_gold"):
+        case PayNobleCard(card=cid) if (
+            cid in DATA.cards and card(cid).kind == "gold" and not has(player, "hire_with_gold")
+        ):
             return Rejected("needs_noble", rule="J-16", detail="paying gold needs the hire_with_gold Noble")
         case PayNobleCard():
             return Rejected(
                 "wrong_payment", rule="J-13", detail="pay with gem cards of one type from your display"
             )
         case ExchangeTake(card=cid) if state.turn is not None and state.turn.give is not None:
-            same = card_type(card(cid)) == card_type(card(state.turn.give))
-            if cid in (c for m in state.market for c in m) and not same:
+            in_market = cid in (c for m in state.market for c in m)
+            if in_market and card_type(card(cid)) != card_type(card(state.turn.give)):
                 return Rejected(
                     "exchange_type_mismatch", rule="J-13", detail="exchange needs a card of the same type"
                 )

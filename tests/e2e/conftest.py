@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from service.settings import PROJECT_ROOT
+from tests.support.databases import fresh_database
 
 
 def free_port() -> int:
@@ -100,6 +101,19 @@ def server_two_workers(database_url: str, tmp_path_factory: pytest.TempPathFacto
     yield base
     process.terminate()
     process.wait(10)
+
+
+@pytest.fixture(scope="session")
+async def own_server(
+    server_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[tuple[str, str]]:
+    """A server (base URL) on a database (URL) of its own, for tests that create many games (fuzzing), so
+    what the shared test database holds stays as the other tests expect."""
+    async with fresh_database(server_url) as url:
+        process, base = start_server(url, log_file=tmp_path_factory.mktemp("own") / "server.log")
+        yield base, url
+        process.terminate()
+        process.wait(10)
 
 
 @pytest.fixture(params=[1, 2], ids=["workers1", "workers2"])

@@ -1,0 +1,193 @@
+"""Schemathesis against the real server: every operation of openapi/openapi.json, a bounded number of
+generated requests each, valid and invalid by the document; no 5xx, invalid requests refused with a 4xx, and
+every answer (status, content type, headers, body) matches the document.
+
+Generated ids alone would only ever meet 404s, so each request is, half of the time, aimed at live games
+(running and finished, all three games), a tournament with a seated round, known player names and games,
+with a seat token of that game, another game's token or none; command bodies are then now and then a legal
+command of that game (so play moves on while the fuzzer looks).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.result import Ok
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    missing_required_header,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+    unsupported_method,
+)
+
+from service.settings import PROJECT_ROOT
+from tests.support.live_games import LiveGame, create_live_game, game_service, legal_body, play_until
+
+pytestmark = [pytest.mark.e2e, pytest.mark.db]
+
+SCHEMA = schemathesis.openapi.from_path(PROJECT_ROOT / "openapi" / "openapi.json")
+
+
+def read_operations() -> dict[str, Any]:
+    """Every operation of the committed document by label (one the loader cannot read fails collection)."""
+    found: dict[str, Any] = {}
+    for result in SCHEMA.get_all_operations():
+        assert isinstance(result, Ok), f"schemathesis cannot read an operation: {result}"
+        operation = result.ok()
+        ok = operation.definition.raw.get("responses", {}).get("200", {})
+        if "text/event-stream" in ok.get("content", {}):
+            continue  # a live stream never ends, so a generated request would never get its answer
+        found[operation.label] = operation
+    return found
+
+
+OPERATIONS = read_operations()
+# Every check but positive_data_acceptance: a schema-valid body may still name no game or break a rule
+# (an unknown game, two equal player names, a refused command), which is a 422, not a document mismatch.
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
+    missing_required_header,
+    unsupported_method,
+]
+EXAMPLES = 60  # generated requests per operation (20 operations: about 1,200 requests, ~45 s)
+
+
+@dataclass
+class Targets:
+    """What the fuzzer may aim at: live games with their tokens and a legal body per game, a tournament."""
+
+    games: list[LiveGame] = field(default_factory=list)
+    legal: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    tournament_id: str = ""
+    organizer_token: str = ""
+    tournament_tokens: list[str] = field(default_factory=list)
+    player_names: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="session")
+async def fuzz_targets(own_server: tuple[str, str]) -> Targets:
+    """Games of every kind at some point of play, one finished, and a Basari tournament with round 1 seated."""
+    targets = Targets()
+    chooser = random.Random("openapi-fuzz")
+    server, database_url = own_server
+    async with game_service(database_url) as service:
+        for name, players, commands in (
+            ("basari", 3, 25),
+            ("bazaar", 2, 40),
+            ("johari", 3, 30),
+            ("johari", 2, None),
+        ):
+            live = await create_live_game(service, name, players, f"fuzz-{name}")
+            played = 0
+
+            def enough(_loaded: Any, limit: int | None = commands) -> bool:
+                nonlocal played
+                played += 1
+                return limit is not None and played > limit
+
+            loaded = await play_until(service, live, chooser, stop=enough)
+            targets.games.append(live)
+            targets.legal[live.game_id] = [
+                (p.seat, body)
+                for p in loaded.game.pending(loaded.state)
+                if (body := legal_body(loaded, p.seat, chooser)) is not None
+            ]
+    with httpx.Client(base_url=server, timeout=30) as client:
+        created = client.post(
+            "/v1/tournaments",
+            json={
+                "name": "fuzz cup",
+                "game": "basari",
+                "players": [{"name": f"F{i}"} for i in range(4)],
+                "rounds": 2,
+            },
+        )
+        assert created.status_code == 201, created.text
+        body = created.json()
+        targets.tournament_id = body["tournament_id"]
+        targets.organizer_token = body["organizer_token"]
+        targets.tournament_tokens = [p["token"] for p in body["players"]]
+        seated = client.post(
+            f"/v1/tournaments/{targets.tournament_id}/rounds",
+            headers={"Authorization": f"Bearer {targets.organizer_token}"},
+        )
+        assert seated.status_code == 201, seated.text
+    targets.player_names = [n for g in targets.games for n in g.names] + [f"F{i}" for i in range(4)]
+    return targets
+
+
+def aim(case: Any, data: st.DataObject, targets: Targets) -> None:
+    """Half of the time point the case's ids, names and token at live things (see the module docstring)."""
+    if not data.draw(st.booleans(), label="aim"):
+        return
+    live = data.draw(st.sampled_from(targets.games), label="game")
+    path = case.path_parameters or {}
+    if "game_id" in path:
+        path["game_id"] = live.game_id
+    if "tournament_id" in path:
+        path["tournament_id"] = targets.tournament_id
+    if "name" in path:
+        path["name"] = data.draw(st.sampled_from(targets.player_names), label="player")
+    if "game" in path:
+        path["game"] = data.draw(st.sampled_from(["basari", "bazaar", "johari"]), label="game name")
+    tokens = [*live.tokens, targets.organizer_token, targets.tournament_tokens[0], None]
+    token = data.draw(st.sampled_from(tokens), label="token")
+    headers = dict(case.headers or {})
+    headers.pop("Authorization", None)
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    commands = case.operation.label == "POST /v1/games/{game_id}/commands" and targets.legal.get(live.game_id)
+    if commands and data.draw(st.booleans(), label="legal body"):
+        seat, body = data.draw(st.sampled_from(targets.legal[live.game_id]), label="legal")
+        case.body = body
+        headers["Authorization"] = f"Bearer {live.tokens[seat]}"
+    case.headers = headers
+
+
+@pytest.fixture
+def fuzz_base(own_server: tuple[str, str], fuzz_targets: Targets) -> Iterator[tuple[str, Targets]]:
+    """The server's base URL and the targets, once both are ready."""
+    yield own_server[0], fuzz_targets
+
+
+@pytest.mark.parametrize("label", sorted(OPERATIONS))
+def test_every_operation_answers_by_the_document(label: str, fuzz_base: tuple[str, Targets]) -> None:
+    """No 5xx; status codes, content types, headers and bodies as openapi/openapi.json documents them."""
+    base, targets = fuzz_base
+    operation = OPERATIONS[label]
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        case=st.one_of(operation.as_strategy(), operation.as_strategy(GenerationMode.NEGATIVE)),
+        data=st.data(),
+    )
+    def fuzz(case: Any, data: st.DataObject) -> None:
+        aim(case, data, targets)
+        case.call_and_validate(base_url=base, checks=CHECKS)
+
+    fuzz()
