@@ -27,6 +27,9 @@ pytestmark = pytest.mark.db
 STATEMENT_TIMEOUT_MS = 300
 ACQUIRE_TIMEOUT_MS = 1000  # also the connect timeout: not so short that a busy machine cannot connect
 LONGEST_ANSWER_S = 3.0
+# How long the pool stays fully held: longer than all the requests made meanwhile take on a busy machine,
+# short enough that a request waiting without bound ends the test (late, and failing) instead of hanging it.
+HOLD_POOL_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -82,13 +85,13 @@ async def test_a_write_stuck_on_a_lock_past_the_statement_timeout_is_503(
 @asynccontextmanager
 async def every_connection_busy(client: AsyncTestClient[Any]) -> AsyncIterator[None]:
     """Hold both connections of the app's pool (on the app's own event loop, where the pool lives), for at
-    most twice the longest answer allowed: a request that waits for a connection without bound gets one
+    most HOLD_POOL_S: a request that waits for a connection without bound gets one
     then, answers late with a 200 and fails the test instead of hanging it."""
     app_pool: asyncpg.Pool = client.app.state.pool
     held, done = threading.Event(), threading.Event()
 
     async def hold() -> None:
-        until = time.monotonic() + 2 * LONGEST_ANSWER_S
+        until = time.monotonic() + HOLD_POOL_S
         async with app_pool.acquire(timeout=10), app_pool.acquire(timeout=10):
             held.set()
             while not done.is_set() and time.monotonic() < until:
