@@ -1,8 +1,11 @@
-"""The PostgreSQL event store over asyncpg: one round trip per append (one statement, or es_append)."""
+"""The PostgreSQL event store over asyncpg: one round trip per append (one statement, or es_append), and
+concurrent appends of one process committed together (group commit)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -97,6 +100,59 @@ WITH RECURSIVE new AS (
 )
 SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 """
+# Group commit: the appends queued while the previous batch ran, as one statement and one transaction (one
+# WAL flush instead of one per append). Each entry is the plain check-and-append above: the entries whose
+# stream is at their expected version are appended, the others write nothing and are left out of the
+# answer (their callers then take the one-append path, which gives the precise error). The stream rows are
+# locked in stream id order, so two processes' batches queue behind each other instead of deadlocking;
+# FOR UPDATE re-reads a row that moved since the snapshot and re-checks its version, and hands back the
+# head hash of the version it locked. Events are inserted entry by entry, in version order, so their
+# positions follow each stream's versions.
+_APPEND_BATCH = r"""
+WITH RECURSIVE entry AS (
+    SELECT r.stream_id, r.expected, r.status, r.n
+      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[]) AS r (stream_id, expected, status, n)
+), locked AS MATERIALIZED (
+    SELECT s.stream_id, s.head_hash, e.expected, e.status, e.n
+      FROM streams s JOIN entry e ON e.stream_id = s.stream_id AND s.version = e.expected
+     ORDER BY s.stream_id
+       FOR UPDATE OF s
+), new AS (
+    SELECT n.stream_id, n.i, n.t, n.sv, n.d
+      FROM unnest($5::text[], $6::integer[], $7::text[], $8::integer[], $9::bytea[]) AS n (stream_id, i, t, sv, d)
+), chain (stream_id, i, h) AS (
+    SELECT l.stream_id, 0, l.head_hash FROM locked l
+    UNION ALL
+    SELECT c.stream_id, n.i,
+           sha256(c.h
+                  || convert_to(c.stream_id || E'\n' || (l.expected + n.i) || E'\n' || n.t || E'\n' || n.sv
+                                || E'\n', 'UTF8')
+                  || n.d)
+      FROM chain c
+      JOIN new n ON n.stream_id = c.stream_id AND n.i = c.i + 1
+      JOIN locked l ON l.stream_id = c.stream_id
+), moved AS (
+    UPDATE streams s
+       SET version = l.expected + l.n,
+           head_hash = c.h,
+           status = coalesce(l.status, s.status),
+           updated_at = now()
+      FROM locked l JOIN chain c ON c.stream_id = l.stream_id AND c.i = l.n
+     WHERE s.stream_id = l.stream_id AND s.version = l.expected
+    RETURNING s.stream_id
+), appended AS (
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash)
+    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h
+      FROM moved m
+      JOIN locked l ON l.stream_id = m.stream_id
+      JOIN new n ON n.stream_id = m.stream_id
+      JOIN chain c ON c.stream_id = n.stream_id AND c.i = n.i
+     ORDER BY n.stream_id, n.i
+    RETURNING stream_id, version, position, recorded_at, hash
+)
+SELECT stream_id, version, position, recorded_at, hash FROM appended ORDER BY position
+"""
+MAX_BATCH = 64  # appends per group commit; more wait for the next one
 _CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7)"
 
 # json keeps the exact text that was hashed; convert_to hands it back as those bytes.
@@ -165,6 +221,17 @@ def _write_error(exc: asyncpg.PostgresError, stream_id: str, expected: int) -> E
     return None
 
 
+@dataclass
+class _Queued:
+    """An append waiting for a group commit, and where its caller waits for the rows written."""
+
+    stream_id: str
+    expected: int
+    events: list[NewEvent]
+    status: str | None
+    done: asyncio.Future[list[Any]] = field(repr=False)
+
+
 class PostgresEventStore:
     """The event store on PostgreSQL; ``pool`` is an asyncpg pool on a database migrated to head."""
 
@@ -180,6 +247,8 @@ class PostgresEventStore:
         self._acquire_timeout = acquire_timeout
         self._changes = ChangeHub()
         self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout)
+        self._queued: list[_Queued] = []  # appends waiting for the next group commit
+        self._flusher: asyncio.Task[None] | None = None
 
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""
@@ -232,39 +301,21 @@ class PostgresEventStore:
         if command is not None:
             command_id, request_hash, response = command.command_id, command.request_hash, command.response
         if events:
-            bodies: tuple[Any, Any, Any]  # type, schema version and data: of the event, or arrays of them
-            if len(events) == 1:
-                statement, bodies = _APPEND_ONE, (events[0].type, events[0].schema_version, events[0].data)
+            if command is None:  # the common case goes with whatever else is being appended now
+                rows = await self._append_grouped(stream_id, expected_version, events, status)
             else:
-                statement = _APPEND_MANY
-                bodies = (
-                    [event.type for event in events],
-                    [event.schema_version for event in events],
-                    [event.data for event in events],
+                rows = await self._append_plain(
+                    stream_id, expected_version, events, command_id, request_hash, response, status
                 )
-            try:
-                rows = await self._fetch(
-                    statement,
-                    stream_id,
-                    expected_version,
-                    *bodies,
-                    command_id,
-                    request_hash,
-                    response,
-                    status,
-                )
-            except asyncpg.exceptions.UniqueViolationError as exc:
-                if exc.constraint_name != "commands_pkey":
-                    raise
-                rows = []  # the command id is taken: es_append answers with its stored record
-            except asyncpg.exceptions.DataError as exc:
-                raise ValueError(str(exc)) from exc
+                if rows:
+                    self._changed(stream_id)
             if rows:
-                self._changed(stream_id)
                 return AppendResult(
                     version=expected_version + len(events),
                     events=self._recorded_new(stream_id, events, rows, command_id),
                 )
+        # Nothing written yet (a conflict, a missing stream, a retried command, no events, or a batch that
+        # failed): es_append gives the answer, the stored record of a retry, or the precise error.
         try:
             rows = await self._fetch(
                 _APPEND,
@@ -293,6 +344,117 @@ class PostgresEventStore:
             version=expected_version + len(events),
             events=self._recorded_new(stream_id, events, rows, command_id),
         )
+
+    async def _append_plain(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: list[NewEvent],
+        command_id: str | None,
+        request_hash: str | None,
+        response: bytes | None,
+        status: str | None,
+    ) -> list[Any]:
+        """One append as one plain statement: its rows (version, position, recorded_at, hash), or [] if
+        nothing was written (then es_append tells why)."""
+        bodies: tuple[Any, Any, Any]  # type, schema version and data: of the event, or arrays of them
+        if len(events) == 1:
+            statement, bodies = _APPEND_ONE, (events[0].type, events[0].schema_version, events[0].data)
+        else:
+            statement = _APPEND_MANY
+            bodies = (
+                [event.type for event in events],
+                [event.schema_version for event in events],
+                [event.data for event in events],
+            )
+        try:
+            return await self._fetch(
+                statement, stream_id, expected_version, *bodies, command_id, request_hash, response, status
+            )
+        except asyncpg.exceptions.UniqueViolationError as exc:
+            if exc.constraint_name != "commands_pkey":
+                raise
+            return []  # the command id is taken: es_append answers with its stored record
+        except asyncpg.exceptions.DataError as exc:
+            raise ValueError(str(exc)) from exc
+
+    async def _append_grouped(
+        self, stream_id: str, expected_version: int, events: list[NewEvent], status: str | None
+    ) -> list[Any]:
+        """Queue an append for the next group commit; its rows, or [] if it was not written."""
+        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self._queued.append(_Queued(stream_id, expected_version, events, status, done))
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
+        return await done
+
+    async def _flush(self) -> None:
+        """Commit the queued appends, a batch at a time, until none are left.
+
+        A batch is whatever queued while the previous one ran (so a lone append goes at once, as its own
+        plain statement), at most MAX_BATCH, one append per stream: a second append to a stream waits for
+        the next batch, where it fails its version check unless the first one failed.
+        """
+        batch: list[_Queued] = []
+        try:
+            while self._queued:
+                batch, later, streams = [], [], set()
+                for queued in self._queued:
+                    if len(batch) < MAX_BATCH and queued.stream_id not in streams:
+                        streams.add(queued.stream_id)
+                        batch.append(queued)
+                    else:
+                        later.append(queued)
+                self._queued = later
+                try:
+                    appended = await self._commit(batch)
+                except Exception:  # each append then goes alone, and meets its own error there
+                    appended = {}
+                for queued in batch:
+                    rows = appended.get(queued.stream_id, [])
+                    if rows:
+                        self._changed(queued.stream_id)
+                    if not queued.done.done():  # its caller may have been cancelled meanwhile
+                        queued.done.set_result(rows)
+                batch = []
+        finally:
+            self._flusher = None
+            for queued in batch + self._queued:  # cancelled: unknown outcome, as for a cancelled query
+                queued.done.cancel()
+            self._queued = []
+
+    async def _commit(self, batch: list[_Queued]) -> dict[str, list[Any]]:
+        """Append ``batch`` in one transaction; the rows of each stream appended to (the others: none)."""
+        if len(batch) == 1:
+            only = batch[0]
+            rows = await self._append_plain(
+                only.stream_id, only.expected, only.events, None, None, None, only.status
+            )
+            return {only.stream_id: rows}
+        event_streams: list[str] = []
+        indexes: list[int] = []
+        for queued in batch:
+            event_streams += [queued.stream_id] * len(queued.events)
+            indexes += range(1, len(queued.events) + 1)
+        events = [event for queued in batch for event in queued.events]
+        rows = await self._fetch(
+            _APPEND_BATCH,
+            [queued.stream_id for queued in batch],
+            [queued.expected for queued in batch],
+            [queued.status for queued in batch],
+            [len(queued.events) for queued in batch],
+            event_streams,
+            indexes,
+            [event.type for event in events],
+            [event.schema_version for event in events],
+            [event.data for event in events],
+        )
+        appended: dict[str, list[Any]] = {}
+        for row in rows:
+            appended.setdefault(row[0], []).append(row[1:])
+        for stream_rows in appended.values():
+            stream_rows.sort(key=lambda row: row[0])  # by version
+        return appended
 
     def _changed(self, stream_id: str) -> None:
         """After a commit: wake this process's watchers of the stream, and queue the NOTIFY for the others."""
