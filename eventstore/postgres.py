@@ -416,8 +416,12 @@ class PostgresEventStore:
         batch: list[_Queued] = []
         try:
             while batch := self._next_batch():
+                unavailable = None
                 try:
                     appended = await self._commit(batch)
+                except StoreUnavailable as exc:
+                    # Not retried alone: the batch may have committed before the connection went.
+                    appended, unavailable = {}, str(exc)
                 except Exception:  # each append then goes alone, and meets its own error there
                     appended = {}
                 for queued in batch:
@@ -425,8 +429,12 @@ class PostgresEventStore:
                     rows = appended.get(queued.stream_id, [])
                     if rows:
                         self._changed(queued.stream_id)
-                    if not queued.done.done():  # its caller may have been cancelled meanwhile
+                    if queued.done.done():  # its caller was cancelled meanwhile
+                        continue
+                    if unavailable is None:
                         queued.done.set_result(rows)
+                    else:
+                        queued.done.set_exception(StoreUnavailable(unavailable))
         finally:
             self._flushers.discard(asyncio.current_task())
             for queued in batch:  # cancelled: an unknown outcome, as for a cancelled query

@@ -457,6 +457,16 @@ async def test_a_closed_pool_is_store_unavailable(database_url: str) -> None:
         await PostgresEventStore(closed).read_stream(new_id())
 
 
+async def test_concurrent_appends_on_a_closed_pool_are_each_store_unavailable(database_url: str) -> None:
+    closed = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    await closed.close()
+    store = PostgresEventStore(closed)
+    outcomes = await asyncio.gather(
+        *(store.append(new_id(), 0, [event(1)]) for _ in range(5)), return_exceptions=True
+    )
+    assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes)
+
+
 async def test_connections_the_server_dropped_are_unavailable_then_replaced(
     pool: asyncpg.Pool, database_url: str
 ) -> None:
