@@ -2,7 +2,7 @@
 
 from eventstore.changes import ChangeHub, ChangeWatch
 from eventstore.memory import InMemoryEventStore
-from eventstore.postgres import PostgresEventStore, is_unavailable, unavailable_as_store_error
+from eventstore.postgres import PostgresEventStore, is_unavailable, pooled_connection
 from eventstore.protocol import (
     GENESIS_HASH,
     AppendResult,
@@ -51,6 +51,6 @@ __all__ = [
     "check_chain",
     "event_hash",
     "is_unavailable",
-    "unavailable_as_store_error",
+    "pooled_connection",
     "upcast",
 ]

@@ -129,3 +129,25 @@ async def follow_feed(
                 yield position, event
             if len(page) < page_size:
                 await changes.wait(poll_seconds)
+
+
+class FollowsFeed:
+    """The live-reader half of a store: ``subscribe`` and ``watch`` over the store's own ``read_all`` and
+    the ChangeHub its appends (and, for PostgreSQL, other processes' NOTIFYs) signal."""
+
+    _changes: ChangeHub
+    read_all: ReadAll
+
+    def subscribe(
+        self,
+        after: FeedPosition | None = None,
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        poll_seconds: float = DEFAULT_POLL_SECONDS,
+    ) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
+        """The global feed after ``after``, then every event committed later (see follow_feed)."""
+        return follow_feed(self.read_all, self._changes, after, page_size, poll_seconds)
+
+    def watch(self, stream_id: str | None = None) -> ChangeWatch:
+        """A watch woken when ``stream_id`` (None: any stream) may have changed, in any process."""
+        return self._changes.watch(stream_id)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
-from eventstore.changes import DEFAULT_PAGE_SIZE, DEFAULT_POLL_SECONDS, ChangeHub, ChangeWatch, follow_feed
+from eventstore.changes import ChangeHub, FollowsFeed
 from eventstore.protocol import (
     GENESIS_HASH,
     AppendResult,
@@ -58,7 +57,7 @@ class _Stream:
         )
 
 
-class InMemoryEventStore:
+class InMemoryEventStore(FollowsFeed):
     """The event store in process memory; one asyncio.Lock makes each create/append atomic.
 
     The feed position of event n (1, 2, ...) is FeedPosition(tx=n, position=n): appends are serialised,
@@ -224,20 +223,6 @@ class InMemoryEventStore:
         start = 0 if after is None else max(after.position, 0)
         events = self._upcast(self._feed[start : start + max(limit, 0)])
         return [(FeedPosition(tx=event.position, position=event.position), event) for event in events]
-
-    def subscribe(
-        self,
-        after: FeedPosition | None = None,
-        *,
-        page_size: int = DEFAULT_PAGE_SIZE,
-        poll_seconds: float = DEFAULT_POLL_SECONDS,
-    ) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
-        """The global feed after ``after``, then every event appended later (woken by each append)."""
-        return follow_feed(self.read_all, self._changes, after, page_size, poll_seconds)
-
-    def watch(self, stream_id: str | None = None) -> ChangeWatch:
-        """A watch woken when ``stream_id`` (None: any stream) is appended to."""
-        return self._changes.watch(stream_id)
 
     async def start(self) -> None:
         """Nothing to start: every writer is in this process."""

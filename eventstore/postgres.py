@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from eventstore.changes import DEFAULT_PAGE_SIZE, DEFAULT_POLL_SECONDS, ChangeHub, ChangeWatch, follow_feed
+from eventstore.changes import ChangeHub, FollowsFeed
 from eventstore.pgnotify import ChangeRelay
 from eventstore.protocol import (
     AppendResult,
@@ -211,12 +211,14 @@ def is_unavailable(exc: BaseException) -> bool:
 
 
 @asynccontextmanager
-async def unavailable_as_store_error() -> AsyncIterator[None]:
-    """Inside this block, a failure to reach the database becomes StoreUnavailable, and so does a statement
-    cancelled by statement_timeout (SQLSTATE 57014): the database is reachable but too slow to answer, and
-    to a client that is the same thing, retry later. Other errors pass."""
+async def pooled_connection(pool: asyncpg.Pool, acquire_timeout: float | None) -> AsyncIterator[Any]:
+    """A connection of ``pool``, waited for at most ``acquire_timeout`` seconds. In the block, a failure to
+    reach the database becomes StoreUnavailable, and so does a statement cancelled by statement_timeout
+    (SQLSTATE 57014): the database is reachable but too slow to answer, and to a client that is the same
+    thing, retry later. Other errors pass."""
     try:
-        yield
+        async with pool.acquire(timeout=acquire_timeout) as connection:
+            yield connection
     except asyncpg.exceptions.QueryCanceledError as exc:
         raise StoreUnavailable(str(exc)) from exc
     except Exception as exc:
@@ -252,7 +254,7 @@ class _Queued:
     done: asyncio.Future[list[Any]] = field(repr=False)
 
 
-class PostgresEventStore:
+class PostgresEventStore(FollowsFeed):
     """The event store on PostgreSQL; ``pool`` is an asyncpg pool on a database migrated to head."""
 
     def __init__(
@@ -280,8 +282,7 @@ class PostgresEventStore:
     async def _fetch(self, query: str, *args: Any) -> list[Any]:
         """Run one statement in autocommit (one round trip); connection failures become StoreUnavailable."""
         async with (
-            unavailable_as_store_error(),
-            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
         ):
             return await connection.fetch(query, *args)  # type: ignore[no-any-return]
 
@@ -626,33 +627,18 @@ class PostgresEventStore:
         upcast_events = self._upcast([event for _, event in feed])
         return [(at, event) for (at, _), event in zip(feed, upcast_events, strict=True)]
 
-    def subscribe(
-        self,
-        after: FeedPosition | None = None,
-        *,
-        page_size: int = DEFAULT_PAGE_SIZE,
-        poll_seconds: float = DEFAULT_POLL_SECONDS,
-    ) -> AsyncIterator[tuple[FeedPosition, RecordedEvent]]:
-        """The global feed after ``after``, then every event committed later, woken by LISTEN/NOTIFY."""
-        return follow_feed(self.read_all, self._changes, after, page_size, poll_seconds)
-
-    def watch(self, stream_id: str | None = None) -> ChangeWatch:
-        """A watch woken when ``stream_id`` (None: any stream) may have changed, in any process."""
-        return self._changes.watch(stream_id)
-
     async def start(self) -> None:
-        """Hear other processes' appends: one dedicated LISTEN connection from the pool, kept up."""
+        """Hear other processes' appends: one LISTEN connection (``listen_connect``'s, else the pool's), kept up."""
         await self.relay.start()
 
     async def stop(self) -> None:
-        """Stop listening and give the connection back to the pool."""
+        """Stop listening and close (or give back to the pool) the LISTEN connection."""
         await self.relay.stop()
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """Recompute the stream's hash chain over the stored bytes; StreamNotFound if there is none."""
         async with (
-            unavailable_as_store_error(),
-            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
             connection.transaction(isolation="repeatable_read", readonly=True),
         ):  # one snapshot: the stream row and its events agree unless someone tampered
             head = await connection.fetchrow(_CHAIN_HEAD, stream_id)

@@ -12,7 +12,7 @@ from typing import Protocol
 import asyncpg
 import msgspec
 
-from eventstore import unavailable_as_store_error
+from eventstore import pooled_connection
 
 
 class GameKeys(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,8 +46,7 @@ class PostgresKeyStore:
     async def save(self, keys: GameKeys) -> None:
         """Insert the keys of a new game."""
         async with (
-            unavailable_as_store_error(),
-            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
         ):
             await connection.execute(
                 "INSERT INTO game_keys (game_id, seed, token_hashes) VALUES ($1, $2, $3)",
@@ -59,8 +58,7 @@ class PostgresKeyStore:
     async def get(self, game_id: str) -> GameKeys | None:
         """Read a game's keys."""
         async with (
-            unavailable_as_store_error(),
-            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
         ):
             row = await connection.fetchrow(
                 "SELECT seed, token_hashes FROM game_keys WHERE game_id = $1", game_id

@@ -28,7 +28,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from eventstore import FeedPosition, unavailable_as_store_error
+from eventstore import FeedPosition, pooled_connection
 from service import errors
 from service.games import ACTIVE, FINISHED, GameService, Loaded
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
@@ -159,8 +159,7 @@ class GameProjection:
     async def connection(self) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
         async with (
-            unavailable_as_store_error(),
-            self.pool.acquire(timeout=self.acquire_timeout) as connection,
+            pooled_connection(self.pool, self.acquire_timeout) as connection,
         ):
             yield connection
 

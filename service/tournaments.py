@@ -35,7 +35,7 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
-from eventstore import ConcurrencyConflict, EventStore, unavailable_as_store_error
+from eventstore import ConcurrencyConflict, EventStore, pooled_connection
 from service import errors
 from service.games import GameService, new_event
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
@@ -84,8 +84,7 @@ class PostgresTournamentKeyStore:
     async def save(self, keys: TournamentKeys) -> None:
         """Insert the keys of a new tournament."""
         async with (
-            unavailable_as_store_error(),
-            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
         ):
             await connection.execute(
                 "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
@@ -99,8 +98,7 @@ class PostgresTournamentKeyStore:
     async def get(self, tournament_id: str) -> TournamentKeys | None:
         """Read a tournament's keys."""
         async with (
-            unavailable_as_store_error(),
-            self._pool.acquire(timeout=self._acquire_timeout) as connection,
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
         ):
             row = await connection.fetchrow(
                 "SELECT organizer_hash, player_names, player_hashes FROM tournament_keys"
