@@ -67,9 +67,10 @@ def request_context_middleware(app: ASGIApp) -> ASGIApp:
 RATE_LIMIT_EXEMPT = ["^/health$", "^/ready$", "^/metrics$"]
 
 
-def rate_limit_client(request: Request[Any, Any, Any]) -> str:
-    """Whom a request counts against: its bearer token (by hash, so no token sits in memory) or else its
-    address. A seat's or organizer's token follows its holder across addresses; spectators share by address."""
+def client_identity(request: Request[Any, Any, Any]) -> str:
+    """Whom a request counts against (rate limit, live-stream cap): its bearer token (by hash, so no token
+    sits in memory) or else its address. A seat's or organizer's token follows its holder across addresses;
+    spectators share by address."""
     authorization = request.headers.get("authorization", "")
     if authorization:
         return "token:" + hashlib.sha256(authorization.encode()).hexdigest()
@@ -108,6 +109,6 @@ def rate_limit(per_minute: int) -> DefineMiddleware:
     return RateLimitConfig(
         rate_limit=("minute", per_minute),
         exclude=RATE_LIMIT_EXEMPT,
-        identifier_for_request=rate_limit_client,
+        identifier_for_request=client_identity,
         middleware_class=AnsweringRateLimitMiddleware,
     ).middleware

@@ -19,9 +19,9 @@ from litestar.params import FromPath, HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.games import bearer_token, service_of
+from api.middleware import client_identity
 from api.problems import problem
 from service.live import LiveMessage, follow_game, resume_after
-from service.tokens import hash_token
 
 STREAM_RETRY_AFTER_SECONDS = "5"
 
@@ -75,17 +75,6 @@ class StreamLimiter:
         else:
             self._open.pop(client, None)
 
-    def open_streams(self, client: str) -> int:
-        """How many streams ``client`` has open in this process."""
-        return self._open.get(client, 0)
-
-
-def client_key(request: Request[Any, Any, Any], token: str | None) -> str:
-    """Who a stream counts against: the bearer token's hash, else the peer's IP address."""
-    if token is not None:
-        return "token:" + hash_token(token)
-    return "ip:" + (request.client.host if request.client else "unknown")
-
 
 def sse_message(message: LiveMessage) -> ServerSentEventMessage:
     """A live message as an SSE message: ``snapshot`` and ``end`` are named events, game events the
@@ -137,7 +126,7 @@ class GameStreamController(Controller):
         seat = await service.seat_of(game_id, token)
         after = resume_after(last_event_id, loaded)
         limiter: StreamLimiter = state.streams
-        slot = limiter.acquire(client_key(request, token))
+        slot = limiter.acquire(client_identity(request))
         messages = follow_game(service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds)
         content = sse_stream(messages, slot)
         # A stream whose response never starts is never iterated, so its finally never runs: the slot
