@@ -64,5 +64,9 @@ class BasariKit:
                 values[line.seat] += 0.6 * (line.majority.total() + line.workers_bonus)
         return tuple(values)
 
+    def holdings(self, state: State) -> tuple[tuple[str, ...], ...]:
+        """Nothing a seat keeps outlives a stage (B-9 gathers the cards): the balance report compares seats."""
+        return tuple(() for _ in state.players)
+
 
 KIT = BasariKit()

@@ -70,5 +70,11 @@ class BazaarKit:
             values.append(float(state.scores[seat]) + 3.0 * progress * progress)
         return tuple(values)
 
+    def holdings(self, state: BazaarState) -> tuple[tuple[str, ...], ...]:
+        """The wares each seat bought, as ``ware <id>`` (with ``*`` for a star ware)."""
+        return tuple(
+            tuple(f"ware {w}{'*' if EDITION.wares[w].star else ''}" for w in bought) for bought in state.wares
+        )
+
 
 KIT = BazaarKit()

@@ -91,6 +91,10 @@ class Kit(Protocol[K, S]):
         """Every seat's worth in points: the score so far plus the documented value of its resources."""
         ...
 
+    def holdings(self, state: S) -> tuple[tuple[str, ...], ...]:
+        """What each seat ends the game with that a balance report compares (Nobles, wares), by name."""
+        ...
+
 
 class Knowledge(Generic[K, S]):
     """One seat's knowledge of one game: the fold of its history as redacted for that seat."""

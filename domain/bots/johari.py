@@ -150,5 +150,15 @@ class JohariKit:
             for p in state.players
         )
 
+    def holdings(self, state: State) -> tuple[tuple[str, ...], ...]:
+        """The Nobles each seat hired, by ability and prestige, and its Prestige Cards, by points."""
+        return tuple(
+            (
+                *(f"noble {DATA.nobles[n].ability} ({DATA.nobles[n].prestige})" for n in p.nobles),
+                *(f"prestige card {card(c).prestige}" for c in p.prestige),
+            )
+            for p in state.players
+        )
+
 
 KIT = JohariKit()

@@ -25,6 +25,7 @@ class Played(msgspec.Struct, frozen=True, kw_only=True):
     result: Result
     commands: int
     events: int
+    holdings: tuple[tuple[str, ...], ...]
 
 
 def play(
@@ -76,4 +77,6 @@ def play(
         commands += 1
     if record is not None:
         record.extend(history)
-    return Played(result=game.result(state), commands=commands, events=len(history))
+    return Played(
+        result=game.result(state), commands=commands, events=len(history), holdings=kit.holdings(state)
+    )
