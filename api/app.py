@@ -15,6 +15,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from api.accounts import AccountsController, signup_router
 from api.games import GamesController
 from api.middleware import rate_limit, request_context_middleware
 from api.players import PlayersController
@@ -27,6 +28,7 @@ from api.tournaments import TournamentsController
 from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
+from service.accounts import AccountService, VerifiedClients
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
@@ -92,6 +94,7 @@ def create_app(
             app.state.games = service
             app.state.tournaments = TournamentService(service.store, InMemoryTournamentKeyStore(), service)
             app.state.ratings = RatingService(service)
+            app.state.accounts = None
             app.state.pool = None
             app.state.projection = None
             await service.store.start()
@@ -106,7 +109,11 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
+        accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
+        app.state.accounts = accounts
+        games = GameService(
+            store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
+        )
         app.state.games = games
         app.state.tournaments = TournamentService(
             games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
@@ -136,6 +143,8 @@ def create_app(
         route_handlers=[
             GamesController,
             GameStreamController,
+            signup_router(settings.account_signups_per_hour),
+            AccountsController,
             TournamentsController,
             RatingsController,
             PlayersController,
@@ -145,11 +154,12 @@ def create_app(
         lifespan=[lifespan],
         state=State(
             {
+                "clients": VerifiedClients(),
                 "streams": StreamLimiter(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,
                     settings.stream_poll_seconds,
-                )
+                ),
             }
         ),
         plugins=plugins,
