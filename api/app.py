@@ -9,14 +9,15 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar
+from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.games import GamesController
 from api.middleware import rate_limit, request_context_middleware
+from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
@@ -54,7 +55,7 @@ def openapi_config() -> OpenAPIConfig:
             "Authorization: Bearer <seat token> acts as a seat; no token is a spectator."
         ),
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
         servers=[Server(url="/")],
         use_handler_docstrings=True,
     )
@@ -141,6 +142,8 @@ def create_app(
             PlayersController,
             SystemController,
             PrometheusController,
+            PagesController,
+            static_files(),
         ],
         lifespan=[lifespan],
         state=State(
@@ -155,6 +158,16 @@ def create_app(
         plugins=plugins,
         middleware=middleware,
         openapi_config=openapi_config(),
+        template_config=template_config(),
+        # off unless CORS_ORIGINS names origins: the pages are served from this app, so they need none
+        cors_config=CORSConfig(
+            allow_origins=list(settings.cors_origins),
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "Last-Event-ID"],
+            allow_methods=["GET", "POST", "OPTIONS"],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
+        )
+        if settings.cors_origins
+        else None,
         request_max_body_size=settings.max_body_bytes,
         debug=False,
     )
