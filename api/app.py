@@ -34,7 +34,10 @@ from service.logging import configure_logging
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
-from service.tournaments import PostgresTournamentKeyStore, TournamentService
+from service.tournaments import (
+    PostgresTournamentKeyStore,
+    TournamentService,
+)
 
 API_VERSION = "1.0.0"
 
@@ -74,7 +77,7 @@ def create_app(
     settings: Settings | None = None,
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
-    """The Litestar app. The lifespan connects to DATABASE_URL (or the embedded database), builds the
+    """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
     PostgreSQL-backed service and runs the game projection's catch-up loop, woken by ``projection_wake``
     (default: any process's next append, heard through the store's LISTEN connection, or the poll interval)."""
     settings = settings or Settings.from_env()
