@@ -97,9 +97,11 @@ def create_app(
         app.state.tournaments = TournamentService(
             games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
         )
-        app.state.ratings = RatingService(games)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
+        app.state.ratings = RatingService(
+            pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
         with store.watch() as any_change:
             wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
             projector = asyncio.create_task(projection.run(wake), name="game-projection")

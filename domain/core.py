@@ -63,11 +63,14 @@ class GameConfig(msgspec.Struct, frozen=True, kw_only=True):
     options: msgspec.Struct
 
 
-class Pending(msgspec.Struct, frozen=True, kw_only=True):
+D = TypeVar("D", bound=str, covariant=True)  # a game's decision kinds: a Literal of its own
+
+
+class Pending(msgspec.Struct, Generic[D], frozen=True, kw_only=True):
     """A seat that must act now and the kind of decision it owes (several seats at once in secret picks)."""
 
     seat: int
-    decision: str
+    decision: D
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,7 +170,7 @@ class Game(Protocol[S]):
         """The event as ``seat`` (None: a spectator) may see it while the game runs (secrets removed)."""
         ...
 
-    def pending(self, state: S, /) -> list[Pending]:
+    def pending(self, state: S, /) -> Sequence[Pending[str]]:
         """Who must act now and the kind of decision each owes."""
         ...
 
@@ -212,7 +215,7 @@ class GameSpec(Generic[S]):
     evolve: Callable[[S, Event], S]
     view: Callable[[S, int | None], msgspec.Struct]
     redact: Callable[[Event, int | None], msgspec.Struct]
-    pending: Callable[[S], list[Pending]]
+    pending: Callable[[S], Sequence[Pending[str]]]
     legal: Callable[[S, int], list[Command]]
     is_over: Callable[[S], bool]
     result: Callable[[S], Result]
