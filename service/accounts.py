@@ -153,7 +153,7 @@ def _account(row: asyncpg.Record) -> Account:
 
 
 class AccountService:
-    """Accounts in PostgreSQL (tables of migration 0005_accounts): sign-up, token lookup, rotation, seats."""
+    """Accounts in PostgreSQL (tables of migration 0007_accounts): sign-up, token lookup, rotation, seats."""
 
     def __init__(
         self,

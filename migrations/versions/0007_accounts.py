@@ -12,14 +12,14 @@
 
 Every table but ``accounts`` is keyed by game or tournament id (DESIGN.md "Scaling out").
 
-Revision ID: 0005_accounts
-Revises: 0004_game_projections
+Revision ID: 0007_accounts
+Revises: 0006_read_models
 """
 
 from alembic import op
 
-revision = "0005_accounts"
-down_revision = "0004_game_projections"
+revision = "0007_accounts"
+down_revision = "0006_read_models"
 branch_labels = None
 depends_on = None
 
