@@ -149,6 +149,15 @@ class EventPage(msgspec.Struct, frozen=True, kw_only=True):
     events: list[EventOut]
 
 
+class StreamTicket(msgspec.Struct, frozen=True, kw_only=True):
+    """A short-lived ticket for ``GET /v1/games/{id}/stream?ticket=...``: opens ``seat``'s stream for
+    ``expires_in`` seconds (for browsers, whose EventSource cannot send Authorization)."""
+
+    ticket: str
+    seat: int
+    expires_in: int
+
+
 class CommandAccepted(msgspec.Struct, frozen=True, kw_only=True):
     """A command accepted: the game's new version and the events it caused (as the caller may see them)."""
 
@@ -297,11 +306,13 @@ class PlayerRating(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RatingList(msgspec.Struct, frozen=True, kw_only=True):
-    """Every rated player of a game, best ordinal first."""
+    """A page of a game's rated players, best ordinal first, and how many rated games went into them; pass
+    ``next_cursor`` as ``cursor`` for the next page (null: no more)."""
 
     game: str
     games: int
     players: list[PlayerRating]
+    next_cursor: str | None
 
 
 class PlayerProfile(msgspec.Struct, frozen=True, kw_only=True):
