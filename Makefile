@@ -1,24 +1,36 @@
 # The two commands of the README: `make run` and `make test`. Everything else is for developers.
+# `make run` installs only what serving needs; `make test` (and lint, bench, openapi) adds the dev extras.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi bench install clean
+.PHONY: run test test-fast lint openapi bench install install-serve clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+# serving: the package and its runtime dependencies only
+$(SERVE_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	touch $(SERVE_STAMP)
+
+# developing: the package with the dev extras (tests, linters, generators' Python side, profilers)
+$(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(SERVE_STAMP) $(STAMP)
+
+install-serve: $(SERVE_STAMP)
 
 install: $(STAMP)
 
 ## run: set up, start the database (embedded under .data/ unless DATABASE_URL is set), migrate, serve
-run: $(STAMP)
+run: $(SERVE_STAMP)
 	$(PY) -m service serve
 
-## test: set up, then the whole suite (domain, store, service, HTTP end to end) on a real PostgreSQL
+## test: set up with the dev extras, then the whole suite (domain, store, service, HTTP end to end) on a real PostgreSQL
 test: $(STAMP)
 	$(PY) -m pytest -q
 
@@ -36,7 +48,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-openapi: $(STAMP)
+openapi: $(SERVE_STAMP)
 	$(PY) -m api.openapi
 
 clean:
