@@ -14,13 +14,13 @@ write-once rows (issue 12).
 es_append and es_create are replaced by versions that take the cause and the chain key.
 
 Revision ID: 0007_audit
-Revises: 0004_game_projections
+Revises: 0006_read_models
 """
 
 from alembic import op
 
 revision = "0007_audit"
-down_revision = "0004_game_projections"
+down_revision = "0006_read_models"
 branch_labels = None
 depends_on = None
 

@@ -18,6 +18,7 @@ from api.app import create_app
 from eventstore import GENESIS_HASH, event_hash
 from service.settings import Settings
 from tests.support.client_play import create_game, play_to_end
+from tests.support.databases import fresh_database
 
 pytestmark = pytest.mark.db
 
@@ -25,9 +26,25 @@ Row = dict[str, Any]  # an event row: version, type, schema_version, data (decod
 
 
 @pytest.fixture(scope="module")
-async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
-    """The app wired to the test database, lifespan included."""
-    settings = dataclasses.replace(Settings.from_env(), database_url=database_url)
+async def own_database(server_url: str) -> AsyncIterator[str]:
+    """A database of its own: the rewritten histories would otherwise reach the other tests' projections."""
+    async with fresh_database(server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def pool(own_database: str) -> AsyncIterator[asyncpg.Pool]:
+    """A connection pool as the tables' owner (the operator)."""
+    created = await asyncpg.create_pool(own_database, min_size=1, max_size=4)
+    assert created is not None
+    yield created
+    await created.close()
+
+
+@pytest.fixture(scope="module")
+async def client(own_database: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to that database, lifespan included."""
+    settings = dataclasses.replace(Settings.from_env(), database_url=own_database)
     async with AsyncTestClient(app=create_app(settings)) as test_client:
         yield test_client
 
