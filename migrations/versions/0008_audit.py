@@ -13,14 +13,14 @@ write-once rows (issue 12).
 
 es_append and es_create are replaced by versions that take the cause and the chain key.
 
-Revision ID: 0007_audit
-Revises: 0006_read_models
+Revision ID: 0008_audit
+Revises: 0007_accounts
 """
 
 from alembic import op
 
-revision = "0007_audit"
-down_revision = "0006_read_models"
+revision = "0008_audit"
+down_revision = "0007_accounts"
 branch_labels = None
 depends_on = None
 
@@ -225,4 +225,4 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     """Not supported: the keyed hashes and the causes cannot be dropped without losing what they prove."""
-    raise NotImplementedError("0007_audit cannot be downgraded")
+    raise NotImplementedError("0008_audit cannot be downgraded")
