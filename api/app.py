@@ -9,14 +9,16 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar
+from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from api.accounts import AccountsController, signup_router
 from api.games import GamesController
 from api.middleware import rate_limit, request_context_middleware
+from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
@@ -27,6 +29,7 @@ from api.tournaments import TournamentsController
 from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
+from service.accounts import AccountService, VerifiedClients
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
@@ -53,7 +56,7 @@ def openapi_config() -> OpenAPIConfig:
             "Authorization: Bearer <seat token> acts as a seat; no token is a spectator."
         ),
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
         servers=[Server(url="/")],
         use_handler_docstrings=True,
     )
@@ -92,7 +95,11 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
+        accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
+        app.state.accounts = accounts
+        games = GameService(
+            store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
+        )
         app.state.games = games
         app.state.tournaments = tournaments = TournamentService(
             games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait
@@ -129,25 +136,40 @@ def create_app(
         route_handlers=[
             GamesController,
             GameStreamController,
+            signup_router(settings.account_signups_per_hour),
+            AccountsController,
             TournamentsController,
             RatingsController,
             PlayersController,
             SystemController,
             PrometheusController,
+            PagesController,
+            static_files(),
         ],
         lifespan=[lifespan],
         state=State(
             {
+                "clients": VerifiedClients(),
                 "streams": StreamLimiter(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,
                     settings.stream_poll_seconds,
-                )
+                ),
             }
         ),
         plugins=plugins,
         middleware=middleware,
         openapi_config=openapi_config(),
+        template_config=template_config(),
+        # off unless CORS_ORIGINS names origins: the pages are served from this app, so they need none
+        cors_config=CORSConfig(
+            allow_origins=list(settings.cors_origins),
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "Last-Event-ID"],
+            allow_methods=["GET", "POST", "OPTIONS"],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
+        )
+        if settings.cors_origins
+        else None,
         request_max_body_size=settings.max_body_bytes,
         debug=False,
     )

@@ -30,6 +30,7 @@ from eventstore import (
     StreamInfo,
 )
 from service import errors
+from service.accounts import AccountService
 from service.audit import Reveal, audit_events
 from service.keys import GameKeys, KeyStore
 from service.models import (
@@ -112,8 +113,14 @@ class GameService:
     """Creates games, runs commands through the game's decider and the store, and serves the read sides."""
 
     def __init__(
-        self, store: EventStore, keys: KeyStore, games: dict[str, Game[Any]], cache_size: int = 2048
+        self,
+        store: EventStore,
+        keys: KeyStore,
+        games: dict[str, Game[Any]],
+        cache_size: int = 2048,
+        accounts: AccountService | None = None,
     ) -> None:
+        self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
         self.store = store
         self.keys = keys
         self.games = games
@@ -267,7 +274,13 @@ class GameService:
         keys = await self.game_keys(game_id)
         for seat, stored in enumerate(keys.token_hashes):
             if token_matches(token, stored):
+                if self.accounts is not None:
+                    self.accounts.clients.verified(stored, f"seat:{stored}")
                 return seat
+        if self.accounts is not None:
+            held = await self.accounts.seat_in_game(game_id, token)
+            if held is not None:
+                return held
         raise errors.Forbidden("not_a_seat_token", "this token does not act as a seat of this game")
 
     # ----------------------------------------------------------------- reads

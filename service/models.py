@@ -149,6 +149,15 @@ class EventPage(msgspec.Struct, frozen=True, kw_only=True):
     events: list[EventOut]
 
 
+class StreamTicket(msgspec.Struct, frozen=True, kw_only=True):
+    """A short-lived ticket for ``GET /v1/games/{id}/stream?ticket=...``: opens ``seat``'s stream for
+    ``expires_in`` seconds (for browsers, whose EventSource cannot send Authorization)."""
+
+    ticket: str
+    seat: int
+    expires_in: int
+
+
 class CommandAccepted(msgspec.Struct, frozen=True, kw_only=True):
     """A command accepted: the game's new version and the events it caused (as the caller may see them)."""
 
