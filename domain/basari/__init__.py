@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Final
 
-
 from domain.basari import evolve, legal, rules, scoring, view
 from domain.basari.commands import BasariCommand
 from domain.basari.events import BasariEvent
