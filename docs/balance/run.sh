@@ -5,7 +5,7 @@
 set -e
 cd "$(dirname "$0")/../.."
 sim() { .venv/bin/python -m service simulate --jobs 1 --samples 1 --horizon 10 --bots greedy "$@"; }
-sim --game bazaar --players 1 --games 300 --out docs/balance/bazaar-1p
+sim --game bazaar --players 1 --games 100 --out docs/balance/bazaar-1p
 for n in 2 3 4 5 6; do sim --game bazaar --players $n --games 500 --out docs/balance/bazaar-${n}p; done
 for n in 3 4 5; do sim --game basari --players $n --games 100 --out docs/balance/basari-${n}p; done
 for n in 2 3 4; do sim --game johari --players $n --games 200 --out docs/balance/johari-${n}p; done
