@@ -17,6 +17,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.accounts import AccountsController, signup_router
 from api.games import GamesController
+from api.me_stream import MeStreamController
 from api.middleware import rate_limit, request_context_middleware
 from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
@@ -34,6 +35,7 @@ from service.database import create_pool, head_revision, listen_connector, resol
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.logging import configure_logging
+from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
@@ -109,6 +111,9 @@ def create_app(
         app.state.ratings = RatingService(
             pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
         )
+        app.state.notifications = Notifications(
+            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
         followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
         with ExitStack() as watches:
             loops = []
@@ -136,6 +141,7 @@ def create_app(
         route_handlers=[
             GamesController,
             GameStreamController,
+            MeStreamController,
             signup_router(settings.account_signups_per_hour),
             AccountsController,
             TournamentsController,
