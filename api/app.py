@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
 import msgspec
@@ -18,6 +18,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from api.accounts import AccountsController, signup_router
 from api.games import GamesController
 from api.lobby import LobbyController
+from api.me_stream import MeStreamController
 from api.middleware import rate_limit, request_context_middleware
 from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
@@ -36,6 +37,7 @@ from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.lobby import LobbyService
 from service.logging import configure_logging
+from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
@@ -83,8 +85,9 @@ def create_app(
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
     """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
-    PostgreSQL-backed service and runs the game projection's catch-up loop, woken by ``projection_wake``
-    (default: any process's next append, heard through the store's LISTEN connection, or the poll interval)."""
+    PostgreSQL-backed service and runs the loops of the read models fed from the feed (the game projection,
+    the tournament results recorder), woken by ``projection_wake`` (default: any process's next append,
+    heard through the store's LISTEN connection, or the poll interval)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -103,23 +106,31 @@ def create_app(
         )
         app.state.games = games
         app.state.lobby = LobbyService(games, accounts)
-        app.state.tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, accounts
+        app.state.tournaments = tournaments = TournamentService(
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
         app.state.ratings = RatingService(
             pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
         )
-        with store.watch() as any_change:
-            wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
-            projector = asyncio.create_task(projection.run(wake), name="game-projection")
+        app.state.notifications = Notifications(
+            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
+        followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
+        with ExitStack() as watches:
+            loops = []
+            for name, follower in followers.items():
+                assert follower is not None
+                any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
+                wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
+                loops.append(asyncio.create_task(follower.run(wake), name=name))
             try:
                 yield
             finally:
-                projector.cancel()
-                with suppress(asyncio.CancelledError):
-                    await projector
+                for loop in loops:
+                    loop.cancel()
+                await asyncio.gather(*loops, return_exceptions=True)
                 await store.stop()
             await pool.close()
 
@@ -133,6 +144,7 @@ def create_app(
         route_handlers=[
             GamesController,
             GameStreamController,
+            MeStreamController,
             signup_router(settings.account_signups_per_hour),
             AccountsController,
             LobbyController,

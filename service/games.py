@@ -32,13 +32,14 @@ from eventstore import (
 )
 from service import errors
 from service.accounts import AccountService
-from service.audit import Reveal, audit_events
+from service.audit import Move, Reveal, StoredEvent, audit_events, chain_key, encode_move
 from service.keys import GameKeys, KeyStore
 from service.models import (
     AuditReport,
     CommandAccepted,
     CreateGame,
     EventOut,
+    ExportedCommand,
     ExportedEvent,
     GameCreated,
     GameDetail,
@@ -207,12 +208,17 @@ class GameService:
             "bots": [player.bot for player in request.players],
             "tournament": tournament,
             "rated": request.rated,
+            "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
         }
         if accounts is not None:
             metadata["accounts"] = accounts
         try:
             result = await self.store.create_stream(
-                game_id, game.name, [new_event(e) for e in opening], metadata=metadata
+                game_id,
+                game.name,
+                [new_event(e) for e in opening],
+                metadata=metadata,
+                chain_key=chain_key(seed),
             )
             version = result.version
         except StreamExists:
@@ -451,6 +457,7 @@ class GameService:
                     [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
+                    cause=encode_move(seat, command),  # re-decided by every audit (service/audit.py)
                 )
             except ConcurrencyConflict:
                 if if_match is not None:
@@ -527,6 +534,12 @@ class GameService:
         """A finished game's seed, published commitment and set-up (None while it runs: seeds are secret)."""
         if not loaded.finished:
             return None
+        return self.secrets(loaded)
+
+    @staticmethod
+    def secrets(loaded: Loaded) -> Reveal:
+        """A game's seed, published commitment and set-up, for the service's own checks (never shown while
+        the game runs)."""
         metadata = loaded.info.metadata
         return Reveal(
             seed=loaded.keys.seed,
@@ -536,14 +549,14 @@ class GameService:
         )
 
     async def audit(self, game_id: str) -> AuditReport:
-        """Recompute the hash chain and the fold; for a finished game reveal the seed and re-derive set-up."""
+        """Recompute the hash chain and the fold, re-derive the opening and re-decide every move with the
+        seed (running games too: only the verdicts are shown); a finished game's seed is revealed."""
         loaded = await self.load(game_id)
         chain = await self.store.verify_chain(game_id)
         records = await self.store.read_stream(game_id)
         reveal = self.reveal(loaded)
-        findings = audit_events(
-            loaded.game, chain, [(r.version, r.data) for r in records], loaded.finished, reveal
-        )
+        stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
+        findings = audit_events(loaded.game, chain, stored, loaded.finished, self.secrets(loaded))
         return AuditReport(
             game_id=game_id,
             status=FINISHED if loaded.finished else ACTIVE,
@@ -559,6 +572,9 @@ class GameService:
                 seed=reveal.seed, commitment=reveal.commitment, matches=bool(findings.seed_matches)
             ),
             problems=findings.problems,
+            moves_ok=findings.moves_ok,
+            moves_checked=findings.moves_checked,
+            notes=findings.notes,
         )
 
     async def export(self, game_id: str) -> GameExport:
@@ -584,6 +600,7 @@ class GameService:
             seed_commitment=reveal.commitment,
             version=loaded.version,
             head_hash=records[-1].hash.hex(),
+            chain_keyed=bool(loaded.info.metadata.get("chain_keyed", False)),
             events=[
                 ExportedEvent(
                     version=r.version,
@@ -592,12 +609,22 @@ class GameService:
                     recorded_at=r.recorded_at,
                     data=msgspec.json.decode(r.data),
                     hash=r.hash.hex(),
+                    command=None if r.cause is None else self._exported_command(r.cause),
                 )
                 for r in records
             ],
             result=loaded.game.result(loaded.state),
             scoresheet=loaded.game.scoresheet(loaded.state),
         )
+
+    @staticmethod
+    def _exported_command(cause: bytes) -> ExportedCommand:
+        """A stored move as the export shows it."""
+        try:
+            move = msgspec.json.decode(cause, type=Move)
+            return ExportedCommand(seat=move.seat, command=msgspec.json.decode(move.command))
+        except msgspec.DecodeError:  # not written by this service: shown as no command, which fails verify
+            return ExportedCommand(seat=-1, command=None)
 
     async def scoresheet(self, game_id: str) -> ScoreSheetOut:
         """The game's score sheet so far (final once the game is over)."""
