@@ -30,7 +30,7 @@ from domain.johari.events import (
     GameStarted,
     NoblesAdvanced,
 )
-from domain.johari.rules import evolve
+from domain.johari.evolve import evolve
 from domain.johari.scoring import score
 from domain.johari.state import State, card
 
