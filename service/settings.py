@@ -32,6 +32,8 @@ class Settings:
     stream_poll_seconds: float  # live streams re-read this often even without a change signal
     account_signups_per_hour: int = 100  # per client address and process; 0 turns the limit off
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
+    bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
+    bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
 
     @staticmethod
     def from_env() -> Settings:
@@ -56,6 +58,8 @@ class Settings:
             stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
             account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
+            bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
+            bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
             ),
