@@ -199,7 +199,15 @@ class GameService:
             (player.name or (f"{level}-{game.name}" if level else "")).strip()
             for player, level in zip(request.players, levels, strict=True)
         ]
-        names = [f"{n} {names[:i].count(n) + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+        # several bots of one level: "strong-johari 1", "strong-johari 2" (a client's names must differ)
+        default = [
+            player.name is None and level is not None
+            for player, level in zip(request.players, levels, strict=True)
+        ]
+        names = [
+            f"{n} {names[:i].count(n) + 1}" if default[i] and names.count(n) > 1 else n
+            for i, n in enumerate(names)
+        ]
         for name in names:
             if not name or len(name) > MAX_NAME_LENGTH:
                 raise errors.RuleViolation(
