@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from domain.core import Command, Event, fold
+from domain.core import Command, Event, GameConfig, Rng, fold
 from domain.johari import GAME
 from domain.johari.commands import ActionName, PlayActionCard
 from domain.johari.components import COLOURS, DATA
@@ -194,3 +194,10 @@ def turn(
     history = plays(history, {s: action if s == seat else "baksheesh" for s in range(len(state.players))})
     revealed = max(i for i, e in enumerate(history) if isinstance(e, ActionCardsRevealed))
     return history, history[revealed + 1 :]
+
+
+def started(players: int = 2, seed: str = "seed") -> tuple[list[Event], State]:
+    """A real set-up from ``seed``: the opening events and the state they fold to."""
+    config = GameConfig(players=tuple(f"p{i}" for i in range(players)), options=GAME.options_type())
+    events = GAME.setup(config, Rng(seed, "setup"))
+    return events, now(events)
