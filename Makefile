@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi bench install install-serve clean
+.PHONY: run test test-fast lint openapi golden bench install install-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ lint: $(STAMP)
 
 openapi: $(SERVE_STAMP)
 	$(PY) -m api.openapi
+
+# the recorded playthroughs (tests/golden) as the code plays them today; review the diff before committing
+golden: $(STAMP)
+	$(PY) -m tests.golden
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -17,6 +17,8 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.accounts import AccountsController, signup_router
 from api.games import GamesController
+from api.lobby import LobbyController
+from api.me_stream import MeStreamController
 from api.middleware import rate_limit, request_context_middleware
 from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
@@ -33,7 +35,9 @@ from service.accounts import AccountService, VerifiedClients
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
+from service.lobby import LobbyService
 from service.logging import configure_logging
+from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
@@ -101,13 +105,17 @@ def create_app(
             store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
         )
         app.state.games = games
+        app.state.lobby = LobbyService(games, accounts)
         app.state.tournaments = tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
         app.state.ratings = RatingService(
             pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
+        app.state.notifications = Notifications(
+            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
         )
         followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
         with ExitStack() as watches:
@@ -136,8 +144,10 @@ def create_app(
         route_handlers=[
             GamesController,
             GameStreamController,
+            MeStreamController,
             signup_router(settings.account_signups_per_hour),
             AccountsController,
+            LobbyController,
             TournamentsController,
             RatingsController,
             PlayersController,

@@ -31,12 +31,31 @@ __all__ = [
     "Equation",
     "Stones",
     "Ware",
+    "covers",
     "load_edition",
+    "minus",
+    "plus",
     "validate_edition",
 ]
 
 Stones = tuple[int, ...]
 """A multiset of stones: one count per colour, in the edition's colour order."""
+
+
+def plus(a: Stones, b: Stones) -> Stones:
+    """Two multisets of stones together."""
+    return tuple(x + y for x, y in zip(a, b, strict=False))
+
+
+def minus(a: Stones, b: Stones) -> Stones:
+    """``b`` taken out of ``a``."""
+    return tuple(x - y for x, y in zip(a, b, strict=False))
+
+
+def covers(have: Stones, need: Stones) -> bool:
+    """Whether ``have`` holds every stone of ``need``."""
+    return all(h >= n for h, n in zip(have, need, strict=False))
+
 
 CHOICE = "choice"
 """Z-5: the die face on which the player picks the colour."""

@@ -18,7 +18,7 @@ from msgspec.structs import replace
 
 from domain.basari import GAME
 from domain.basari.components import COMPONENTS
-from domain.basari.rules import evolve
+from domain.basari.evolve import evolve
 from domain.basari.scoring import score_stage
 from domain.basari.state import State
 from domain.core import Game, Rng

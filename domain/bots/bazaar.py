@@ -18,7 +18,7 @@ from msgspec.structs import replace
 
 from domain.bazaar import GAME
 from domain.bazaar.components import EDITION
-from domain.bazaar.rules import evolve
+from domain.bazaar.evolve import evolve
 from domain.bazaar.state import UNKNOWN_WARE, BazaarState
 from domain.core import Game, Rng
 
