@@ -38,9 +38,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q tests/unit tests/property
 
-## bench: set up, then throughput against raw asyncpg / bare Litestar (BENCH_SCALE=0.25 for a quick run)
+## bench: set up, then throughput against raw asyncpg / bare Litestar, then bots against random and strong's think time (BENCH_SCALE=0.25 for a quick run)
 bench: $(STAMP)
 	$(PY) -m tests.bench
+	$(PY) -m tests.bench.bots
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
