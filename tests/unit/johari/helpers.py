@@ -8,7 +8,7 @@ import msgspec
 
 from domain.core import Event, GameConfig, Rng, fold
 from domain.johari import GAME
-from domain.johari.components import COLOURS, DATA, STORES
+from domain.johari.components import COLOURS, COMPONENTS, STORES
 from domain.johari.rules import proceed
 from domain.johari.state import Player, State
 from tests.support.scenario import Scenario, given
@@ -53,7 +53,7 @@ def table(
     market = market or {}
     return State(
         phase="play",
-        players=tuple(Player(name=f"p{i}", gold=DATA.gold_start, stamp=i) for i in range(n)),
+        players=tuple(Player(name=f"p{i}", gold=COMPONENTS.gold_start, stamp=i) for i in range(n)),
         day=day,
         round=round,
         draw=draw,

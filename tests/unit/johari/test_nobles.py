@@ -18,7 +18,7 @@ from domain.johari.commands import (
     SellToCollector,
     TradeFromStore,
 )
-from domain.johari.components import DATA
+from domain.johari.components import COMPONENTS
 from domain.johari.events import (
     CardDiscardedForAdvance,
     CardsExchanged,
@@ -336,7 +336,7 @@ def test_j16_two_per_type_counts_gem_colours_in_the_display() -> None:
 def test_j16_advance_tokens_chooses_the_owners_best_total() -> None:
     """J-16 advance_tokens: one token +2 or two tokens +1 each, whichever scores more within the track."""
     assert _final("advance_tokens", tokens=tokens(red=3)) == 3 + 3 + 2
-    top = DATA.track_max
+    top = COMPONENTS.track_max
     # red at the end of the track: two tokens +1 (blue at the end too: green +2 is still best)
     assert _final("advance_tokens", tokens=tokens(red=top, blue=top)) == 3 + 2 * top + 2
     assert _final("advance_tokens", tokens=(top, top, top, top - 1)) == 3 + 4 * top - 1 + 1
@@ -351,7 +351,7 @@ def test_j16_one_per_noble_counts_every_noble_itself_included() -> None:
 def test_j16_every_ability_is_tested_here() -> None:
     """J-16: the 24 abilities of the data file each have a test in this module."""
     source = Path(__file__).read_text(encoding="utf-8")
-    for n in DATA.nobles.values():
+    for n in COMPONENTS.nobles.values():
         assert f"test_j16_{n.ability}" in source or n.ability.startswith("prestige_"), n.ability
 
 
