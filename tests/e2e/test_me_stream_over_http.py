@@ -20,32 +20,13 @@ from httpx_sse import ServerSentEvent, aconnect_sse
 from domain.registry import all_games
 from eventstore import PostgresEventStore
 from service.games import GameService
-from service.keys import GameKeys, PostgresKeyStore
 from service.models import CreateGame, PlayerIn
+from tests.support.account_seats import SeatingKeyStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
 WAIT = 30.0
 GAME_WAIT = 180.0
-
-
-class SeatingKeyStore(PostgresKeyStore):
-    """Saves a new game's keys and, first, gives its seats to accounts (as the lobby does before a game's
-    opening events are appended)."""
-
-    def __init__(self, pool: asyncpg.Pool, account_ids: list[str]) -> None:
-        super().__init__(pool)
-        self.pool = pool
-        self.account_ids = account_ids
-
-    async def save(self, keys: GameKeys) -> None:
-        """Seat the accounts, then save the keys."""
-        await self.pool.executemany(
-            "INSERT INTO game_seats (game_id, seat, kind, account_id, joined_at)"
-            " VALUES ($1, $2, 'account', $3, now())",
-            [(keys.game_id, seat, account) for seat, account in enumerate(self.account_ids)],
-        )
-        await super().save(keys)
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -138,8 +119,16 @@ async def http(server: str) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def test_bots_that_never_poll_play_a_game_from_their_streams(
-    server: str, http: httpx.AsyncClient, pool: asyncpg.Pool
+    any_server: str, pool: asyncpg.Pool
 ) -> None:
+    """With one and with two server processes (a bot's stream and its commands may be served by either)."""
+    server = any_server
+    async with httpx.AsyncClient(base_url=server, timeout=WAIT) as http:
+        await play_from_streams(server, http, pool)
+
+
+async def play_from_streams(server: str, http: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    """Three bot accounts follow their streams; a game of theirs is started; they play it to the end."""
     accounts = [await sign_up(http, pool, f"streambot{i}") for i in range(3)]
     # the game is started from this process, as one more server process would start a lobby game
     store = PostgresEventStore(pool)
