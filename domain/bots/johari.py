@@ -22,20 +22,17 @@ from msgspec.structs import replace
 
 from domain.core import Game, Rng
 from domain.johari import GAME
-from domain.johari.components import DATA, parse_place
+from domain.johari.components import DATA
 from domain.johari.events import (
     ActionCardPlayed,
     ActionCardsRevealed,
-    CardsExchanged,
-    CardsTaken,
     DiscardReshuffled,
     GameStarted,
     NoblesAdvanced,
-    SetupCardPicked,
 )
-from domain.johari.rules import evolve
+from domain.johari.evolve import evolve
 from domain.johari.scoring import score
-from domain.johari.state import State, booths, card
+from domain.johari.state import State, card
 
 __all__ = ["KIT", "JohariKit", "Known"]
 
@@ -50,14 +47,6 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     gone: frozenset[int] = frozenset()
 
 
-def _prestige_at(state: State, place: str, count: int) -> tuple[int, ...]:
-    """The first ``count`` Prestige Cards lying on ``place`` (what a seat saw taken there unseen)."""
-    index = parse_place(place, booths(state))
-    if index is None:
-        return ()
-    return tuple(c for c in state.market[index] if card(c).kind == "prestige")[:count]
-
-
 class JohariKit:
     """The Johari part of a bot."""
 
@@ -69,7 +58,7 @@ class JohariKit:
         return Known()
 
     def observe(self, known: Known, event: Any, seat: int) -> Known:
-        """J-18: fold a redacted event, keeping sizes, who played, and Prestige Cards taken unseen."""
+        """J-18: fold a redacted event, keeping the sizes of the pile and Noble stack and who played."""
         state, gone = known.state, known.gone
         match event:
             case GameStarted(draw_pile=()):
@@ -94,13 +83,6 @@ class JohariKit:
                             hand.remove(played)
                         players[s] = replace(p, slots=tuple(slots), hand=tuple(hand))
                 state = replace(state, players=tuple(players))
-            case CardsTaken(hidden_prestige=k) | SetupCardPicked(hidden_prestige=k) if (
-                k and not event.prestige_cards
-            ):
-                event = replace(event, prestige_cards=_prestige_at(state, event.place, k), hidden_prestige=0)
-            case CardsExchanged(taken=None, hidden_prestige=k) if k:
-                taken = _prestige_at(state, event.place, 1)
-                event = replace(event, taken=taken[0] if taken else None, hidden_prestige=0)
             case NoblesAdvanced(leaving=leaving) if leaving is not None:
                 gone = gone | {leaving}
         return Known(state=evolve(state, event), gone=gone)
