@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from domain.core import Command, Event, GameConfig, Rng, fold
 from domain.johari import GAME
 from domain.johari.commands import ActionName, PlayActionCard
-from domain.johari.components import COLOURS, DATA
+from domain.johari.components import COLOURS, COMPONENTS
 from domain.johari.events import (
     ActionCardPlayed,
     ActionCardsRevealed,
@@ -38,7 +38,7 @@ def gem(colour: str, gems: int, fake: bool = False, nth: int = 0) -> int:
     """The id of the ``nth`` gem card of that colour, gem count and fakeness."""
     ids = [
         c.id
-        for c in DATA.cards.values()
+        for c in COMPONENTS.cards.values()
         if c.kind == "gem" and c.colour == colour and c.gems == gems and c.fake == fake
     ]
     return ids[nth]
@@ -46,17 +46,17 @@ def gem(colour: str, gems: int, fake: bool = False, nth: int = 0) -> int:
 
 def gold_card(amount: int, nth: int = 0) -> int:
     """The id of a Gold Card worth ``amount``."""
-    return [c.id for c in DATA.cards.values() if c.kind == "gold" and c.gold == amount][nth]
+    return [c.id for c in COMPONENTS.cards.values() if c.kind == "gold" and c.gold == amount][nth]
 
 
 def prestige_card(points: int, nth: int = 0) -> int:
     """The id of a Prestige Card worth ``points``."""
-    return [c.id for c in DATA.cards.values() if c.kind == "prestige" and c.prestige == points][nth]
+    return [c.id for c in COMPONENTS.cards.values() if c.kind == "prestige" and c.prestige == points][nth]
 
 
 def noble(ability: str) -> int:
     """The id of the Noble with this ability."""
-    return next(n.id for n in DATA.nobles.values() if n.ability == ability)
+    return next(n.id for n in COMPONENTS.nobles.values() if n.ability == ability)
 
 
 R1, R2, R3 = gem("red", 1, nth=1), gem("red", 2), gem("red", 3)
@@ -114,7 +114,7 @@ def holding(seat: int, *cards: int) -> SetupCardPicked:
     )
 
 
-def gold(seat: int, amount: int, before: int = DATA.gold_start) -> GoldChanged:
+def gold(seat: int, amount: int, before: int = COMPONENTS.gold_start) -> GoldChanged:
     """``seat``'s Gold Token is on ``amount`` (and on top of that space)."""
     return GoldChanged(seat=seat, delta=amount - before, gold=amount)
 

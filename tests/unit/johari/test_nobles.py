@@ -19,7 +19,7 @@ from domain.johari.commands import (
     SellToCollector,
     TradeFromStore,
 )
-from domain.johari.components import DATA
+from domain.johari.components import COMPONENTS
 from domain.johari.events import (
     CardDiscardedForAdvance,
     CardsExchanged,
@@ -345,7 +345,7 @@ def test_j16_two_per_type_counts_gem_colours_in_the_display() -> None:
 def test_j16_advance_tokens_chooses_the_owners_best_total() -> None:
     """J-16 advance_tokens: one token +2 or two tokens +1 each, whichever scores more within the track."""
     assert _final("advance_tokens", tokens_at={"red": 3}) == 3 + 3 + 2
-    top = DATA.track_max
+    top = COMPONENTS.track_max
     # red at the end of the track: two tokens +1 (blue at the end too: green +2 is still best)
     assert _final("advance_tokens", tokens_at={"red": top, "blue": top}) == 3 + 2 * top + 2
     almost = {"red": top, "blue": top, "green": top, "white": top - 1}
