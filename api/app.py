@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
 import msgspec
@@ -15,7 +15,10 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from api.accounts import AccountsController, signup_router
 from api.games import GamesController
+from api.lobby import LobbyController
+from api.me_stream import MeStreamController
 from api.middleware import rate_limit, request_context_middleware
 from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
@@ -28,10 +31,13 @@ from api.tournaments import TournamentsController
 from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
+from service.accounts import AccountService, VerifiedClients
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
+from service.lobby import LobbyService
 from service.logging import configure_logging
+from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
@@ -79,8 +85,9 @@ def create_app(
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
     """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
-    PostgreSQL-backed service and runs the game projection's catch-up loop, woken by ``projection_wake``
-    (default: any process's next append, heard through the store's LISTEN connection, or the poll interval)."""
+    PostgreSQL-backed service and runs the loops of the read models fed from the feed (the game projection,
+    the tournament results recorder), woken by ``projection_wake`` (default: any process's next append,
+    heard through the store's LISTEN connection, or the poll interval)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -92,25 +99,38 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
+        accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
+        app.state.accounts = accounts
+        games = GameService(
+            store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
+        )
         app.state.games = games
-        app.state.tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
+        app.state.lobby = LobbyService(games, accounts)
+        app.state.tournaments = tournaments = TournamentService(
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
         app.state.ratings = RatingService(
             pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
         )
-        with store.watch() as any_change:
-            wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
-            projector = asyncio.create_task(projection.run(wake), name="game-projection")
+        app.state.notifications = Notifications(
+            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
+        followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
+        with ExitStack() as watches:
+            loops = []
+            for name, follower in followers.items():
+                assert follower is not None
+                any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
+                wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
+                loops.append(asyncio.create_task(follower.run(wake), name=name))
             try:
                 yield
             finally:
-                projector.cancel()
-                with suppress(asyncio.CancelledError):
-                    await projector
+                for loop in loops:
+                    loop.cancel()
+                await asyncio.gather(*loops, return_exceptions=True)
                 await store.stop()
             await pool.close()
 
@@ -124,6 +144,10 @@ def create_app(
         route_handlers=[
             GamesController,
             GameStreamController,
+            MeStreamController,
+            signup_router(settings.account_signups_per_hour),
+            AccountsController,
+            LobbyController,
             TournamentsController,
             RatingsController,
             PlayersController,
@@ -135,11 +159,12 @@ def create_app(
         lifespan=[lifespan],
         state=State(
             {
+                "clients": VerifiedClients(),
                 "streams": StreamLimiter(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,
                     settings.stream_poll_seconds,
-                )
+                ),
             }
         ),
         plugins=plugins,

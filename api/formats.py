@@ -14,11 +14,14 @@ CSV = "text/csv"
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A CSV table: the header line, then one line per row (None as an empty cell)."""
+    """A CSV table: the header line, then one line per row (None as an empty cell, booleans as in JSON)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows(["" if cell is None else cell for cell in row] for row in rows)
+    cells = {None: "", True: "true", False: "false"}
+    writer.writerows(
+        [cells[cell] if cell is None or isinstance(cell, bool) else cell for cell in row] for row in rows
+    )
     return out.getvalue()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -91,11 +91,16 @@ def sse_message(message: LiveMessage) -> ServerSentEventMessage:
     return ServerSentEventMessage(data=data, event=event, id=message.id)
 
 
-async def sse_stream(messages: AsyncGenerator[LiveMessage, None], slot: StreamSlot) -> AsyncIterator[Any]:
-    """The SSE messages of a live game; the client's slot is released however the stream ends."""
+async def sse_stream(
+    messages: AsyncGenerator[Any, None],
+    slot: StreamSlot,
+    encode: Callable[[Any], ServerSentEventMessage] = sse_message,
+) -> AsyncIterator[Any]:
+    """The SSE messages of a live stream (``encode``d; default: a game's); the client's slot is released
+    however the stream ends."""
     try:
         async for message in messages:
-            yield sse_message(message)
+            yield encode(message)
     finally:
         slot.release()
         await messages.aclose()

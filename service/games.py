@@ -27,16 +27,19 @@ from eventstore import (
     IdempotencyMismatch,
     NewEvent,
     RecordedEvent,
+    StreamExists,
     StreamInfo,
 )
 from service import errors
-from service.audit import Reveal, audit_events
+from service.accounts import AccountService
+from service.audit import Move, Reveal, StoredEvent, audit_events, chain_key, encode_move
 from service.keys import GameKeys, KeyStore
 from service.models import (
     AuditReport,
     CommandAccepted,
     CreateGame,
     EventOut,
+    ExportedCommand,
     ExportedEvent,
     GameCreated,
     GameDetail,
@@ -112,8 +115,14 @@ class GameService:
     """Creates games, runs commands through the game's decider and the store, and serves the read sides."""
 
     def __init__(
-        self, store: EventStore, keys: KeyStore, games: dict[str, Game[Any]], cache_size: int = 2048
+        self,
+        store: EventStore,
+        keys: KeyStore,
+        games: dict[str, Game[Any]],
+        cache_size: int = 2048,
+        accounts: AccountService | None = None,
     ) -> None:
+        self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
         self.store = store
         self.keys = keys
         self.games = games
@@ -141,18 +150,33 @@ class GameService:
         except msgspec.ValidationError as exc:
             raise errors.RuleViolation("invalid_options", f"options: {exc}") from None
 
+    def configure(self, game: Game[Any], names: list[str], options: dict[str, Any] | None) -> GameConfig:
+        """The game's configuration for these seats and options (422 for a count or option it refuses)."""
+        config = GameConfig(players=tuple(names), options=self.parse_options(game, options))
+        try:
+            game.validate_config(config)
+        except Rejected as refusal:
+            raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
+        return config
+
     async def create(
         self,
         request: CreateGame,
         tournament: str | None = None,
         token_hashes: list[str] | None = None,
+        game_id: str | None = None,
+        accounts: list[str | None] | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
-        ``token_hashes`` (tournament games): the seats' stored token hashes; the answer's tokens are then empty.
+        ``token_hashes`` (tournament and lobby games): the seats' stored token hashes ("" for a seat an
+        account holds); the answer's tokens are then empty. ``game_id`` (a lobby game starting): the id
+        it was listed under; if its keys or stream exist already (a start cut short), they are kept.
+        ``accounts``: the account id holding each seat (None: none), kept in the creation metadata.
+        ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
         """
         game = self.game_named(request.game)
-        names = [player.name.strip() for player in request.players]
+        names = [(player.name or "").strip() for player in request.players]
         for name in names:
             if not name or len(name) > MAX_NAME_LENGTH:
                 raise errors.RuleViolation(
@@ -160,40 +184,52 @@ class GameService:
                 )
         if len(set(names)) != len(names):
             raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
-        config = GameConfig(players=tuple(names), options=self.parse_options(game, request.options))
-        try:
-            game.validate_config(config)
-        except Rejected as refusal:
-            raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
+        config = self.configure(game, names, request.options)
         seed = request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
-        opening = game.setup(config, Rng(seed, "setup"))
-        game_id = str(uuid.uuid4())
         if token_hashes is not None:
             seat_tokens = ["" for _ in names]
             hashes = tuple(token_hashes)
         else:
             seat_tokens = [new_token() for _ in names]
             hashes = tuple(hash_token(t) for t in seat_tokens)
-        keys = GameKeys(game_id=game_id, seed=seed, token_hashes=hashes)
-        await self.keys.save(keys)
+        existing = None if game_id is None else await self.keys.get(game_id)
+        game_id = game_id or str(uuid.uuid4())
+        if existing is None:
+            await self.keys.save(GameKeys(game_id=game_id, seed=seed, token_hashes=hashes))
+        else:
+            seed = existing.seed
+        opening = game.setup(config, Rng(seed, "setup"))
         metadata = {
             "players": names,
             "options": msgspec.to_builtins(config.options),
             "seed_commitment": seed_commitment(seed),
             "bots": [player.bot for player in request.players],
             "tournament": tournament,
-            "rated": request.rated or tournament is not None,
+            "rated": request.rated,
+            "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
         }
-        result = await self.store.create_stream(
-            game_id, game.name, [new_event(e) for e in opening], metadata=metadata
-        )
-        log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=result.version)
+        if accounts is not None:
+            metadata["accounts"] = accounts
+        try:
+            result = await self.store.create_stream(
+                game_id,
+                game.name,
+                [new_event(e) for e in opening],
+                metadata=metadata,
+                chain_key=chain_key(seed),
+            )
+            version = result.version
+        except StreamExists:
+            if existing is None:
+                raise
+            version = (await self.info(game_id)).version
+        log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=version)
         return GameCreated(
             game_id=game_id,
             game=game.name,
-            version=result.version,
+            version=version,
             seats=[
                 SeatToken(seat=i, name=n, token=t)
                 for i, (n, t) in enumerate(zip(names, seat_tokens, strict=True))
@@ -212,8 +248,17 @@ class GameService:
         """The stream row of a game (404 if unknown)."""
         info = await self.store.stream_info(game_id)
         if info is None or info.category not in self.games:
-            raise errors.NotFound("game_not_found", f"no game {game_id}")
+            raise await self.missing(game_id)
         return info
+
+    async def missing(self, game_id: str) -> errors.ServiceError:
+        """Why a game has no stream: 409 while it waits in the lobby (or was cancelled there), else 404."""
+        status = None if self.accounts is None else await self.accounts.lobby_status(game_id)
+        if status in ("waiting", "starting"):
+            return errors.Conflict("game_not_started", f"the game waits for players: see /v1/lobby/{game_id}")
+        if status == "cancelled":
+            return errors.Conflict("game_cancelled", "the game was cancelled in the lobby")
+        return errors.NotFound("game_not_found", f"no game {game_id}")
 
     async def game_keys(self, game_id: str) -> GameKeys:
         """A game's keys (immutable, so cached; least recently used keys fall out past the cache size)."""
@@ -221,7 +266,7 @@ class GameService:
         if keys is None:
             keys = await self.keys.get(game_id)
             if keys is None:
-                raise errors.NotFound("game_not_found", f"no game {game_id}")
+                raise await self.missing(game_id)
         _keep(self._keys_cache, game_id, keys, self._cache_size)
         return keys
 
@@ -267,7 +312,13 @@ class GameService:
         keys = await self.game_keys(game_id)
         for seat, stored in enumerate(keys.token_hashes):
             if token_matches(token, stored):
+                if self.accounts is not None:
+                    self.accounts.clients.verified(stored, f"seat:{stored}")
                 return seat
+        if self.accounts is not None:
+            held = await self.accounts.seat_in_game(game_id, token)
+            if held is not None:
+                return held
         raise errors.Forbidden("not_a_seat_token", "this token does not act as a seat of this game")
 
     # ----------------------------------------------------------------- reads
@@ -406,6 +457,7 @@ class GameService:
                     [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
+                    cause=encode_move(seat, command),  # re-decided by every audit (service/audit.py)
                 )
             except ConcurrencyConflict:
                 if if_match is not None:
@@ -482,6 +534,12 @@ class GameService:
         """A finished game's seed, published commitment and set-up (None while it runs: seeds are secret)."""
         if not loaded.finished:
             return None
+        return self.secrets(loaded)
+
+    @staticmethod
+    def secrets(loaded: Loaded) -> Reveal:
+        """A game's seed, published commitment and set-up, for the service's own checks (never shown while
+        the game runs)."""
         metadata = loaded.info.metadata
         return Reveal(
             seed=loaded.keys.seed,
@@ -491,14 +549,14 @@ class GameService:
         )
 
     async def audit(self, game_id: str) -> AuditReport:
-        """Recompute the hash chain and the fold; for a finished game reveal the seed and re-derive set-up."""
+        """Recompute the hash chain and the fold, re-derive the opening and re-decide every move with the
+        seed (running games too: only the verdicts are shown); a finished game's seed is revealed."""
         loaded = await self.load(game_id)
         chain = await self.store.verify_chain(game_id)
         records = await self.store.read_stream(game_id)
         reveal = self.reveal(loaded)
-        findings = audit_events(
-            loaded.game, chain, [(r.version, r.data) for r in records], loaded.finished, reveal
-        )
+        stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
+        findings = audit_events(loaded.game, chain, stored, loaded.finished, self.secrets(loaded))
         return AuditReport(
             game_id=game_id,
             status=FINISHED if loaded.finished else ACTIVE,
@@ -514,6 +572,9 @@ class GameService:
                 seed=reveal.seed, commitment=reveal.commitment, matches=bool(findings.seed_matches)
             ),
             problems=findings.problems,
+            moves_ok=findings.moves_ok,
+            moves_checked=findings.moves_checked,
+            notes=findings.notes,
         )
 
     async def export(self, game_id: str) -> GameExport:
@@ -539,6 +600,7 @@ class GameService:
             seed_commitment=reveal.commitment,
             version=loaded.version,
             head_hash=records[-1].hash.hex(),
+            chain_keyed=bool(loaded.info.metadata.get("chain_keyed", False)),
             events=[
                 ExportedEvent(
                     version=r.version,
@@ -547,12 +609,22 @@ class GameService:
                     recorded_at=r.recorded_at,
                     data=msgspec.json.decode(r.data),
                     hash=r.hash.hex(),
+                    command=None if r.cause is None else self._exported_command(r.cause),
                 )
                 for r in records
             ],
             result=loaded.game.result(loaded.state),
             scoresheet=loaded.game.scoresheet(loaded.state),
         )
+
+    @staticmethod
+    def _exported_command(cause: bytes) -> ExportedCommand:
+        """A stored move as the export shows it."""
+        try:
+            move = msgspec.json.decode(cause, type=Move)
+            return ExportedCommand(seat=move.seat, command=msgspec.json.decode(move.command))
+        except msgspec.DecodeError:  # not written by this service: shown as no command, which fails verify
+            return ExportedCommand(seat=-1, command=None)
 
     async def scoresheet(self, game_id: str) -> ScoreSheetOut:
         """The game's score sheet so far (final once the game is over)."""

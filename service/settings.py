@@ -30,6 +30,7 @@ class Settings:
     streams_per_client: int  # concurrent live streams per client and process; more get 429
     stream_keepalive_seconds: float  # a comment line on a quiet live stream this often
     stream_poll_seconds: float  # live streams re-read this often even without a change signal
+    account_signups_per_hour: int = 100  # per client address and process; 0 turns the limit off
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
 
     @staticmethod
@@ -54,6 +55,7 @@ class Settings:
             streams_per_client=int(env.get("STREAMS_PER_CLIENT", "8")),
             stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
+            account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
             ),

@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.johari.components import ACTIONS, DATA, STORES, Card
+from domain.johari.components import ACTIONS, DATA, STORES, Card, parse_place
 
 # new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
 # day_end: J-14; over: J-15.
@@ -37,8 +37,10 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     stamp: int  # height on the gold track: on equal gold the higher stamp is higher in the stack (J-11)
     tokens: tuple[int, ...] = (0, 0, 0, 0)  # Gem Token positions by COLOURS
     display: tuple[int, ...] = ()  # gem and Gold Cards
-    prestige: tuple[int, ...] = ()  # Prestige Cards (part of the display, but private: J-18)
-    trade: tuple[int, ...] = ()  # cards on the Trade card until the end of the day (J-13)
+    prestige: tuple[int, ...] = ()  # Prestige Cards, kept beside the display (public, J-13/J-18)
+    trade: tuple[
+        int, ...
+    ] = ()  # every card on the Trade card, Prestige Cards included, until the day ends (J-13)
     hand: tuple[str, ...] = ACTIONS
     slots: tuple[str | None, ...] = (None, None, None)
     nobles: tuple[int, ...] = ()
@@ -111,3 +113,9 @@ def with_player(state: State, seat: int, player: Player) -> State:
 def gold_order(state: State) -> list[int]:
     """Seats by gold, most first; on equal gold the token higher in the stack first (J-11)."""
     return sorted(range(len(state.players)), key=lambda s: (-state.players[s].gold, -state.players[s].stamp))
+
+
+def place_index(state: State, name: str) -> int:
+    """The market index of a place name (stored events always name a real place)."""
+    index = parse_place(name, booths(state))
+    return 0 if index is None else index
