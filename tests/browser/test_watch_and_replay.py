@@ -84,7 +84,8 @@ async def test_a_replay_is_stepped_through(visit: Visit, web: str) -> None:
 
 async def test_the_api_docs_render_offline(visit: Visit) -> None:
     page = visit.page
-    await page.goto("/schema")
-    await page.wait_for_selector(".swagger-ui .info .title")
+    # a 1.5 MB script and the whole document: slow on a busy machine, so a generous wait
+    await page.goto("/schema", timeout=60_000, wait_until="domcontentloaded")
+    await page.wait_for_selector(".swagger-ui .info .title", timeout=60_000)
     assert "Bazaar games" in (await page.text_content(".swagger-ui .info .title") or "")
     await page.get_by_text("/v1/games/{game_id}/stream-ticket").first.wait_for()
