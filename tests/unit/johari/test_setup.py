@@ -15,13 +15,14 @@ from domain.johari.events import (
     CardsDealt,
     DayStarted,
     GameStarted,
+    GoldChanged,
     NoblesAdvanced,
     RoundStarted,
     SetupCardPicked,
 )
 from domain.johari.state import card
 from tests.support.scenario import given
-from tests.unit.johari.helpers import started
+from tests.unit.johari.tables import started
 
 
 @pytest.mark.parametrize("players", [1, 5])
@@ -158,9 +159,8 @@ def test_j8_pick_must_be_a_face_up_market_card() -> None:
 def test_j5_gold_track_caps_at_gold_max_and_never_goes_below_zero() -> None:
     """J-5: gold beyond the track's end is lost; the Gold Token never goes below 0."""
     from domain.johari.actions import gold_change
-    from tests.unit.johari.helpers import edit, table, turn_of
+    from tests.unit.johari.tables import gold, now, table, turn
 
-    state = edit(table(2), 0, gold=COMPONENTS.gold_max - 1)
-    _, events = turn_of(state, 0, "baksheesh")
-    assert events[1].gold == COMPONENTS.gold_max  # type: ignore[attr-defined]
-    assert gold_change(edit(table(2), 1, gold=1), 1, -3).gold == 0
+    _, events = turn([*table(2), gold(0, COMPONENTS.gold_max - 1)], 0, "baksheesh")
+    assert events[1] == GoldChanged(seat=0, delta=2, gold=COMPONENTS.gold_max)
+    assert gold_change(now([*table(2), gold(1, 1)]), 1, -3).gold == 0
