@@ -464,7 +464,7 @@ class GameService:
                 if command_id is not None:
                     earlier = await self.store.find_command(game_id, command_id)
                     if earlier is not None:
-                        return self._replay(earlier, fingerprint)
+                        return await self._replay(game_id, earlier, fingerprint)
                 raise
             finished_now = loaded.game.is_over(new_state)
             record = None
@@ -493,7 +493,7 @@ class GameService:
                     "idempotency_key_reused", "this Idempotency-Key was used with another command"
                 ) from None
             if result.replayed is not None:
-                return self._replay(result.replayed, fingerprint)
+                return await self._replay(game_id, result.replayed, fingerprint)
             head = result.events[-1].hash if result.events else loaded.head
             self._remember(game_id, result.version, new_state, loaded.info, head)
             log.info(
@@ -544,14 +544,22 @@ class GameService:
         ]
         return CommandAccepted(version=loaded.version + len(appended), events=events), state, appended
 
-    @staticmethod
-    def _replay(record: CommandRecord, fingerprint: str) -> CommandAccepted:
-        """The first answer to an idempotent retry (422 if the key came with another command)."""
+    async def _replay(self, game_id: str, record: CommandRecord, fingerprint: str) -> CommandAccepted:
+        """The first answer to an idempotent retry (422 if the key came with another command), with the head
+        it produced signed again (the answer was stored before its events were hashed)."""
         if record.request_hash != fingerprint:
             raise errors.RuleViolation(
                 "idempotency_key_reused", "this Idempotency-Key was used with another command"
             )
-        return msgspec.json.decode(record.response, type=CommandAccepted)
+        answer = msgspec.json.decode(record.response, type=CommandAccepted)
+        if answer.head is not None or self.signer is None:
+            return answer
+        last = await self.store.read_stream(game_id, after=answer.version - 1, limit=1)
+        info = await self.info(game_id)
+        if not last:
+            return answer
+        head = self.signed_head(game_id, answer.version, last[0].hash, info, info.status == FINISHED)
+        return msgspec.structs.replace(answer, head=head)
 
     # ----------------------------------------------------------------- audit and scores
 
