@@ -8,18 +8,21 @@ from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import msgspec
-from litestar import Litestar
+from litestar import Controller, Litestar
 from litestar.datastructures import State
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
-from api.middleware import rate_limit, request_context_middleware
+from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
+from api.reference import ReferenceController
 from api.responses import describe_responses
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
@@ -129,19 +132,26 @@ def create_app(
     plugins: list[Any] = [problem_details_plugin()]
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
-    middleware: list[Any] = [request_context_middleware, metrics.middleware]
+    middleware: list[Any] = [
+        request_context_middleware,
+        input_guard(settings.request_body_timeout_seconds),
+        metrics.middleware,
+    ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))
+    route_handlers = [
+        GamesController,
+        GameStreamController,
+        TournamentsController,
+        RatingsController,
+        PlayersController,
+        SystemController,
+        ReferenceController,
+        PrometheusController,
+    ]
+    answer_head_too(route_handlers)
     app = Litestar(
-        route_handlers=[
-            GamesController,
-            GameStreamController,
-            TournamentsController,
-            RatingsController,
-            PlayersController,
-            SystemController,
-            PrometheusController,
-        ],
+        route_handlers=route_handlers,
         lifespan=[lifespan],
         state=State(
             {
@@ -156,11 +166,37 @@ def create_app(
         middleware=middleware,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
+        request_class=GuardedRequest,
+        before_request=refuse_unacceptable,
+        after_request=vary_on_accept,
         debug=False,
     )
     describe_game_bodies(app, all_games())
     describe_responses(app)
     return app
+
+
+def answer_head_too(controllers: list[type[Controller]]) -> None:
+    """Every GET operation also answers HEAD (RFC 9110 9.3.2): the same status and headers, no body.
+
+    Litestar routes HEAD only to handlers declared for it; declaring it beside GET on each handler is done
+    here once for all. The server (uvicorn) sends no body for HEAD; the OpenAPI document lists GET only.
+    """
+    for controller in controllers:
+        for value in vars(controller).values():
+            if isinstance(value, HTTPRouteHandler) and "GET" in value.http_methods:
+                value.http_methods = {*value.http_methods, "HEAD"}
+                if isinstance(value.operation_id, str):  # operation ids are unique: HEAD gets its own
+                    value.operation_id = _head_operation_id(value.operation_id)
+
+
+def _head_operation_id(name: str) -> Callable[..., str]:
+    """An operation id creator: ``name`` for GET, ``head<Name>`` for HEAD (dropped from the document)."""
+
+    def create(_handler: Any, method: str, _components: Any) -> str:
+        return name if method == "GET" else "head" + name[:1].upper() + name[1:]
+
+    return create
 
 
 def describe_game_bodies(app: Litestar, games: dict[str, Game[Any]]) -> None:

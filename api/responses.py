@@ -97,6 +97,8 @@ def describe_responses(app: Litestar) -> None:
     schemas: dict[str, Any] = document.components.schemas
     schemas[PROBLEM_SCHEMA] = problem_schema()
     problem_ref = Reference(ref=f"#/components/schemas/{PROBLEM_SCHEMA}")
+    for item in document.paths.values():  # type: ignore[union-attr]
+        item.head = None  # every GET answers HEAD too (docs/api.md); generators need no second operation
     for path, operation in operations(app):
         responses = operation.responses if operation.responses is not None else {}
         operation.responses = responses

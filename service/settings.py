@@ -30,6 +30,7 @@ class Settings:
     streams_per_client: int  # concurrent live streams per client and process; more get 429
     stream_keepalive_seconds: float  # a comment line on a quiet live stream this often
     stream_poll_seconds: float  # live streams re-read this often even without a change signal
+    request_body_timeout_seconds: float = 10.0  # a request body not arrived by then gets 408
 
     @staticmethod
     def from_env() -> Settings:
@@ -53,4 +54,5 @@ class Settings:
             streams_per_client=int(env.get("STREAMS_PER_CLIENT", "8")),
             stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
+            request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
         )
