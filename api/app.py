@@ -38,7 +38,6 @@ from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
 from service.tournaments import (
-    InMemoryTournamentKeyStore,
     PostgresTournamentKeyStore,
     TournamentService,
 )
@@ -79,30 +78,16 @@ def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awai
 
 def create_app(
     settings: Settings | None = None,
-    service: GameService | None = None,
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
-    """The Litestar app. With ``service`` given (tests), it is used as is (and has no projections);
-    otherwise the lifespan connects to DATABASE_URL (or the embedded database), builds the PostgreSQL-backed
-    service and runs the game projection's catch-up loop, woken by ``projection_wake`` (default: any
-    process's next append, heard through the store's LISTEN connection, or the poll interval)."""
+    """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
+    PostgreSQL-backed service and runs the game projection's catch-up loop, woken by ``projection_wake``
+    (default: any process's next append, heard through the store's LISTEN connection, or the poll interval)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        if service is not None:
-            app.state.games = service
-            app.state.tournaments = TournamentService(service.store, InMemoryTournamentKeyStore(), service)
-            app.state.ratings = RatingService(service)
-            app.state.pool = None
-            app.state.projection = None
-            await service.store.start()
-            try:
-                yield
-            finally:
-                await service.store.stop()
-            return
         url = resolve_database_url(settings.database_url, settings.data_dir)
         pool = await create_pool(url, settings)
         app.state.pool = pool
@@ -114,9 +99,11 @@ def create_app(
         app.state.tournaments = TournamentService(
             games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
         )
-        app.state.ratings = RatingService(games)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
+        app.state.ratings = RatingService(
+            pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
         with store.watch() as any_change:
             wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
             projector = asyncio.create_task(projection.run(wake), name="game-projection")

@@ -1,10 +1,13 @@
-"""Ratings endpoints: a game's rating list and a player's ratings (OpenSkill Plackett-Luce)."""
+"""Ratings endpoints: a game's rating list and a player's ratings (OpenSkill Plackett-Luce), read from the
+ratings projection (service/ratings.py)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from litestar import Controller, get
 from litestar.datastructures import State
-from litestar.params import FromPath
+from litestar.params import FromPath, QueryParameter
 
 from service.models import PlayerProfile, RatingList
 from service.ratings import RatingService
@@ -23,9 +26,18 @@ class RatingsController(Controller):
     tags = ["ratings"]
 
     @get("/ratings/{game:str}", operation_id="getRatings", summary="A game's ratings, best first")
-    async def ratings(self, state: State, game: FromPath[str]) -> RatingList:
-        """Every rated player of the game: ``mu``, ``sigma``, ``ordinal`` (mu - 3 sigma) and games played."""
-        return await ratings_of(state).ratings(game)
+    async def ratings(
+        self,
+        state: State,
+        game: FromPath[str],
+        cursor: Annotated[str | None, QueryParameter()] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+    ) -> RatingList:
+        """A page of the game's rated players, best ordinal first: ``rank``, ``mu``, ``sigma``, ``ordinal``
+        (mu - 3 sigma) and rated games played; page with ``cursor`` and ``limit``; 404 for an unknown game.
+        Ratings are a projection of the finished rated games, up to date with every game finished before
+        the request."""
+        return await ratings_of(state).ratings(game, cursor, limit)
 
     @get("/players/{name:str}", operation_id="getPlayer", summary="A player's ratings in every game")
     async def player(self, state: State, name: FromPath[str]) -> PlayerProfile:

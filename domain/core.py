@@ -14,7 +14,8 @@ and an auditor can re-derive every draw from the revealed seed (see ``Rng`` for 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import msgspec
@@ -24,6 +25,7 @@ __all__ = [
     "Event",
     "Game",
     "GameConfig",
+    "GameSpec",
     "Pending",
     "Rejected",
     "Result",
@@ -61,11 +63,14 @@ class GameConfig(msgspec.Struct, frozen=True, kw_only=True):
     options: msgspec.Struct
 
 
-class Pending(msgspec.Struct, frozen=True, kw_only=True):
+D = TypeVar("D", bound=str, covariant=True)  # a game's decision kinds: a Literal of its own
+
+
+class Pending(msgspec.Struct, Generic[D], frozen=True, kw_only=True):
     """A seat that must act now and the kind of decision it owes (several seats at once in secret picks)."""
 
     seat: int
-    decision: str
+    decision: D
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,20 +94,55 @@ class ScoreSheet(msgspec.Struct, frozen=True, kw_only=True):
 S = TypeVar("S")
 
 
-class Game(Protocol, Generic[S]):
-    """The surface every game module exposes (as ``GAME``), so the service stays generic."""
+class Game(Protocol[S]):
+    """The surface every game exposes (as ``GAME``), so the service stays generic."""
 
-    name: str  # "basari", "bazaar", "johari"
-    title: str  # human name
-    rules: str  # rule-sheet reference, e.g. "rules/basari.md"
-    min_players: int
-    max_players: int
-    options_type: type[msgspec.Struct]  # the game's options, all fields with defaults
-    command_type: Any  # the tagged union of the game's commands (for msgspec decoding and OpenAPI)
-    event_type: Any  # the tagged union of the game's events (one typed decoder reads a whole history)
-    view_type: Any  # the struct ``view`` returns
+    @property
+    def name(self) -> str:
+        """The game's key in URLs and the store: "basari", "bazaar", "johari"."""
+        ...
 
-    def validate_config(self, config: GameConfig) -> None:
+    @property
+    def title(self) -> str:
+        """The human name."""
+        ...
+
+    @property
+    def rules(self) -> str:
+        """The rule-sheet reference, e.g. "rules/basari.md"."""
+        ...
+
+    @property
+    def min_players(self) -> int:
+        """The fewest players the rules seat."""
+        ...
+
+    @property
+    def max_players(self) -> int:
+        """The most players the rules seat."""
+        ...
+
+    @property
+    def options_type(self) -> type[msgspec.Struct]:
+        """The game's options, all fields with defaults."""
+        ...
+
+    @property
+    def command_type(self) -> Any:
+        """The tagged union of the game's commands (for msgspec decoding and OpenAPI)."""
+        ...
+
+    @property
+    def event_type(self) -> Any:
+        """The tagged union of the game's events (one typed decoder reads a whole history)."""
+        ...
+
+    @property
+    def view_type(self) -> Any:
+        """The struct ``view`` returns."""
+        ...
+
+    def validate_config(self, config: GameConfig, /) -> None:
         """Refuse a player count or option combination the rules do not allow (raises Rejected)."""
         ...
 
@@ -110,45 +150,98 @@ class Game(Protocol, Generic[S]):
         """The empty state every history is folded from."""
         ...
 
-    def setup(self, config: GameConfig, rng: Rng) -> list[Event]:
+    def setup(self, config: GameConfig, rng: Rng, /) -> list[Event]:
         """The opening events: players, options, shuffled decks, dealt cards."""
         ...
 
-    def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
+    def decide(self, state: S, seat: int, command: Command, rng: Rng, /) -> list[Event]:
         """Validate ``command`` from ``seat`` and return the events it causes; raise Rejected otherwise."""
         ...
 
-    def evolve(self, state: S, event: Event) -> S:
+    def evolve(self, state: S, event: Event, /) -> S:
         """Apply one event; never validates, never fails on a stored event, never mutates ``state``."""
         ...
 
-    def view(self, state: S, seat: int | None) -> msgspec.Struct:
+    def view(self, state: S, seat: int | None, /) -> msgspec.Struct:
         """What ``seat`` (None: a spectator) may see now."""
         ...
 
-    def redact(self, event: Event, seat: int | None) -> msgspec.Struct:
+    def redact(self, event: Event, seat: int | None, /) -> msgspec.Struct:
         """The event as ``seat`` (None: a spectator) may see it while the game runs (secrets removed)."""
         ...
 
-    def pending(self, state: S) -> list[Pending]:
+    def pending(self, state: S, /) -> Sequence[Pending[str]]:
         """Who must act now and the kind of decision each owes."""
         ...
 
-    def legal(self, state: S, seat: int) -> list[Command]:
+    def legal(self, state: S, seat: int, /) -> list[Command]:
         """Every command ``seat`` may send now; complete (a client posting only these can finish the game)."""
         ...
 
-    def is_over(self, state: S) -> bool:
+    def is_over(self, state: S, /) -> bool:
         """Whether the game has ended."""
         ...
 
-    def result(self, state: S) -> Result:
+    def result(self, state: S, /) -> Result:
         """Scores, ranks and winners with the game's tie-breaks applied (meaningful once over)."""
         ...
 
-    def scoresheet(self, state: S) -> ScoreSheet:
+    def scoresheet(self, state: S, /) -> ScoreSheet:
         """The score sheet of the rule page, so far."""
         ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameSpec(Generic[S]):
+    """One game declared: its metadata and the pure functions of its decider (see ``Game`` for each role).
+
+    Each game package declares exactly one ``GAME = GameSpec(...)``; the player count and the options type
+    are checked here once for every game (``validate_config``), and ``setup`` checks them before dealing.
+    """
+
+    name: str
+    title: str
+    rules: str
+    min_players: int
+    max_players: int
+    players_rule: str  # the ruling that fixes the player count, e.g. "B-1"
+    options_type: type[msgspec.Struct]
+    command_type: Any
+    event_type: Any
+    view_type: Any
+    initial: Callable[[], S]
+    deal: Callable[[GameConfig, Rng], list[Event]]  # the opening events of a validated config
+    decide: Callable[[S, int, Command, Rng], list[Event]]
+    evolve: Callable[[S, Event], S]
+    view: Callable[[S, int | None], msgspec.Struct]
+    redact: Callable[[Event, int | None], msgspec.Struct]
+    pending: Callable[[S], Sequence[Pending[str]]]
+    legal: Callable[[S, int], list[Command]]
+    is_over: Callable[[S], bool]
+    result: Callable[[S], Result]
+    scoresheet: Callable[[S], ScoreSheet]
+
+    def validate_config(self, config: GameConfig, /) -> None:
+        """The rule page's player count (``players_rule``) and the game's own options type (raises Rejected)."""
+        count = len(config.players)
+        if not self.min_players <= count <= self.max_players:
+            raise Rejected(
+                "bad_player_count",
+                rule=self.players_rule,
+                detail=f"{self.title} seats {self.min_players} to {self.max_players} players, not {count}",
+            )
+        if not isinstance(config.options, self.options_type):
+            raise Rejected("bad_options", detail=f"{self.title}'s options are {self.options_type.__name__}")
+
+    def setup(self, config: GameConfig, rng: Rng, /) -> list[Event]:
+        """The opening events, once the config is valid (raises Rejected otherwise)."""
+        self.validate_config(config)
+        return self.deal(config, rng)
+
+
+def _a_spec_is_a_game(spec: GameSpec[S]) -> Game[S]:
+    """Never called: mypy proves here, once for every game and state type, that a GameSpec is a Game."""
+    return spec
 
 
 def fold(game: Game[S], events: Iterable[Event], state: S | None = None) -> S:

@@ -1,4 +1,4 @@
-"""The games this service offers, by name: registering a game is adding it here."""
+"""The games this service offers, by name: registering a game is adding its ``GAME`` here."""
 
 from __future__ import annotations
 

@@ -102,10 +102,6 @@ class ChangeHub:
             for watch in watches:
                 watch._signal()
 
-    def watching(self) -> int:
-        """How many watches are active (for tests and metrics)."""
-        return sum(len(watches) for watches in self._watches.values())
-
 
 async def follow_feed(
     read_all: ReadAll,

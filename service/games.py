@@ -14,7 +14,7 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import structlog
@@ -97,6 +97,17 @@ def request_hash(seat: int, command: Command) -> str:
     return hashlib.sha256(f"{seat}:".encode() + msgspec.json.encode(command)).hexdigest()
 
 
+V = TypeVar("V")
+
+
+def _keep(cache: OrderedDict[str, V], key: str, value: V, size: int) -> None:
+    """Put ``value`` in an LRU cache as the most recent entry; the least recently used fall out past ``size``."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
 class GameService:
     """Creates games, runs commands through the game's decider and the store, and serves the read sides."""
 
@@ -112,7 +123,7 @@ class GameService:
         }
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
-        self._keys_cache: dict[str, GameKeys] = {}
+        self._keys_cache: OrderedDict[str, GameKeys] = OrderedDict()  # bounded like the states: LRU
 
     # ----------------------------------------------------------------- creation
 
@@ -205,13 +216,13 @@ class GameService:
         return info
 
     async def game_keys(self, game_id: str) -> GameKeys:
-        """A game's keys (immutable, so cached)."""
+        """A game's keys (immutable, so cached; least recently used keys fall out past the cache size)."""
         keys = self._keys_cache.get(game_id)
         if keys is None:
             keys = await self.keys.get(game_id)
             if keys is None:
                 raise errors.NotFound("game_not_found", f"no game {game_id}")
-            self._keys_cache[game_id] = keys
+        _keep(self._keys_cache, game_id, keys, self._cache_size)
         return keys
 
     async def load(self, game_id: str) -> Loaded:
@@ -231,10 +242,7 @@ class GameService:
 
     def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo) -> None:
         """Keep a folded state; least recently used states fall out past the cache size."""
-        self._cache[game_id] = _Cached(version, state, info)
-        self._cache.move_to_end(game_id)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        _keep(self._cache, game_id, _Cached(version, state, info), self._cache_size)
 
     def cached(self, game_id: str) -> Loaded | None:
         """The game as this process last saw it, without asking the store (it may have moved on since)."""

@@ -297,11 +297,13 @@ class PlayerRating(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RatingList(msgspec.Struct, frozen=True, kw_only=True):
-    """Every rated player of a game, best ordinal first."""
+    """A page of a game's rated players, best ordinal first, and how many rated games went into them; pass
+    ``next_cursor`` as ``cursor`` for the next page (null: no more)."""
 
     game: str
     games: int
     players: list[PlayerRating]
+    next_cursor: str | None
 
 
 class PlayerProfile(msgspec.Struct, frozen=True, kw_only=True):

@@ -32,6 +32,7 @@ from eventstore import FeedPosition, pooled_connection
 from service import errors
 from service.games import ACTIVE, FINISHED, GameService, Loaded
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
+from service.ratings import Rating, initial_rating, rate, rated_identities
 from service.settings import Settings
 
 log = structlog.get_logger("service.projections")
@@ -50,14 +51,30 @@ class Tables:
     listing: str
     players: str
     results: str
+    ratings: str
+    rated: str
     checkpoint: str
 
+    @property
+    def data(self) -> tuple[str, ...]:
+        """Every table of the projection (not the checkpoint)."""
+        return (self.listing, self.players, self.results, self.ratings, self.rated)
 
-LIVE = Tables(listing="game_listing", players="player_games", results="game_results", checkpoint="games")
+
+LIVE = Tables(
+    listing="game_listing",
+    players="player_games",
+    results="game_results",
+    ratings="ratings",
+    rated="rated_games",
+    checkpoint="games",
+)
 REBUILD = Tables(
     listing="game_listing_rebuild",
     players="player_games_rebuild",
     results="game_results_rebuild",
+    ratings="ratings_rebuild",
+    rated="rated_games_rebuild",
     checkpoint="games_rebuild",
 )
 
@@ -102,6 +119,22 @@ def _insert_results(t: Tables) -> str:
         f"INSERT INTO {t.results} (game_id, seat, score, rank) VALUES ($1, $2, $3, $4)"
         " ON CONFLICT (game_id, seat) DO NOTHING"
     )
+
+
+def _read_ratings(t: Tables) -> str:
+    return f"SELECT player, mu, sigma, games FROM {t.ratings} WHERE game = $1 AND player = ANY($2::text[])"
+
+
+def _upsert_ratings(t: Tables) -> str:
+    return (
+        f"INSERT INTO {t.ratings} (game, player, mu, sigma, ordinal, games) VALUES ($1, $2, $3, $4, $5, $6)"
+        " ON CONFLICT (game, player) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma,"
+        " ordinal = EXCLUDED.ordinal, games = EXCLUDED.games"
+    )
+
+
+def _insert_rated(t: Tables) -> str:
+    return f"INSERT INTO {t.rated} (game_id, game, players) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
 
 
 def encode_cursor(created_at: datetime, game_id: str) -> str:
@@ -169,7 +202,7 @@ class GameProjection:
         """Where this projection stands in the feed."""
         async with self.connection() as connection:
             row = await connection.fetchrow(_CHECKPOINT, self.tables.checkpoint)
-        return FeedPosition(tx=row[0], position=row[1])
+        return FeedPosition(tx=row["tx"], position=row["position"])
 
     async def behind(self) -> bool:
         """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
@@ -181,19 +214,24 @@ class GameProjection:
         t = self.tables
         await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
         row = await connection.fetchrow(_CHECKPOINT, t.checkpoint)
-        feed = await self.games.store.read_all(FeedPosition(tx=row[0], position=row[1]), self.batch_size)
+        feed = await self.games.store.read_all(
+            FeedPosition(tx=row["tx"], position=row["position"]), self.batch_size
+        )
         if not feed:
             return 0
-        moved: dict[str, None] = {}  # the games in feed order
+        moved: dict[str, int] = {}  # the games in feed order, with the last version the batch brings
         opened: set[str] = set()
-        for _, event in feed:
-            moved[event.stream_id] = None
+        ends: dict[str, int] = {}  # game -> index in the feed of the last event of it in the batch
+        for index, (_, event) in enumerate(feed):
+            moved[event.stream_id] = event.version
+            ends[event.stream_id] = index
             if event.version == 1:
                 opened.add(event.stream_id)
         listing: list[tuple[Any, ...]] = []
         seats: list[tuple[Any, ...]] = []
         results: list[tuple[Any, ...]] = []
-        for game_id in moved:
+        finishing: list[tuple[int, Loaded]] = []  # (feed index of the game's last event, game)
+        for game_id, version in moved.items():
             try:
                 loaded = await self.games.load(game_id)
             except errors.NotFound:
@@ -212,15 +250,57 @@ class GameProjection:
                     (game_id, seat, score, rank)
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
                 )
+                if version == loaded.version:  # the batch brings the game's last event: it is rated now
+                    finishing.append((ends[game_id], loaded))
         if listing:
             await connection.executemany(_upsert_listing(t), listing)
         if seats:
             await connection.executemany(_insert_players(t), seats)
         if results:
             await connection.executemany(_insert_results(t), results)
+        if finishing:
+            await self._rate(connection, [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])])
         last = feed[-1][0]
         await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, last.tx, last.position)
         return len(feed)
+
+    async def _rate(self, connection: asyncpg.Connection, finished: list[Loaded]) -> None:
+        """Fold these finished games, in the order their last events have in the feed, into the ratings
+        (each game once: one already in the rated table is skipped)."""
+        t = self.tables
+        done = {
+            row["game_id"]
+            for row in await connection.fetch(
+                f"SELECT game_id FROM {t.rated} WHERE game_id = ANY($1::text[])",
+                [loaded.game_id for loaded in finished],
+            )
+        }
+        current: dict[tuple[str, str], Rating] = {}
+        rated: list[tuple[Any, ...]] = []
+        for loaded in finished:
+            game = loaded.game.name
+            identities = rated_identities(loaded.info.metadata, len(loaded.game.result(loaded.state).ranks))
+            if identities is None or loaded.game_id in done:
+                continue
+            missing = [who for who in identities if (game, who) not in current]
+            if missing:
+                for row in await connection.fetch(_read_ratings(t), game, missing):
+                    current[game, row["player"]] = Rating(
+                        mu=row["mu"], sigma=row["sigma"], games=row["games"]
+                    )
+            before = [current.get((game, who)) or initial_rating() for who in identities]
+            after = rate(before, loaded.game.result(loaded.state).ranks)
+            if after is None:
+                log.warning("rating_skipped_game", game_id=loaded.game_id, game=game)
+                continue
+            current.update({(game, who): rating for who, rating in zip(identities, after, strict=True)})
+            rated.append((loaded.game_id, game, identities))
+        if rated:
+            await connection.executemany(_insert_rated(t), rated)
+            await connection.executemany(
+                _upsert_ratings(t),
+                [(game, who, r.mu, r.sigma, r.ordinal, r.games) for (game, who), r in current.items()],
+            )
 
     async def catch_up_once(self, lock_wait: float | None = None) -> int:
         """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
@@ -277,7 +357,7 @@ class GameProjection:
         t = self.tables
         async with self.connection() as connection, connection.transaction():
             await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
-            await connection.execute(f"TRUNCATE {t.listing}, {t.players}, {t.results}")
+            await connection.execute(f"TRUNCATE {', '.join(t.data)}")
             await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, 0, 0)
 
     async def build_shadow(
@@ -318,17 +398,13 @@ class GameProjection:
             while applied := await shadow.apply_batch(connection):
                 if progress is not None:
                     progress(applied, await shadow.checkpoint())
-            for table, source in (
-                (live.listing, rebuilt.listing),
-                (live.players, rebuilt.players),
-                (live.results, rebuilt.results),
-            ):
+            for table, source in zip(live.data, rebuilt.data, strict=True):
                 # DELETE, not TRUNCATE: readers keep seeing the old rows until this commits
                 await connection.execute(f"DELETE FROM {table}")
                 await connection.execute(f"INSERT INTO {table} SELECT * FROM {source}")
             tx, position = await connection.fetchrow(_CHECKPOINT, rebuilt.checkpoint)
             await connection.execute(_SAVE_CHECKPOINT, live.checkpoint, tx, position)
-            await connection.execute(f"TRUNCATE {rebuilt.listing}, {rebuilt.players}, {rebuilt.results}")
+            await connection.execute(f"TRUNCATE {', '.join(rebuilt.data)}")
             await connection.execute(_SAVE_CHECKPOINT, rebuilt.checkpoint, 0, 0)
         log.info("projections_rebuilt", tx=tx, position=position)
 
@@ -362,7 +438,7 @@ class GameProjection:
             conditions.append(f"({order}.created_at, {order}.game_id) < (${len(args) - 1}, ${len(args)})")
         args.append(limit)
         source = f"{t.listing} g" if player is None else f"{t.players} p JOIN {t.listing} g USING (game_id)"
-        seat = ", p.seat" if player is not None else ", NULL::integer"
+        seat = ", p.seat" if player is not None else ", NULL::integer AS seat"
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         query = (
             f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
@@ -384,7 +460,7 @@ class GameProjection:
                 game_ids,
             )
         for row in rows:
-            found.setdefault(row[0], []).append((row[1], row[2], row[3]))
+            found.setdefault(row["game_id"], []).append((row["seat"], row["score"], row["rank"]))
         return found
 
     async def list_games(
@@ -404,23 +480,27 @@ class GameProjection:
         await self.read_your_writes()
         rows = await self._rows(game, status, player, tournament, cursor, limit + 1)
         page = rows[:limit]
-        results = await self._results([row[0] for row in page if row[2] == FINISHED])
+        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
         return GamePage(
             games=[
                 GameSummary(
-                    game_id=row[0],
-                    game=row[1],
-                    status=row[2],
-                    version=row[3],
-                    players=list(row[4]),
-                    tournament=row[5],
-                    created_at=row[6],
-                    updated_at=row[7],
-                    result=_seat_results(row[4], results[row[0]]) if row[0] in results else None,
+                    game_id=row["game_id"],
+                    game=row["game"],
+                    status=row["status"],
+                    version=row["version"],
+                    players=list(row["players"]),
+                    tournament=row["tournament"],
+                    created_at=row["created_at"],
+                    updated_at=row["updated_at"],
+                    result=_seat_results(row["players"], results[row["game_id"]])
+                    if row["game_id"] in results
+                    else None,
                 )
                 for row in page
             ],
-            next_cursor=encode_cursor(page[-1][6], page[-1][0]) if len(rows) > limit else None,
+            next_cursor=encode_cursor(page[-1]["created_at"], page[-1]["game_id"])
+            if len(rows) > limit
+            else None,
         )
 
     async def player_games(
@@ -433,22 +513,22 @@ class GameProjection:
         await self.read_your_writes()
         rows = await self._rows(game, status, name, None, cursor, limit + 1)
         page = rows[:limit]
-        results = await self._results([row[0] for row in page if row[2] == FINISHED])
+        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
         games = []
         for row in page:
-            seat: int = row[8]
-            mine = next((r for r in results.get(row[0], []) if r[0] == seat), None)
+            seat: int = row["seat"]
+            mine = next((r for r in results.get(row["game_id"], []) if r[0] == seat), None)
             games.append(
                 PlayerGame(
-                    game_id=row[0],
-                    game=row[1],
-                    status=row[2],
-                    version=row[3],
+                    game_id=row["game_id"],
+                    game=row["game"],
+                    status=row["status"],
+                    version=row["version"],
                     seat=seat,
-                    players=list(row[4]),
-                    tournament=row[5],
-                    created_at=row[6],
-                    updated_at=row[7],
+                    players=list(row["players"]),
+                    tournament=row["tournament"],
+                    created_at=row["created_at"],
+                    updated_at=row["updated_at"],
                     score=None if mine is None else mine[1],
                     rank=None if mine is None else mine[2],
                 )
@@ -456,7 +536,9 @@ class GameProjection:
         return PlayerGamePage(
             name=name,
             games=games,
-            next_cursor=encode_cursor(page[-1][6], page[-1][0]) if len(rows) > limit else None,
+            next_cursor=encode_cursor(page[-1]["created_at"], page[-1]["game_id"])
+            if len(rows) > limit
+            else None,
         )
 
 

@@ -1,84 +1,198 @@
-"""Ratings: OpenSkill (Plackett-Luce) over every finished rated game, recomputed from the store on demand.
+"""Ratings: OpenSkill (Plackett-Luce) per rated identity and game, a read model of the game projection.
 
-Rated games are those created with ``rated: true`` and every tournament game. They are replayed in the
-order they were last written (finish order), so every process computes the same numbers from the same
-streams; nothing is cached across requests, so ratings never drift from the event store.
+The projector (service/projections.py) folds every finished rated game into the ``ratings`` rows in feed
+order, in the transaction that moves its checkpoint, through ``rate``; the endpoints only read those rows.
+So the numbers never depend on which process or request computed them, and a rebuild from zero gives the
+same ones. A game is rated when its creation metadata says so, it has two or more seats held by distinct
+identities, and its result ranks every seat: a one-player game (Z-12) or anything OpenSkill refuses is
+left out, never an error of a ratings or player endpoint.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import base64
+import math
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
 
-from openskill.models import PlackettLuce, PlackettLuceRating
+import asyncpg
+import msgspec
+from openskill.models import PlackettLuce
 
-from eventstore import StreamInfo
+from eventstore import pooled_connection
 from service import errors
-from service.games import FINISHED, GameService
 from service.models import PlayerProfile, PlayerRating, RatingList
 
-PAGE = 200
+MAX_PAGE = 200
+MODEL = PlackettLuce()  # the library's defaults: mu 25, sigma 25/3, ordinal mu - 3 sigma
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One identity's rating in one game and the number of rated games it went through."""
+
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative estimate the list is ordered by: mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+
+def initial_rating() -> Rating:
+    """The rating of an identity before its first rated game of a game."""
+    fresh = MODEL.rating()
+    return Rating(mu=fresh.mu, sigma=fresh.sigma, games=0)
+
+
+def rated_identities(metadata: dict[str, Any], seats: int) -> list[str] | None:
+    """The identities a finished game rates, by seat, or None when it is not rated: not created rated, fewer
+    than two seats, or an identity holding two seats (nobody is rated against themselves)."""
+    if not metadata.get("rated"):
+        return None
+    identities = [str(name) for name in metadata.get("players") or []]
+    if len(identities) < 2 or len(identities) != seats or len(set(identities)) != len(identities):
+        return None
+    return identities
+
+
+def rate(current: Sequence[Rating], ranks: Sequence[int]) -> list[Rating] | None:
+    """The ratings after one game of these seats with these ranks (1 is best, equal ranks tie), or None when
+    OpenSkill cannot rate it (fewer than two seats, ranks that do not match the seats, a non-finite result)."""
+    if len(current) < 2 or len(ranks) != len(current):
+        return None
+    teams = [[MODEL.create_rating([rating.mu, rating.sigma])] for rating in current]
+    try:
+        updated = MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return None
+    after = [
+        Rating(mu=team[0].mu, sigma=team[0].sigma, games=rating.games + 1)
+        for rating, team in zip(current, updated, strict=True)
+    ]
+    if not all(math.isfinite(r.mu) and math.isfinite(r.sigma) for r in after):
+        return None
+    return after
+
+
+class _Cursor(msgspec.Struct, array_like=True, frozen=True):
+    """Where a rating page ends: the last row's ordinal, identity and rank."""
+
+    ordinal: float
+    player: str
+    rank: int
+
+
+_cursor_decoder = msgspec.json.Decoder(_Cursor)
+
+
+def encode_cursor(ordinal: float, player: str, rank: int) -> str:
+    """An opaque cursor continuing after the row (ordinal, player) that had rank ``rank``."""
+    return base64.urlsafe_b64encode(msgspec.json.encode(_Cursor(ordinal, player, rank))).decode()
+
+
+def decode_cursor(cursor: str) -> _Cursor:
+    """The row a cursor continues after (400 if it is not one of ours)."""
+    try:
+        return _cursor_decoder.decode(base64.urlsafe_b64decode(cursor.encode()))
+    except (ValueError, msgspec.DecodeError):
+        raise errors.Malformed("bad_cursor", "cursor is not one this service gave out") from None
 
 
 class RatingService:
-    """Computes each game's ratings from its finished rated games."""
+    """Serves the ratings rows the game projection keeps."""
 
-    def __init__(self, games: GameService) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        games: frozenset[str],
+        caught_up: Any = None,
+        acquire_timeout: float | None = None,
+    ) -> None:
+        """Read from ``pool``; ``games`` are the registered game names; ``caught_up`` (optional) is awaited
+        before each read so an answer includes every game finished before the request."""
+        self.pool = pool
         self.games = games
-        self.model = PlackettLuce()
+        self.caught_up = caught_up
+        self.acquire_timeout = acquire_timeout
 
-    async def _rated_games(self, game: str) -> list[StreamInfo]:
-        """Every finished rated game of ``game``, in finish order."""
-        rows: list[StreamInfo] = []
-        before: tuple[datetime, str] | None = None
-        while True:
-            page = await self.games.store.list_streams(
-                category=game, status=FINISHED, metadata_contains={"rated": True}, before=before, limit=PAGE
-            )
-            rows.extend(page)
-            if len(page) < PAGE:
-                break
-            before = (page[-1].created_at, page[-1].stream_id)
-        return sorted(rows, key=lambda row: (row.updated_at, row.stream_id))
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
+        async with pooled_connection(self.pool, self.acquire_timeout) as connection:
+            yield connection
 
-    async def ratings(self, game: str) -> RatingList:
-        """Every rated player of ``game``, best ordinal first (422 for an unknown game)."""
-        self.games.game_named(game)
-        ratings: dict[str, PlackettLuceRating] = {}
-        played: dict[str, int] = {}
-        rated = await self._rated_games(game)
-        for row in rated:
-            loaded = await self.games.load(row.stream_id)
-            result = loaded.game.result(loaded.state)
-            names: list[str] = list(row.metadata.get("players", []))
-            teams = [[ratings.get(name) or self.model.rating(name=name)] for name in names]
-            updated = self.model.rate(teams, ranks=[float(rank) for rank in result.ranks])
-            for name, team in zip(names, updated, strict=True):
-                ratings[name] = team[0]
-                played[name] = played.get(name, 0) + 1
-        ordered = sorted(ratings.items(), key=lambda item: (-item[1].ordinal(), item[0]))
+    async def _wait(self) -> None:
+        if self.caught_up is not None:
+            await self.caught_up()
+
+    async def ratings(self, game: str, cursor: str | None = None, limit: int = 50) -> RatingList:
+        """A page of ``game``'s rated identities, best ordinal first (404 for an unknown game)."""
+        if game not in self.games:
+            raise errors.NotFound("unknown_game", f"no game called {game!r}; see /v1/catalog")
+        if not 1 <= limit <= MAX_PAGE:
+            raise errors.Malformed("bad_limit", f"limit is 1..{MAX_PAGE}")
+        after = decode_cursor(cursor) if cursor is not None else None
+        await self._wait()
+        async with self.connection() as connection:
+            if after is None:
+                rows = await connection.fetch(
+                    "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE game = $1"
+                    " ORDER BY ordinal DESC, player LIMIT $2",
+                    game,
+                    limit + 1,
+                )
+            else:
+                rows = await connection.fetch(
+                    "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE game = $1"
+                    " AND (ordinal < $2 OR (ordinal = $2 AND player > $3))"
+                    " ORDER BY ordinal DESC, player LIMIT $4",
+                    game,
+                    after.ordinal,
+                    after.player,
+                    limit + 1,
+                )
+            rated = await connection.fetchval("SELECT count(*) FROM rated_games WHERE game = $1", game)
+        first = 1 if after is None else after.rank + 1
+        page = [_rating(row, game, first + index) for index, row in enumerate(rows[:limit])]
+        last = rows[limit - 1] if len(rows) > limit else None
         return RatingList(
             game=game,
-            games=len(rated),
-            players=[
-                PlayerRating(
-                    rank=index + 1,
-                    name=name,
-                    game=game,
-                    mu=round(rating.mu, 6),
-                    sigma=round(rating.sigma, 6),
-                    ordinal=round(rating.ordinal(), 6),
-                    games=played[name],
-                )
-                for index, (name, rating) in enumerate(ordered)
-            ],
+            games=rated,
+            players=page,
+            next_cursor=None
+            if last is None
+            else encode_cursor(last["ordinal"], last["player"], first + limit - 1),
         )
 
     async def player(self, name: str) -> PlayerProfile:
-        """The player's rating in every game (404 if they have played no rated game)."""
-        found: list[PlayerRating] = []
-        for game in self.games.games:
-            listing = await self.ratings(game)
-            found.extend(row for row in listing.players if row.name == name)
-        if not found:
+        """The identity's rating and rank in every game it has rated games of (404 if none)."""
+        await self._wait()
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT r.game, r.player, r.mu, r.sigma, r.ordinal, r.games,"
+                " 1 + (SELECT count(*) FROM ratings b WHERE b.game = r.game AND (b.ordinal > r.ordinal"
+                " OR (b.ordinal = r.ordinal AND b.player < r.player))) AS rank"
+                " FROM ratings r WHERE r.player = $1 ORDER BY r.game",
+                name,
+            )
+        if not rows:
             raise errors.NotFound("player_not_found", f"no rated games of a player called {name!r}")
-        return PlayerProfile(name=name, ratings=found)
+        return PlayerProfile(name=name, ratings=[_rating(row, row["game"], row["rank"]) for row in rows])
+
+
+def _rating(row: asyncpg.Record, game: str, rank: int) -> PlayerRating:
+    """A ratings row as the API shows it (six decimals)."""
+    return PlayerRating(
+        rank=rank,
+        name=row["player"],
+        game=game,
+        mu=round(row["mu"], 6),
+        sigma=round(row["sigma"], 6),
+        ordinal=round(row["ordinal"], 6),
+        games=row["games"],
+    )

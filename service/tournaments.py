@@ -9,7 +9,6 @@ the read models used here (overview, standings, results) carry none.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from dataclasses import dataclass
 from typing import Protocol
@@ -113,25 +112,6 @@ class PostgresTournamentKeyStore:
             player_names=tuple(row["player_names"]),
             player_hashes=tuple(row["player_hashes"]),
         )
-
-
-class InMemoryTournamentKeyStore:
-    """The in-memory twin of PostgresTournamentKeyStore."""
-
-    def __init__(self) -> None:
-        self._keys: dict[str, TournamentKeys] = {}
-        self._lock = asyncio.Lock()
-
-    async def save(self, keys: TournamentKeys) -> None:
-        """Insert the keys of a new tournament."""
-        async with self._lock:
-            if keys.tournament_id in self._keys:
-                raise ValueError(f"keys for {keys.tournament_id} exist")
-            self._keys[keys.tournament_id] = keys
-
-    async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """Read a tournament's keys."""
-        return self._keys.get(tournament_id)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ resolving actions nobody has to choose for (B-7), opening negotiations (B-8), en
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from msgspec.structs import replace
 
@@ -37,9 +37,9 @@ from domain.basari.events import (
 )
 from domain.basari.scoring import score_stage, winners
 from domain.basari.state import Negotiation, Player, StageRecord, State
-from domain.core import Command, Event, Rejected, Rng
+from domain.core import Command, Event, GameConfig, Rejected, Rng
 
-__all__ = ["advance", "decide", "evolve", "first_bidder_order", "opening_events"]
+__all__ = ["advance", "decide", "evolve", "first_bidder_order", "setup"]
 
 ACTION_ORDER: tuple[Action, ...] = ("A", "B", "C", "D")
 
@@ -264,8 +264,9 @@ def _take_gem(state: State, seat: int, colour: Colour) -> list[Event]:
 # --------------------------------------------------------------------------------------------- advance
 
 
-def opening_events(players: Sequence[str], rng: Rng) -> list[Event]:
+def setup(config: GameConfig, rng: Rng) -> list[Event]:
     """B-1, B-2, B-4, B-5: seat the players with 3 gems of each colour, shuffle the pile, deal round 1."""
+    players = config.players
     start = COMPONENTS.starting_gems_per_colour
     each = Gems.of([start] * len(COLOURS))
     stock = Gems.of([COMPONENTS.gems_per_colour - start * len(players)] * len(COLOURS))

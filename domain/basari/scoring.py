@@ -9,7 +9,12 @@ from domain.basari.events import StageLine, StageScored
 from domain.basari.state import State
 from domain.core import Result, ScoreSheet
 
-__all__ = ["result", "score_stage", "scoresheet", "winners"]
+__all__ = ["is_over", "result", "score_stage", "scoresheet", "winners"]
+
+
+def is_over(state: State) -> bool:
+    """B-10: the game is over once the third stage is scored."""
+    return state.phase == "over"
 
 
 def score_stage(state: State, reason: Literal["workers", "pile"]) -> StageScored:

@@ -8,12 +8,15 @@ import msgspec
 
 from domain.basari.components import COMPONENTS, NO_GEMS, Action, ColourPoints, Gems
 
-__all__ = ["Negotiation", "Phase", "Player", "StageRecord", "State"]
+__all__ = ["Decision", "Negotiation", "Phase", "Player", "StageRecord", "State"]
 
 # new: nothing yet; setup: players seated, no pile; choose: step II; resolve: automatic steps to run
 # (step III, stage end, dealing); negotiate: B-8 under way; d_turns: action D choices owed;
 # scored: a stage was just scored; over: B-10.
 Phase = Literal["new", "setup", "choose", "resolve", "negotiate", "d_turns", "scored", "over"]
+# The decisions a seat can owe (``Pending.decision``): its secret pick (B-6), a bid or acceptance (B-8),
+# action D's gems (B-7).
+Decision = Literal["choose_action", "open_bid", "bid_or_accept", "accept", "choose_d_gems", "take_d_gem"]
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,7 +9,7 @@ from domain.basari.bids import beating_bids, can_beat, step_counts
 from domain.basari.commands import Accept, Bid, BidColour, ChooseAction, ExchangeGems, TakeGem
 from domain.basari.components import COLOURS, COMPONENTS, Action, Card, Colour, Gems
 from domain.basari.events import ActionChosen, PileShuffled
-from domain.basari.state import State
+from domain.basari.state import Decision, State
 from domain.core import Command, Event, Pending
 
 __all__ = ["BasariView", "BidView", "NegotiationView", "PlayerView", "legal", "pending", "redact", "view"]
@@ -136,7 +136,7 @@ def redact(event: Event, seat: int | None) -> Event:
             return event
 
 
-def pending(state: State) -> list[Pending]:
+def pending(state: State) -> list[Pending[Decision]]:
     """Who owes a decision: every seat yet to pick (B-6), the negotiator to move (B-8), the D player (B-7)."""
     match state.phase:
         case "choose":
@@ -146,6 +146,7 @@ def pending(state: State) -> list[Pending]:
         case "negotiate" if state.negotiation is not None:
             talks = state.negotiation
             current = talks.current_bid()
+            decision: Decision
             if current is None:
                 decision = "open_bid"
             elif can_beat(state.players[talks.to_move].gems, current):
@@ -154,8 +155,9 @@ def pending(state: State) -> list[Pending]:
                 decision = "accept"  # B-8: cannot beat the bid with the gems owned, so only accepting is left
             return [Pending(seat=talks.to_move, decision=decision)]
         case "d_turns" if state.d_turns:
-            decision = "choose_d_gems" if state.d_single else "take_d_gem"
-            return [Pending(seat=state.d_turns[0], decision=decision)]
+            return [
+                Pending(seat=state.d_turns[0], decision="choose_d_gems" if state.d_single else "take_d_gem")
+            ]
         case _:
             return []
 

@@ -45,10 +45,7 @@ from domain.bazaar.scoring import points, stars_for
 from domain.bazaar.state import UNKNOWN_WARE, BazaarState, ScoreRow, Unscored
 from domain.core import Command, Event, GameConfig, Rejected, Rng
 
-__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "decide", "evolve", "setup", "validate_config"]
-
-MIN_PLAYERS = 1  # solitaire (Z-12)
-MAX_PLAYERS = 6
+__all__ = ["decide", "evolve", "setup"]
 
 _replace = msgspec.structs.replace
 
@@ -84,19 +81,6 @@ def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, 
 
 
 # --------------------------------------------------------------------------------------------- setup
-
-
-def validate_config(config: GameConfig) -> None:
-    """Z-1: 2 to 6 players, or 1 for solitaire (Z-12, where ``double_purchase`` has nothing to act on)."""
-    count = len(config.players)
-    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
-        raise Rejected(
-            "bad_player_count",
-            rule="Z-1",
-            detail=f"Bazaar seats 2 to 6 players, or 1 for solitaire; got {count}",
-        )
-    if not isinstance(config.options, BazaarOptions):
-        raise Rejected("bad_options", rule=None, detail="Bazaar's options are BazaarOptions(double_purchase)")
 
 
 def setup(config: GameConfig, rng: Rng) -> list[Event]:

@@ -6,9 +6,14 @@ from domain.bazaar.components import EDITION, Edition
 from domain.bazaar.state import BazaarState
 from domain.core import Result, ScoreSheet
 
-__all__ = ["SCORESHEET_COLUMNS", "points", "result", "scoresheet", "stars_for"]
+__all__ = ["SCORESHEET_COLUMNS", "is_over", "points", "result", "scoresheet", "stars_for"]
 
 SCORESHEET_COLUMNS = ("turn", "player", "ware", "stars", "stones_left", "points", "total")
+
+
+def is_over(state: BazaarState) -> bool:
+    """Z-12, Z-13: the game is over once two stalls are sold out (or the solitaire game is decided)."""
+    return state.over
 
 
 def stars_for(state: BazaarState, ware: int, edition: Edition = EDITION) -> int:

@@ -13,7 +13,7 @@ import msgspec
 
 from domain.bazaar.components import EDITION, Stones
 
-__all__ = ["UNKNOWN_WARE", "BazaarState", "Phase", "ScoreRow", "Unscored"]
+__all__ = ["UNKNOWN_WARE", "BazaarState", "Decision", "Phase", "ScoreRow", "Unscored"]
 
 UNKNOWN_WARE = 0
 """A face-down card whose identity was redacted (no ware has id 0)."""
@@ -31,6 +31,11 @@ Phase = Literal[
 - ``discard_excess``: the next seat trims the offender's hand to the limit (Z-10);
 - ``over``: the game has ended (Z-12, Z-13).
 """
+
+
+Decision = Literal["roll", "roll_or_trade", "choose_colour", "buy_or_end", "discard_excess"]
+"""The decisions a seat can owe (``Pending.decision``): its first roll (Z-6), roll or trade, the colour of a
+*choice* roll (Z-7), buy or end the turn (Z-8), trim a hand to the limit (Z-10)."""
 
 
 class Unscored(msgspec.Struct, frozen=True, kw_only=True):

@@ -23,7 +23,7 @@ import msgspec
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
 from domain.bazaar.components import EDITION, Stones
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
-from domain.bazaar.state import UNKNOWN_WARE, BazaarState
+from domain.bazaar.state import UNKNOWN_WARE, BazaarState, Decision
 from domain.core import Command, Event, Pending
 
 __all__ = [
@@ -189,14 +189,13 @@ def redact(event: Event, seat: int | None) -> msgspec.Struct:
     return event
 
 
-def pending(state: BazaarState) -> list[Pending]:
+def pending(state: BazaarState) -> list[Pending[Decision]]:
     """Z-6..Z-10: who acts: roll (first turn), roll_or_trade, choose_colour, buy_or_end, discard_excess."""
     match state.phase:
         case "roll_or_trade":
-            decision = "roll" if state.first_turn else "roll_or_trade"
-            return [Pending(seat=state.current, decision=decision)]
-        case "choose_colour" | "buy_or_end":
-            return [Pending(seat=state.current, decision=state.phase)]
+            return [Pending(seat=state.current, decision="roll" if state.first_turn else "roll_or_trade")]
+        case "choose_colour" | "buy_or_end" as phase:
+            return [Pending(seat=state.current, decision=phase)]
         case "discard_excess" if state.chooser is not None:
             return [Pending(seat=state.chooser, decision="discard_excess")]
     return []

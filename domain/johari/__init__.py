@@ -1,5 +1,5 @@
-"""Johari (rules/johari.md, J-1..J-19) as a pure decider: ``GAME`` satisfies ``domain.core.Game``."""
+"""Johari (rules/johari.md, J-1..J-19) as a pure decider: ``GAME`` declares it for the service."""
 
-from domain.johari.game import GAME, JohariGame, JohariOptions
+from domain.johari.game import GAME, JohariOptions
 
-__all__ = ["GAME", "JohariGame", "JohariOptions"]
+__all__ = ["GAME", "JohariOptions"]

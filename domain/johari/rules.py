@@ -73,7 +73,7 @@ from domain.johari.events import (
 )
 from domain.johari.nobles import action_cost, has, is_slot_noble, resolved_action
 from domain.johari.scoring import ranking, score
-from domain.johari.state import Player, State, Turn, booths, card, gold_order, with_player
+from domain.johari.state import Decision, Player, State, Turn, booths, card, gold_order, with_player
 
 replace = msgspec.structs.replace
 
@@ -360,7 +360,7 @@ def evolve(state: State, event: Event) -> State:
 
 # ================================================================ who owes what
 
-STAGE_DECISIONS = {
+STAGE_DECISIONS: dict[str, Decision] = {
     "purchase": "resolve_purchase",
     "sale": "resolve_sale",
     "trade": "resolve_trade",
@@ -376,7 +376,7 @@ def _blocked(state: State) -> bool:
     return any(p.cashable or p.owes_fake for p in state.players)
 
 
-def decision(state: State, seat: int) -> str | None:
+def decision(state: State, seat: int) -> Decision | None:
     """The decision ``seat`` owes now, if any."""
     if state.phase in ("new", "over") or not 0 <= seat < len(state.players):
         return None
@@ -401,7 +401,7 @@ def decision(state: State, seat: int) -> str | None:
     return None
 
 
-def pending(state: State) -> list[Pending]:
+def pending(state: State) -> list[Pending[Decision]]:
     """Every seat that owes a decision now (several at once for secret plays, cashing and discards)."""
     out = []
     for seat in range(len(state.players)):
@@ -453,7 +453,7 @@ def _fake_options(state: State, seat: int) -> list[Command]:
     return [DiscardFake(card=c) for c in display if card(c).kind == "gem" and card(c).fake]
 
 
-OPTIONS: dict[str, Callable[[State, int], list[Command]]] = {
+OPTIONS: dict[Decision, Callable[[State, int], list[Command]]] = {
     "setup_pick": _setup_options,
     "play_action_card": _play_options,
     "cash_gold_cards": _cash_options,
@@ -470,7 +470,7 @@ OPTIONS: dict[str, Callable[[State, int], list[Command]]] = {
 }
 
 # The ruling each decision is governed by (cited when a command is refused).
-DECISION_RULES = {
+DECISION_RULES: dict[Decision, str] = {
     "setup_pick": "J-8",
     "play_action_card": "J-10",
     "cash_gold_cards": "J-13",
@@ -616,7 +616,7 @@ def proceed(state: State, rng: Rng) -> list[Event]:
 # ================================================================ decide
 
 
-def _why(state: State, seat: int, command: Command, owed: str) -> Rejected:
+def _why(state: State, seat: int, command: Command, owed: Decision) -> Rejected:
     """A refusal naming the ruling the command breaks."""
     player = state.players[seat]
     rule = DECISION_RULES[owed]

@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from domain.johari.components import ACTIONS, DATA, STORES, Card
+
+# new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
+# day_end: J-14; over: J-15.
+Phase = Literal["new", "setup_pick", "play", "resolve", "day_end", "over"]
+# The decisions a seat can owe (``Pending.decision``), each answered by its own commands.
+Decision = Literal[
+    "setup_pick",
+    "play_action_card",
+    "resolve_purchase",
+    "resolve_sale",
+    "jeweler_pick",
+    "jeweler_choose_gem",
+    "resolve_trade",
+    "pay_noble",
+    "place_noble",
+    "resolve_exchange",
+    "exchange_take",
+    "cash_gold_cards",
+    "discard_fake",
+]
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,9 +67,9 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class State(msgspec.Struct, frozen=True, kw_only=True):
-    """The whole game; ``phase`` is new, setup_pick, play, resolve, day_end or over."""
+    """The whole game, at its ``phase``."""
 
-    phase: str = "new"
+    phase: Phase = "new"
     players: tuple[Player, ...] = ()
     day: int = 0
     round: int = 0

@@ -133,7 +133,7 @@ async def test_an_eleven_player_basari_tournament_over_http(http: httpx.AsyncCli
     assert [(r["name"], float(r["points"]), float(r["buchholz"])) for r in rows] == [
         (s["name"], s["points"], s["buchholz"]) for s in standings
     ]
-    ratings = (await http.get("/v1/ratings/basari")).json()["players"]
+    ratings = (await http.get("/v1/ratings/basari?limit=200")).json()["players"]
     assert {row["name"]: row["games"] for row in ratings if row["name"] in PLAYERS} == dict.fromkeys(
         PLAYERS, ROUNDS
     )

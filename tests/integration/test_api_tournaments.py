@@ -6,15 +6,22 @@ import csv
 import dataclasses
 import io
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
+from domain.registry import all_games
+from eventstore import PostgresEventStore
+from service.games import GameService
+from service.keys import PostgresKeyStore
 from service.settings import Settings
 from tests.support.client_play import play_existing
+from tests.support.finished_games import finish
 
 pytestmark = pytest.mark.db
 
@@ -212,7 +219,7 @@ async def test_a_whole_tournament_over_the_api(client: AsyncTestClient[Any]) -> 
         assert [s["rank"] for s in row["seats"]] == list(final["result"]["ranks"])
 
     # tournament games are rated: every player has a Basari rating from (at least) these two games
-    ratings = (await client.get("/v1/ratings/basari")).json()
+    ratings = (await client.get("/v1/ratings/basari?limit=200")).json()
     assert ratings["game"] == "basari" and ratings["games"] >= 4
     ordinals = [row["ordinal"] for row in ratings["players"]]
     assert ordinals == sorted(ordinals, reverse=True)
@@ -225,5 +232,24 @@ async def test_a_whole_tournament_over_the_api(client: AsyncTestClient[Any]) -> 
 
 
 async def test_ratings_refuse_unknown_game_and_player(client: AsyncTestClient[Any]) -> None:
-    assert_problem(await client.get("/v1/ratings/chess"), 422, "unknown_game")
+    assert_problem(await client.get("/v1/ratings/chess"), 404, "unknown_game")
     assert_problem(await client.get("/v1/players/Nobody-at-all"), 404, "player_not_found")
+    assert_problem(await client.get("/v1/ratings/basari?cursor=nonsense!"), 400, "bad_cursor")
+
+
+async def test_a_rated_solitaire_game_breaks_no_ratings_or_player_page(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    """Z-12, issue 11: a finished rated solitaire Bazaar game is never rated, and the ratings and player
+    endpoints keep answering (once, OpenSkill's refusal of a one-team game made them 500 for good)."""
+    name = f"Solo-{uuid.uuid4().hex[:8]}"
+    created = await client.post(
+        "/v1/games", json={"game": "bazaar", "players": [{"name": name}], "rated": True}
+    )
+    assert created.status_code == 201, created.text
+    games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    await finish(games, created.json()["game_id"], name)
+    assert (await client.get(f"/v1/games/{created.json()['game_id']}")).json()["status"] == "finished"
+    assert (await client.get("/v1/ratings/bazaar")).status_code == 200
+    assert_problem(await client.get(f"/v1/players/{name}"), 404, "player_not_found")
+    assert (await client.get("/v1/players/Ada")).status_code in (200, 404)

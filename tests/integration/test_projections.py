@@ -63,11 +63,7 @@ async def play(service: GameService, game_id: str, seed: str, moves: int | None 
 async def rows(pool: asyncpg.Pool, tables: Tables) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of a projection's tables, in key order."""
     found = {}
-    for name, table in (
-        ("listing", tables.listing),
-        ("players", tables.players),
-        ("results", tables.results),
-    ):
+    for name, table in zip(("listing", "players", "results", "ratings", "rated"), tables.data, strict=True):
         found[name] = [tuple(row) for row in await pool.fetch(f"SELECT * FROM {table} ORDER BY 1, 2")]
     return found
 

@@ -1,0 +1,33 @@
+"""Every cache of the game service is bounded: a process that touches many games keeps only the most recent."""
+
+from __future__ import annotations
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.registry import all_games
+from eventstore import PostgresEventStore
+from service.games import GameService
+from service.keys import PostgresKeyStore
+from service.models import CreateGame
+
+pytestmark = pytest.mark.db
+
+
+async def test_states_and_keys_fall_out_least_recently_used_first(pool: asyncpg.Pool) -> None:
+    """Past ``cache_size`` games, the least recently used game's state and keys are dropped."""
+    creator = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    ids = []
+    for n in range(3):
+        body = {"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}], "seed": f"bound-{n}"}
+        ids.append((await creator.create(msgspec.convert(body, CreateGame))).game_id)
+    service = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), cache_size=2)
+    for game_id in ids:
+        await service.load(game_id)
+    assert service.cached(ids[0]) is None
+    assert service.cached(ids[1]) is not None and service.cached(ids[2]) is not None
+    assert list(service._keys_cache) == ids[1:]
+    await service.game_keys(ids[1])  # used again: now the most recent, so ids[2]'s keys go first
+    await service.game_keys(ids[0])
+    assert list(service._keys_cache) == [ids[1], ids[0]]

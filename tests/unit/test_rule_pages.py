@@ -1,0 +1,32 @@
+"""The published rule pages (docs/rules) define every ruling code the games cite in refusals and docstrings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = re.compile(r"\b([BZJ])-(\d+)\b")
+PAGES = {"B": "basari.md", "Z": "bazaar.md", "J": "johari.md"}
+
+
+def defined() -> set[str]:
+    """The codes each page defines: a ruling starts a list item (``- J-13 The actions``)."""
+    codes: set[str] = set()
+    for page in PAGES.values():
+        text = (ROOT / "docs" / "rules" / page).read_text(encoding="utf-8")
+        codes |= {f"{m[0]}-{m[1]}" for m in re.findall(r"^- ([BZJ])-(\d+) ", text, flags=re.MULTILINE)}
+    return codes
+
+
+def test_every_cited_ruling_is_on_a_published_page() -> None:
+    """A code cited anywhere in domain/ or tests/ (refusals, docstrings) names a ruling of docs/rules."""
+    known = defined()
+    cited = {
+        (f"{m[0]}-{m[1]}", str(path.relative_to(ROOT)))
+        for folder in ("domain", "tests")
+        for path in (ROOT / folder).rglob("*.py")
+        for m in CODE.findall(path.read_text(encoding="utf-8"))
+    }
+    unknown = sorted((code, where) for code, where in cited if code not in known)
+    assert not unknown, unknown
