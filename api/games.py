@@ -203,7 +203,10 @@ class GamesController(Controller):
         return service.legal(loaded, seat)
 
     @get(
-        "/games/{game_id:str}/events", operation_id="getEvents", summary="The history, redacted while running"
+        "/games/{game_id:str}/events",
+        operation_id="getEvents",
+        summary="The history, redacted while running",
+        opt={OFFERS: (JSON, NDJSON)},
     )
     async def events(
         self,
