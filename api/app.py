@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
-import msgspec
 from litestar import Controller, Litestar
 from litestar.datastructures import State
 from litestar.handlers import HTTPRouteHandler
@@ -16,6 +15,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from api.contract import publish
 from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
 from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
@@ -27,7 +27,6 @@ from api.responses import describe_responses
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
-from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
@@ -158,8 +157,8 @@ def create_app(
         after_request=vary_on_accept,
         debug=False,
     )
-    describe_game_bodies(app, all_games())
     describe_responses(app)
+    publish(app, all_games())
     return app
 
 
@@ -184,34 +183,3 @@ def _head_operation_id(name: str) -> Callable[..., str]:
         return name if method == "GET" else "head" + name[:1].upper() + name[1:]
 
     return create
-
-
-def describe_game_bodies(app: Litestar, games: dict[str, Game[Any]]) -> None:
-    """Add every game's commands, events and view to the OpenAPI document as ``<game>.Command`` etc., and
-    make the command endpoint's body one of the games' commands.
-
-    Litestar documents handler signatures; the command body and the view depend on the game, so their
-    JSON schemas come from msgspec (the same structs that decode them) under per-game names.
-    """
-    document = app.openapi_schema
-    assert document.components.schemas is not None
-    added: dict[str, Any] = document.components.schemas  # raw JSON schema dicts are emitted as they are
-    for name, game in games.items():
-        ref = f"#/components/schemas/{name}.{{name}}"
-        (command, event, view), components = msgspec.json.schema_components(
-            [game.command_type, game.event_type, game.view_type], ref_template=ref
-        )
-        added.update({f"{name}.{key}": value for key, value in components.items()})
-        added[f"{name}.Command"] = {
-            **command,
-            "description": f"A {game.title} command (body of POST /commands).",
-        }
-        added[f"{name}.Event"] = {**event, "description": f"A {game.title} event (``data`` of an event)."}
-        added[f"{name}.View"] = {**view, "description": f"The {game.title} view (``view`` of a game)."}
-    operation = document.paths["/v1/games/{game_id}/commands"].post  # type: ignore[index]
-    assert operation is not None and operation.request_body is not None
-    body: Any = operation.request_body
-    body.content["application/json"].schema = {
-        "oneOf": [{"$ref": f"#/components/schemas/{name}.Command"} for name in games],
-        "description": "One command of the game's own kind; every entry of `legal` is a ready body.",
-    }

@@ -31,8 +31,8 @@ def page(request: Request[Any, Any, Any], title: str, markdown: str) -> Response
             f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
             f"</head><body><pre>{html.escape(markdown)}</pre></body></html>"
         )
-        return Response(body, media_type="text/html; charset=utf-8")
-    return Response(markdown, media_type="text/markdown; charset=utf-8")
+        return Response(body, media_type=HTML)
+    return Response(markdown, media_type=MARKDOWN)
 
 
 def problem_page(kind: str) -> str:
@@ -72,6 +72,7 @@ class ReferenceController(Controller):
         operation_id="listProblemTypes",
         summary="Every kind of problem",
         opt={OFFERS: (MARKDOWN, HTML)},
+        media_type=MARKDOWN,
     )
     async def problems(self, request: Request[Any, Any, Any]) -> Response[str]:
         """A list of the problem types (``type`` URIs) the service answers with."""
@@ -82,6 +83,7 @@ class ReferenceController(Controller):
         operation_id="getProblemType",
         summary="What a kind of problem means",
         opt={OFFERS: (MARKDOWN, HTML)},
+        media_type=MARKDOWN,
     )
     async def problem(self, request: Request[Any, Any, Any], kind: FromPath[str]) -> Response[str]:
         """The page a problem's ``type`` resolves to: its status, title and what to do about it."""
@@ -92,6 +94,7 @@ class ReferenceController(Controller):
         operation_id="getRules",
         summary="A game's rule page",
         opt={OFFERS: (MARKDOWN, HTML)},
+        media_type=MARKDOWN,
     )
     async def rules(
         self, request: Request[Any, Any, Any], state: State, game: FromPath[str]
