@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi bench install install-serve clean
+.PHONY: run test test-fast lint openapi bench install install-serve generators clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,5 +51,16 @@ lint: $(STAMP)
 openapi: $(SERVE_STAMP)
 	$(PY) -m api.openapi
 
+## generators: the client generators the contract is proved with (tests/e2e/test_generated_clients.py):
+## openapi-python-client (PyPI) in its own virtualenv, openapi-typescript and tsc (npm), under .generators/
+GEN := .generators
+$(GEN)/.stamp: Makefile
+	test -x $(GEN)/venv/bin/python || $(PYTHON) -m venv $(GEN)/venv
+	$(GEN)/venv/bin/pip install --quiet openapi-python-client==0.29.1
+	mkdir -p $(GEN) && cd $(GEN) && npm install --silent --no-audit --no-fund openapi-typescript@7.13.0 typescript@5.9.3
+	touch $@
+
+generators: $(GEN)/.stamp
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(GEN) .pytest_cache .mypy_cache .ruff_cache
