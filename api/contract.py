@@ -178,8 +178,10 @@ def typed_details(schemas: dict[str, Any], games: dict[str, Game[Any]], views: d
         **union(variants.values(), "game", variants),
         "description": "A game as the caller may see it: the view, who must act, the caller's legal commands.",
     }
-    schemas["StateAt"]["properties"]["view"] = union(views[name] for name in games)
-    schemas["EventOut"]["properties"]["data"] = union(f"{prefix_of(name)}Event" for name in games)
+    # The envelope names no game, and events of different games can look alike (game_ended): anyOf.
+    schemas["StateAt"]["properties"]["view"] = {"anyOf": union(views[name] for name in games)["oneOf"]}
+    events = union(f"{prefix_of(name)}Event" for name in games)["oneOf"]
+    schemas["EventOut"]["properties"]["data"] = {"anyOf": events}
     cell = {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
     for sheet in ("ScoreSheetOut", "ScoreSheet"):
         if sheet in schemas:
