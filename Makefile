@@ -12,9 +12,9 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# serving: the package and its runtime dependencies only
+# serving: the package and its runtime dependencies only (nothing to do when the dev install is current)
 $(SERVE_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -e .
+	test $(STAMP) -nt pyproject.toml || $(PY) -m pip install --quiet -e .
 	touch $(SERVE_STAMP)
 
 # developing: the package with the dev extras (tests, linters, generators' Python side, profilers)
@@ -48,7 +48,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-openapi: $(SERVE_STAMP)
+openapi: $(STAMP)
 	$(PY) -m api.openapi
 
 ## generators: the client generators the contract is proved with (tests/e2e/test_generated_clients.py):

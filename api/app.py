@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
 from litestar import Controller, Litestar
+from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from api.accounts import AccountsController, signup_router
 from api.contract import publish
 from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
+from api.me_stream import MeStreamController
 from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
+from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
@@ -29,10 +32,12 @@ from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
+from service.accounts import AccountService, VerifiedClients
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.logging import configure_logging
+from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
@@ -55,7 +60,7 @@ def openapi_config() -> OpenAPIConfig:
             "Authorization: Bearer <seat token> acts as a seat; no token is a spectator."
         ),
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
         servers=[Server(url="/")],
         use_handler_docstrings=True,
     )
@@ -80,8 +85,9 @@ def create_app(
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
     """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
-    PostgreSQL-backed service and runs the game projection's catch-up loop, woken by ``projection_wake``
-    (default: any process's next append, heard through the store's LISTEN connection, or the poll interval)."""
+    PostgreSQL-backed service and runs the loops of the read models fed from the feed (the game projection,
+    the tournament results recorder), woken by ``projection_wake`` (default: any process's next append,
+    heard through the store's LISTEN connection, or the poll interval)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -93,25 +99,37 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        games = GameService(store, PostgresKeyStore(pool, acquire_timeout=wait), all_games())
+        accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
+        app.state.accounts = accounts
+        games = GameService(
+            store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
+        )
         app.state.games = games
-        app.state.tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games
+        app.state.tournaments = tournaments = TournamentService(
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
         app.state.ratings = RatingService(
             pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
         )
-        with store.watch() as any_change:
-            wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
-            projector = asyncio.create_task(projection.run(wake), name="game-projection")
+        app.state.notifications = Notifications(
+            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
+        )
+        followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
+        with ExitStack() as watches:
+            loops = []
+            for name, follower in followers.items():
+                assert follower is not None
+                any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
+                wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
+                loops.append(asyncio.create_task(follower.run(wake), name=name))
             try:
                 yield
             finally:
-                projector.cancel()
-                with suppress(asyncio.CancelledError):
-                    await projector
+                for loop in loops:
+                    loop.cancel()
+                await asyncio.gather(*loops, return_exceptions=True)
                 await store.stop()
             await pool.close()
 
@@ -125,15 +143,20 @@ def create_app(
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))
-    route_handlers = [
+    route_handlers: list[Any] = [
         GamesController,
         GameStreamController,
+        MeStreamController,
+        signup_router(settings.account_signups_per_hour),
+        AccountsController,
         TournamentsController,
         RatingsController,
         PlayersController,
         SystemController,
         ReferenceController,
         PrometheusController,
+        PagesController,
+        static_files(),
     ]
     answer_head_too(route_handlers)
     app = Litestar(
@@ -141,16 +164,27 @@ def create_app(
         lifespan=[lifespan],
         state=State(
             {
+                "clients": VerifiedClients(),
                 "streams": StreamLimiter(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,
                     settings.stream_poll_seconds,
-                )
+                ),
             }
         ),
         plugins=plugins,
         middleware=middleware,
         openapi_config=openapi_config(),
+        template_config=template_config(),
+        # off unless CORS_ORIGINS names origins: the pages are served from this app, so they need none
+        cors_config=CORSConfig(
+            allow_origins=list(settings.cors_origins),
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "Last-Event-ID"],
+            allow_methods=["GET", "POST", "OPTIONS"],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
+        )
+        if settings.cors_origins
+        else None,
         request_max_body_size=settings.max_body_bytes,
         request_class=GuardedRequest,
         before_request=refuse_unacceptable,
@@ -162,13 +196,15 @@ def create_app(
     return app
 
 
-def answer_head_too(controllers: list[type[Controller]]) -> None:
+def answer_head_too(controllers: list[Any]) -> None:
     """Every GET operation also answers HEAD (RFC 9110 9.3.2): the same status and headers, no body.
 
     Litestar routes HEAD only to handlers declared for it; declaring it beside GET on each handler is done
     here once for all. The server (uvicorn) sends no body for HEAD; the OpenAPI document lists GET only.
     """
     for controller in controllers:
+        if not (isinstance(controller, type) and issubclass(controller, Controller)):
+            continue  # routers (static files answer HEAD already)
         for value in vars(controller).values():
             if isinstance(value, HTTPRouteHandler) and "GET" in value.http_methods:
                 value.http_methods = {*value.http_methods, "HEAD"}

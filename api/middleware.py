@@ -6,10 +6,10 @@ nesting, non-JSON bodies, slow bodies); the optional per-client rate limit."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import re
 import time
 import uuid
+from contextlib import suppress
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -25,6 +25,11 @@ from litestar.stores.memory import MemoryStore
 from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Scope, Send
 
 from api.problems import FieldError, from_http_exception, problem
+from eventstore import StoreError
+from service.accounts import AccountService, VerifiedClients
+from service.errors import ServiceError
+from service.games import GameService
+from service.tokens import hash_token
 
 log = structlog.get_logger("api.access")
 
@@ -73,14 +78,46 @@ def request_context_middleware(app: ASGIApp) -> ASGIApp:
 RATE_LIMIT_EXEMPT = ["^/health$", "^/ready$", "^/metrics$"]
 
 
-def client_identity(request: Request[Any, Any, Any]) -> str:
-    """Whom a request counts against (rate limit, live-stream cap): its bearer token (by hash, so no token
-    sits in memory) or else its address. A seat's or organizer's token follows its holder across addresses;
-    spectators share by address."""
-    authorization = request.headers.get("authorization", "")
-    if authorization:
-        return "token:" + hashlib.sha256(authorization.encode()).hexdigest()
+def client_address(request: Request[Any, Any, Any]) -> str:
+    """A request's client address (what sign-ups are counted by)."""
     return "address:" + (request.client.host if request.client else "unknown")
+
+
+def client_identity(request: Request[Any, Any, Any]) -> str:
+    """Whom a request counts against (rate limit, live-stream cap): the account (or seat) its bearer token
+    was verified as in this process, else its address. A token verified once follows its holder across
+    addresses; a made-up token, never verified, counts by address, so inventing tokens buys no budget."""
+    authorization = request.headers.get("authorization", "")
+    scheme, _, token = authorization.partition(" ")
+    clients: VerifiedClients | None = getattr(request.app.state, "clients", None)
+    if clients is not None and scheme.lower() == "bearer" and token.strip():
+        identity = clients.identity(hash_token(token.strip()))
+        if identity is not None:
+            return identity
+    return client_address(request)
+
+
+GAME_PATH = re.compile(r"^/v1/games/([^/]+)")
+
+
+async def verify_bearer(request: Request[Any, Any, Any]) -> None:
+    """Verify a request's bearer token before it is counted, so a real token counts by its account (or
+    seat) from its first request: an account token by its indexed hash, a seat token against the game its
+    path names. A token that verifies as nothing (made up, rotated, revoked) counts by address."""
+    state = request.app.state
+    clients: VerifiedClients | None = getattr(state, "clients", None)
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    if clients is None or scheme.lower() != "bearer" or not token or clients.identity(hash_token(token)):
+        return
+    accounts: AccountService | None = getattr(state, "accounts", None)
+    games: GameService | None = getattr(state, "games", None)
+    with suppress(ServiceError, StoreError):
+        if accounts is not None and await accounts.by_token(token) is not None:
+            return
+        game = GAME_PATH.match(request.url.path)
+        if game is not None and games is not None:
+            await games.seat_of(game.group(1), token)
 
 
 class AnsweringRateLimitMiddleware(RateLimitMiddleware):
@@ -101,6 +138,8 @@ class AnsweringRateLimitMiddleware(RateLimitMiddleware):
             store = self.config.get_store_from_app(scope["litestar_app"])
             if isinstance(store, MemoryStore):
                 await store.delete_expired()
+        request: Request[Any, Any, Any] = scope["litestar_app"].request_class(scope)
+        await verify_bearer(request)
         try:
             await super().__call__(scope, receive, send)
         except TooManyRequestsException as refused:

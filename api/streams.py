@@ -8,21 +8,26 @@ would cost a database round trip per stream and go stale when a process dies).
 
 from __future__ import annotations
 
+import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, get
+from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.params import FromPath, HeaderParameter
+from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token, service_of
 from api.middleware import client_identity
 from api.problems import problem
+from service import errors
+from service.games import GameService
 from service.live import LiveMessage, follow_game, resume_after
+from service.models import StreamTicket
+from service.tokens import STREAM_TICKET_SECONDS, stream_ticket, ticket_seat
 
 STREAM_RETRY_AFTER_SECONDS = "5"
 
@@ -86,11 +91,16 @@ def sse_message(message: LiveMessage) -> ServerSentEventMessage:
     return ServerSentEventMessage(data=data, event=event, id=message.id)
 
 
-async def sse_stream(messages: AsyncGenerator[LiveMessage, None], slot: StreamSlot) -> AsyncIterator[Any]:
-    """The SSE messages of a live game; the client's slot is released however the stream ends."""
+async def sse_stream(
+    messages: AsyncGenerator[Any, None],
+    slot: StreamSlot,
+    encode: Callable[[Any], ServerSentEventMessage] = sse_message,
+) -> AsyncIterator[Any]:
+    """The SSE messages of a live stream (``encode``d; default: a game's); the client's slot is released
+    however the stream ends."""
     try:
         async for message in messages:
-            yield sse_message(message)
+            yield encode(message)
     finally:
         slot.release()
         await messages.aclose()
@@ -115,17 +125,27 @@ class GameStreamController(Controller):
         state: State,
         game_id: FromPath[str],
         last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=20)] = None,
-    ) -> ServerSentEvent:
+        ticket: Annotated[str | None, QueryParameter(max_length=200)] = None,
+    ) -> Response[Any]:
         """First a ``snapshot`` event (the caller's game, as ``GET /v1/games/{id}``), then one event per new
         game event, ``id:`` = its version, redacted for the caller exactly as ``/events``; an ``end`` event
         once the game is over, then the stream closes. ``Last-Event-ID`` resumes after that version (the
         snapshot's ``id`` is then that version). A comment line keeps a quiet stream alive. A client
-        (bearer token, else IP) may hold a limited number of streams at once per server process: 429."""
+        (bearer token, else IP) may hold a limited number of streams at once per server process: 429.
+
+        ``?ticket=`` (from ``POST /stream-ticket``) opens the ticket's seat for a browser, whose
+        ``EventSource`` cannot send Authorization; 401 ``bad_stream_ticket`` if it is forged or expired.
+        Reconnecting with ``Last-Event-ID`` at the final version of a finished game answers 204 No
+        Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``."""
         service = service_of(state)
         loaded = await service.load(game_id)
         token = bearer_token(request)
         seat = await service.seat_of(game_id, token)
+        if ticket is not None:
+            seat = await seat_of_ticket(service, game_id, ticket)
         after = resume_after(last_event_id, loaded)
+        if after is not None and loaded.finished and after >= loaded.version:
+            return Response(content=None, status_code=204)
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request))
         messages = follow_game(service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds)
@@ -134,3 +154,38 @@ class GameStreamController(Controller):
         # then comes back when the generator is collected.
         weakref.finalize(content, slot.release)
         return ServerSentEvent(content)
+
+    @post(
+        "/games/{game_id:str}/stream-ticket",
+        operation_id="createStreamTicket",
+        summary="A short-lived ticket that opens the caller's seat stream from a browser",
+        status_code=201,
+    )
+    async def issue_stream_ticket(
+        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+    ) -> StreamTicket:
+        """For ``GET /stream?ticket=...``: opens the caller's seat stream for 60 s after issue (a browser's
+        ``EventSource`` cannot send Authorization, and a seat token never belongs in a URL). Needs the seat's
+        ``Authorization: Bearer`` token; the ticket opens only that seat of only this game."""
+        service = service_of(state)
+        token = bearer_token(request)
+        if token is None:
+            raise errors.Unauthorized(
+                "token_required", "a stream ticket needs 'Authorization: Bearer <seat token>'"
+            )
+        seat = await service.seat_of(game_id, token)
+        assert seat is not None
+        keys = await service.game_keys(game_id)
+        issued = stream_ticket(game_id, seat, keys.token_hashes[seat], time.time())
+        return StreamTicket(ticket=issued, seat=seat, expires_in=STREAM_TICKET_SECONDS)
+
+
+async def seat_of_ticket(service: GameService, game_id: str, ticket: str) -> int:
+    """The seat a stream ticket opens (401 ``bad_stream_ticket`` for a forged, foreign or expired one)."""
+    keys = await service.game_keys(game_id)
+    seat = ticket_seat(game_id, ticket, keys.token_hashes, time.time())
+    if seat is None:
+        raise errors.Unauthorized(
+            "bad_stream_ticket", "the stream ticket is invalid or expired; get a new one"
+        )
+    return seat

@@ -41,6 +41,7 @@ class _Stream:
     created_at: datetime
     updated_at: datetime
     head: bytes = GENESIS_HASH
+    chain_key: bytes = b""
     events: list[RecordedEvent] = field(default_factory=list)  # as stored: before upcasting
     commands: dict[str, CommandRecord] = field(default_factory=dict)
 
@@ -54,6 +55,7 @@ class _Stream:
             metadata=msgspec.json.decode(msgspec.json.encode(self.metadata)),  # a copy, as a read would be
             created_at=self.created_at,
             updated_at=self.updated_at,
+            head_hash=self.head,
         )
 
 
@@ -79,6 +81,7 @@ class InMemoryEventStore(FollowsFeed):
         events: list[NewEvent],
         metadata: dict[str, Any] | None = None,
         status: str = "active",
+        chain_key: bytes = b"",
     ) -> AppendResult:
         """Create a stream with its first events (versions 1..n) in one transaction; StreamExists if taken."""
         _check_bodies(events)
@@ -93,9 +96,10 @@ class InMemoryEventStore(FollowsFeed):
                 metadata=msgspec.json.decode(msgspec.json.encode(metadata or {})),
                 created_at=now,
                 updated_at=now,
+                chain_key=bytes(chain_key),
             )
             self._streams[stream_id] = stream
-            recorded = self._write(stream, events, None, now)
+            recorded = self._write(stream, events, None, now, None)
         self._changes.signal((stream_id,))
         return AppendResult(version=len(stream.events), events=self._upcast(recorded))
 
@@ -106,6 +110,7 @@ class InMemoryEventStore(FollowsFeed):
         events: list[NewEvent],
         command: CommandRecord | None = None,
         status: str | None = None,
+        cause: bytes | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict."""
         _check_bodies(events)
@@ -126,7 +131,7 @@ class InMemoryEventStore(FollowsFeed):
             if version != expected_version:
                 raise ConcurrencyConflict(stream_id, expected_version, version)
             now = datetime.now(UTC)
-            recorded = self._write(stream, events, command, now)
+            recorded = self._write(stream, events, command, now, cause)
             if status is not None:
                 stream.status = status
             stream.updated_at = now
@@ -134,15 +139,26 @@ class InMemoryEventStore(FollowsFeed):
         return AppendResult(version=len(stream.events), events=self._upcast(recorded))
 
     def _write(
-        self, stream: _Stream, events: list[NewEvent], command: CommandRecord | None, now: datetime
+        self,
+        stream: _Stream,
+        events: list[NewEvent],
+        command: CommandRecord | None,
+        now: datetime,
+        cause: bytes | None,
     ) -> list[RecordedEvent]:
         """Store ``events`` after the stream's last one, chaining their hashes; the caller holds the lock."""
         command_id = None if command is None else command.command_id
         recorded = []
-        for event in events:
+        for i, event in enumerate(events):
             version = len(stream.events) + 1
             stream.head = event_hash(
-                stream.head, stream.stream_id, version, event.type, event.schema_version, event.data
+                stream.head,
+                stream.stream_id,
+                version,
+                event.type,
+                event.schema_version,
+                event.data,
+                stream.chain_key,
             )
             stored = RecordedEvent(
                 stream_id=stream.stream_id,
@@ -154,6 +170,7 @@ class InMemoryEventStore(FollowsFeed):
                 recorded_at=now,
                 hash=stream.head,
                 command_id=command_id,
+                cause=None if cause is None or i else bytes(cause),
             )
             stream.events.append(stored)
             self._feed.append(stored)
@@ -236,7 +253,7 @@ class InMemoryEventStore(FollowsFeed):
         if stream is None:
             raise StreamNotFound(stream_id)
         rows = [(e.version, e.type, e.schema_version, e.data, e.hash) for e in stream.events]
-        return check_chain(stream_id, rows, (len(stream.events), stream.head))
+        return check_chain(stream_id, rows, (len(stream.events), stream.head), stream.chain_key)
 
 
 def _check_bodies(events: list[NewEvent]) -> None:

@@ -36,7 +36,7 @@ from eventstore.protocol import (
 # The functions and tables are defined in migrations/versions/0001_event_store.py. Each statement is
 # prepared once per connection by asyncpg's statement cache and runs in autocommit, so an append is one
 # round trip and one transaction.
-_APPEND = "SELECT * FROM es_append($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+_APPEND = "SELECT * FROM es_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 
 # The common case, one event, as one plain statement: a fifth faster than calling es_append (measured;
 # the PL/pgSQL call and its separate statements are most of the cost). The UPDATE is the version check
@@ -49,7 +49,7 @@ _APPEND_ONE = r"""
 WITH moved AS (
     UPDATE streams s
        SET version = $2 + 1,
-           head_hash = sha256(s.head_hash
+           head_hash = sha256(s.chain_key || s.head_hash
                               || convert_to($1 || E'\n' || ($2 + 1) || E'\n' || $3 || E'\n' || $4::integer
                                             || E'\n', 'UTF8')
                               || $5),
@@ -61,8 +61,8 @@ WITH moved AS (
     INSERT INTO commands (stream_id, command_id, request_hash, response, version)
     SELECT $1, $6, $7, $8, $2 + 1 FROM moved WHERE $6::text IS NOT NULL
 ), appended AS (
-    INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id)
-    SELECT $1, $2 + 1, $3, $4::integer, convert_from($5, 'UTF8')::json, moved.head_hash, $6 FROM moved
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id, cause)
+    SELECT $1, $2 + 1, $3, $4::integer, convert_from($5, 'UTF8')::json, moved.head_hash, $6, $10 FROM moved
     RETURNING version, position, recorded_at, hash
 )
 SELECT version, position, recorded_at, hash FROM appended
@@ -75,10 +75,10 @@ _APPEND_MANY = r"""
 WITH RECURSIVE new AS (
     SELECT e.t, e.sv, e.d, e.i::integer AS i
       FROM unnest($3::text[], $4::integer[], $5::bytea[]) WITH ORDINALITY AS e (t, sv, d, i)
-), chain (i, h) AS (
-    SELECT 0, s.head_hash FROM streams s WHERE s.stream_id = $1 AND s.version = $2
+), chain (i, k, h) AS (
+    SELECT 0, s.chain_key, s.head_hash FROM streams s WHERE s.stream_id = $1 AND s.version = $2
     UNION ALL
-    SELECT n.i, sha256(c.h
+    SELECT n.i, c.k, sha256(c.k || c.h
                        || convert_to($1 || E'\n' || ($2 + n.i) || E'\n' || n.t || E'\n' || n.sv || E'\n', 'UTF8')
                        || n.d)
       FROM chain c JOIN new n ON n.i = c.i + 1
@@ -94,8 +94,8 @@ WITH RECURSIVE new AS (
     INSERT INTO commands (stream_id, command_id, request_hash, response, version)
     SELECT $1, $6, $7, $8, moved.version FROM moved WHERE $6::text IS NOT NULL
 ), appended AS (
-    INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id)
-    SELECT $1, $2 + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h, $6
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id, cause)
+    SELECT $1, $2 + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h, $6, CASE WHEN n.i = 1 THEN $10::bytea END
       FROM moved, new n JOIN chain c ON c.i = n.i
     RETURNING version, position, recorded_at, hash
 )
@@ -111,10 +111,11 @@ SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 # positions follow each stream's versions.
 _APPEND_BATCH = r"""
 WITH RECURSIVE entry AS (
-    SELECT r.stream_id, r.expected, r.status, r.n
-      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[]) AS r (stream_id, expected, status, n)
+    SELECT r.stream_id, r.expected, r.status, r.n, r.cause
+      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[], $10::bytea[])
+           AS r (stream_id, expected, status, n, cause)
 ), locked AS MATERIALIZED (
-    SELECT s.stream_id, s.head_hash, e.expected, e.status, e.n
+    SELECT s.stream_id, s.head_hash, s.chain_key, e.expected, e.status, e.n, e.cause
       FROM streams s JOIN entry e ON e.stream_id = s.stream_id AND s.version = e.expected
      ORDER BY s.stream_id
        FOR UPDATE OF s
@@ -125,7 +126,7 @@ WITH RECURSIVE entry AS (
     SELECT l.stream_id, 0, l.head_hash FROM locked l
     UNION ALL
     SELECT c.stream_id, n.i,
-           sha256(c.h
+           sha256(l.chain_key || c.h
                   || convert_to(c.stream_id || E'\n' || (l.expected + n.i) || E'\n' || n.t || E'\n' || n.sv
                                 || E'\n', 'UTF8')
                   || n.d)
@@ -142,8 +143,9 @@ WITH RECURSIVE entry AS (
      WHERE s.stream_id = l.stream_id AND s.version = l.expected
     RETURNING s.stream_id
 ), appended AS (
-    INSERT INTO events (stream_id, version, type, schema_version, data, hash)
-    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash, cause)
+    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h,
+           CASE WHEN n.i = 1 THEN l.cause END
       FROM moved m
       JOIN locked l ON l.stream_id = m.stream_id
       JOIN new n ON n.stream_id = m.stream_id
@@ -158,11 +160,12 @@ SELECT stream_id, version, position, recorded_at, hash FROM appended ORDER BY po
 # third slower with 16 writers: the database and the Python took turns, each idle half the time.
 MAX_BATCH = 8  # appends per group commit; more wait for the next one
 MAX_FLUSHES = 4  # group commits in flight at once
-_CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7)"
+_CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7, $8)"
 
 # json keeps the exact text that was hashed; convert_to hands it back as those bytes.
 _EVENT_COLUMNS = (
-    "version, position, type, schema_version, convert_to(data::text, 'UTF8'), recorded_at, hash, command_id"
+    "version, position, type, schema_version, convert_to(data::text, 'UTF8'), recorded_at, hash, command_id,"
+    " cause"
 )
 _READ_STREAM = (
     f"SELECT {_EVENT_COLUMNS} FROM events"
@@ -176,10 +179,10 @@ _READ_ALL = (
     " AND (tx_id, position) > ($1::bigint::text::xid8, $2)"
     " ORDER BY tx_id, position LIMIT $3"
 )
-_STREAM_COLUMNS = "stream_id, category, version, status, metadata::text, created_at, updated_at"
+_STREAM_COLUMNS = "stream_id, category, version, status, metadata::text, created_at, updated_at, head_hash"
 _STREAM_INFO = f"SELECT {_STREAM_COLUMNS} FROM streams WHERE stream_id = $1"
 _FIND_COMMAND = "SELECT request_hash, response FROM commands WHERE stream_id = $1 AND command_id = $2"
-_CHAIN_HEAD = "SELECT version, head_hash FROM streams WHERE stream_id = $1"
+_CHAIN_HEAD = "SELECT version, head_hash, chain_key FROM streams WHERE stream_id = $1"
 _CHAIN_EVENTS = (
     "SELECT version, type, schema_version, convert_to(data::text, 'UTF8'), hash FROM events"
     " WHERE stream_id = $1 ORDER BY version"
@@ -251,6 +254,7 @@ class _Queued:
     expected: int
     events: list[NewEvent]
     status: str | None
+    cause: bytes | None
     done: asyncio.Future[list[Any]] = field(repr=False)
 
 
@@ -293,6 +297,7 @@ class PostgresEventStore(FollowsFeed):
         events: list[NewEvent],
         metadata: dict[str, Any] | None = None,
         status: str = "active",
+        chain_key: bytes = b"",
     ) -> AppendResult:
         """Create a stream with its first events (versions 1..n) in one transaction; StreamExists if taken."""
         try:
@@ -305,6 +310,7 @@ class PostgresEventStore(FollowsFeed):
                 [event.type for event in events],
                 [event.schema_version for event in events],
                 [event.data for event in events],
+                chain_key,
             )
         except asyncpg.PostgresError as exc:
             error = _write_error(exc, stream_id, 0)
@@ -321,6 +327,7 @@ class PostgresEventStore(FollowsFeed):
         events: list[NewEvent],
         command: CommandRecord | None = None,
         status: str | None = None,
+        cause: bytes | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict."""
         command_id = request_hash = response = None
@@ -328,17 +335,17 @@ class PostgresEventStore(FollowsFeed):
             command_id, request_hash, response = command.command_id, command.request_hash, command.response
         if events:
             if command is None:  # the common case goes with whatever else is being appended now
-                rows = await self._append_grouped(stream_id, expected_version, events, status)
+                rows = await self._append_grouped(stream_id, expected_version, events, status, cause)
             else:
                 rows = await self._append_plain(
-                    stream_id, expected_version, events, command_id, request_hash, response, status
+                    stream_id, expected_version, events, command_id, request_hash, response, status, cause
                 )
                 if rows:
                     self._changed(stream_id)
             if rows:
                 return AppendResult(
                     version=expected_version + len(events),
-                    events=self._recorded_new(stream_id, events, rows, command_id),
+                    events=self._recorded_new(stream_id, events, rows, command_id, cause),
                 )
         # Nothing written yet (a conflict, a missing stream, a retried command, no events, or a batch that
         # failed): es_append gives the answer, the stored record of a retry, or the precise error.
@@ -354,6 +361,7 @@ class PostgresEventStore(FollowsFeed):
                 request_hash,
                 response,
                 status,
+                cause,
             )
         except asyncpg.PostgresError as exc:
             error = _write_error(exc, stream_id, expected_version)
@@ -368,7 +376,7 @@ class PostgresEventStore(FollowsFeed):
         self._changed(stream_id)
         return AppendResult(
             version=expected_version + len(events),
-            events=self._recorded_new(stream_id, events, rows, command_id),
+            events=self._recorded_new(stream_id, events, rows, command_id, cause),
         )
 
     async def _append_plain(
@@ -380,6 +388,7 @@ class PostgresEventStore(FollowsFeed):
         request_hash: str | None,
         response: bytes | None,
         status: str | None,
+        cause: bytes | None,
     ) -> list[Any]:
         """One append as one plain statement: its rows (version, position, recorded_at, hash), or [] if
         nothing was written (then es_append tells why)."""
@@ -395,7 +404,15 @@ class PostgresEventStore(FollowsFeed):
             )
         try:
             return await self._fetch(
-                statement, stream_id, expected_version, *bodies, command_id, request_hash, response, status
+                statement,
+                stream_id,
+                expected_version,
+                *bodies,
+                command_id,
+                request_hash,
+                response,
+                status,
+                cause,
             )
         except asyncpg.exceptions.UniqueViolationError as exc:
             if exc.constraint_name != "commands_pkey":
@@ -405,11 +422,16 @@ class PostgresEventStore(FollowsFeed):
             raise ValueError(str(exc)) from exc
 
     async def _append_grouped(
-        self, stream_id: str, expected_version: int, events: list[NewEvent], status: str | None
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: list[NewEvent],
+        status: str | None,
+        cause: bytes | None,
     ) -> list[Any]:
         """Queue an append for the next group commit; its rows, or [] if it was not written."""
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._queued.append(_Queued(stream_id, expected_version, events, status, done))
+        self._queued.append(_Queued(stream_id, expected_version, events, status, cause, done))
         if len(self._flushers) < MAX_FLUSHES:
             self._flushers.add(asyncio.create_task(self._flush()))
         return await done
@@ -471,7 +493,7 @@ class PostgresEventStore(FollowsFeed):
         if len(batch) == 1:
             only = batch[0]
             rows = await self._append_plain(
-                only.stream_id, only.expected, only.events, None, None, None, only.status
+                only.stream_id, only.expected, only.events, None, None, None, only.status, only.cause
             )
             return {only.stream_id: rows}
         event_streams: list[str] = []
@@ -491,6 +513,7 @@ class PostgresEventStore(FollowsFeed):
             [event.type for event in events],
             [event.schema_version for event in events],
             [event.data for event in events],
+            [queued.cause for queued in batch],
         )
         appended: dict[str, list[Any]] = {}
         for row in rows:
@@ -505,7 +528,12 @@ class PostgresEventStore(FollowsFeed):
         self.relay.publish(stream_id)
 
     def _recorded_new(
-        self, stream_id: str, events: list[NewEvent], rows: list[Any], command_id: str | None
+        self,
+        stream_id: str,
+        events: list[NewEvent],
+        rows: list[Any],
+        command_id: str | None,
+        cause: bytes | None = None,
     ) -> list[RecordedEvent]:
         """The appended events as recorded (position, time and hash from es_append's rows), upcast."""
         recorded = [
@@ -519,8 +547,9 @@ class PostgresEventStore(FollowsFeed):
                 recorded_at=row[2],
                 hash=row[3],
                 command_id=command_id,
+                cause=cause if i == 0 else None,
             )
-            for event, row in zip(events, rows, strict=True)
+            for i, (event, row) in enumerate(zip(events, rows, strict=True))
         ]
         return self._upcast(recorded) if self._upcasters else recorded
 
@@ -550,6 +579,7 @@ class PostgresEventStore(FollowsFeed):
                 recorded_at=row[5],
                 hash=row[6],
                 command_id=row[7],
+                cause=row[8],
             )
             for row in rows
         ]
@@ -618,6 +648,7 @@ class PostgresEventStore(FollowsFeed):
                     recorded_at=row[7],
                     hash=row[8],
                     command_id=row[9],
+                    cause=row[10],
                 ),
             )
             for row in rows
@@ -649,6 +680,7 @@ class PostgresEventStore(FollowsFeed):
             stream_id,
             [(row[0], row[1], row[2], row[3], row[4]) for row in rows],
             None if head is None else (head[0], head[1]),
+            b"" if head is None else bytes(head[2]),
         )
 
 
@@ -662,4 +694,5 @@ def _stream_info(row: Any) -> StreamInfo:
         metadata=msgspec.json.decode(row[4]),
         created_at=row[5],
         updated_at=row[6],
+        head_hash=bytes(row[7]),
     )

@@ -42,6 +42,9 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
     recorded_at: datetime
     hash: bytes
     command_id: str | None = None
+    cause: bytes | None = (
+        None  # what caused the append (opaque: the service stores the command), on its first event
+    )
 
 
 class FeedPosition(msgspec.Struct, frozen=True, kw_only=True, order=True):
@@ -79,6 +82,7 @@ class StreamInfo(msgspec.Struct, frozen=True, kw_only=True):
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    head_hash: bytes = GENESIS_HASH  # the hash of the event at ``version``
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,6 +101,9 @@ class ChainCheck(msgspec.Struct, frozen=True, kw_only=True):
     head: str  # hex hash of the last event
     first_bad_version: int | None = None
     detail: str = ""
+    # what broke: "gap", "hash" (an event does not match its hash), "row_missing", "row_ahead" (the stream's
+    # row counts more events than are stored: a deleted tail), "row_behind", "row_head" (its head hash)
+    reason: str = ""
 
 
 class StoreError(Exception):
@@ -162,51 +169,67 @@ def upcast_events(upcasters: Upcasters, events: list[RecordedEvent]) -> list[Rec
 
 
 def event_hash(
-    previous: bytes, stream_id: str, version: int, type_: str, schema_version: int, data: bytes
+    previous: bytes,
+    stream_id: str,
+    version: int,
+    type_: str,
+    schema_version: int,
+    data: bytes,
+    key: bytes = b"",
 ) -> bytes:
-    """The chained hash: SHA-256(previous || "<stream>\\n<version>\\n<type>\\n<schema_version>\\n" || data).
+    """The chained hash: SHA-256(key || previous || "<stream>\\n<version>\\n<type>\\n<schema_version>\\n" || data).
 
-    ``previous`` is the hash of the stream's event ``version - 1``, or 32 zero bytes for version 1;
-    ``data`` is the exact stored JSON body (before any upcasting).
+    ``key`` is the stream's chain key (empty for streams created without one); ``previous`` is the hash of
+    the stream's event ``version - 1``, or 32 zero bytes for version 1; ``data`` is the exact stored JSON
+    body (before any upcasting).
     """
     header = f"{stream_id}\n{version}\n{type_}\n{schema_version}\n".encode()
-    return hashlib.sha256(previous + header + data).digest()
+    return hashlib.sha256(key + previous + header + data).digest()
 
 
 def check_chain(
     stream_id: str,
     events: Sequence[tuple[int, str, int, bytes, bytes]],
     head: tuple[int, bytes] | None,
+    key: bytes = b"",
 ) -> ChainCheck:
     """Recompute a chain from stored ``(version, type, schema_version, data, hash)`` rows in version order.
 
-    ``head`` is what the stream's row says, ``(version, head hash)``, or None if the row is missing. A gap,
+    ``head`` is what the stream's row says, ``(version, head hash)``, or None if the row is missing; ``key``
+    is the stream's chain key. A gap,
     a changed body or header, or a stream row disagreeing with its events fails with the first version
     found wrong; ``head`` of the result is the stored hash of the last event.
     """
     stored_head = events[-1][4] if events else GENESIS_HASH
 
-    def bad(version: int | None, detail: str) -> ChainCheck:
+    def bad(version: int | None, detail: str, reason: str) -> ChainCheck:
         return ChainCheck(
-            ok=False, events=len(events), head=stored_head.hex(), first_bad_version=version, detail=detail
+            ok=False,
+            events=len(events),
+            head=stored_head.hex(),
+            first_bad_version=version,
+            detail=detail,
+            reason=reason,
         )
 
     previous = GENESIS_HASH
     for expected, (version, type_, schema_version, data, stored) in enumerate(events, start=1):
         if version != expected:
-            return bad(expected, f"version {expected} is missing (found {version} next)")
-        previous = event_hash(previous, stream_id, version, type_, schema_version, data)
+            return bad(expected, f"version {expected} is missing (found {version} next)", "gap")
+        previous = event_hash(previous, stream_id, version, type_, schema_version, data, key)
         if previous != stored:
-            return bad(version, f"version {version} does not match its hash")
+            return bad(version, f"version {version} does not match its hash", "hash")
     if head is None:
-        return bad(None, "the stream's row is missing")
+        return bad(None, "the stream's row is missing", "row_missing")
     version, head_hash = head
     if version != len(events):
         return bad(
-            min(version, len(events)) + 1, f"the stream is at version {version} but {len(events)} are stored"
+            min(version, len(events)) + 1,
+            f"the stream is at version {version} but {len(events)} are stored",
+            "row_ahead" if version > len(events) else "row_behind",
         )
     if head_hash != previous:
-        return bad(version or None, "the stream's head hash does not match its last event")
+        return bad(version or None, "the stream's head hash does not match its last event", "row_head")
     return ChainCheck(ok=True, events=len(events), head=previous.hex())
 
 
@@ -220,8 +243,11 @@ class EventStore(Protocol):
         events: list[NewEvent],
         metadata: dict[str, Any] | None = None,
         status: str = "active",
+        chain_key: bytes = b"",
     ) -> AppendResult:
-        """Create a stream with its first events (versions 1..n) in one transaction; StreamExists if taken."""
+        """Create a stream with its first events (versions 1..n) in one transaction; StreamExists if taken.
+
+        ``chain_key`` (opaque, never changed, never read back) is mixed into every hash of the stream."""
         ...
 
     async def append(
@@ -231,8 +257,11 @@ class EventStore(Protocol):
         events: list[NewEvent],
         command: CommandRecord | None = None,
         status: str | None = None,
+        cause: bytes | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict writing nothing.
+
+        ``cause`` (opaque bytes, e.g. the command that produced the events) is stored on the first event.
 
         With ``command``: if its id is already stored for this stream, nothing is appended and the stored
         record is returned in ``replayed`` (IdempotencyMismatch if its request hash differs) — checked
@@ -281,7 +310,7 @@ class EventStore(Protocol):
         ...
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
-        """Recompute the stream's hash chain over the stored bytes."""
+        """Recompute the stream's hash chain (keyed with its chain key) over the stored bytes."""
         ...
 
     def subscribe(

@@ -1,4 +1,5 @@
-"""Command line: ``python -m service serve | migrate | database-url | verify FILE | projections rebuild``."""
+"""Command line: ``python -m service serve | migrate | database-url | verify FILE | projections rebuild |
+simulate``."""
 
 from __future__ import annotations
 
@@ -45,7 +46,13 @@ def main(argv: list[str] | None = None) -> None:
     projections.add_argument(
         "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"
     )
+    from service.simulate import add_arguments, run
+
+    add_arguments(commands.add_parser("simulate", help="play bot games in process and report (no database)"))
     args = parser.parse_args(argv)
+    if args.command == "simulate":
+        run(args)
+        return
     if args.command == "verify":
         raise SystemExit(verify_file(args.file))
     settings = Settings.from_env()

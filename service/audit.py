@@ -5,6 +5,7 @@ its commitment, the opening events re-derived from the seed, and (offline) the r
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -13,10 +14,10 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Event, Game, GameConfig, Rng, fold
+from domain.core import Event, Game, GameConfig, Rejected, Rng, fold
 from domain.registry import all_games
 from eventstore import ChainCheck, Upcasters, check_chain, upcast
-from service.models import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, GameExport
+from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
 from service.tokens import seed_commitment
 
 
@@ -31,9 +32,60 @@ class Reveal:
     options: Mapping[str, Any] | None
 
 
+# The named failures an audit reports (docs/audit.md lists what each means); every problem is
+# "<name>: <what was found>".
+CHAIN_BROKEN = "chain_broken"  # an event does not match its hash, or versions have a gap
+HISTORY_TRUNCATED = "history_truncated"  # fewer events than the stream's row (or a receipt) counts
+HEAD_MISMATCH = "head_mismatch"  # the stream's row disagrees with its events otherwise
+REPLAY_FAILED = "replay_failed"  # an event cannot be read as one of the game's events
+STATUS_MISMATCH = "status_mismatch"  # finished or not, the events say otherwise than the stored status
+SEED_MISMATCH = "seed_mismatch"  # the seed does not match its published commitment
+SETUP_MISMATCH = "setup_mismatch"  # the opening events are not the ones the seed deals
+UNDECIDED_EVENT = "undecided_event"  # an event that no stored command produced
+BAD_COMMAND = "bad_command"  # a stored command that is not one of the game's commands
+ILLEGAL_MOVE = "illegal_move"  # a stored command the rules refuse on the state before it (e.g. wrong seat)
+EVENTS_DIFFER = "events_differ"  # a command's stored events are not the ones it produces (rigged roll, score)
+MISSING_EVENTS = "missing_events"  # a command's events stop short of what it produces
+RESULT_MISMATCH = "result_mismatch"  # the document's result or score sheet is not the replay's
+RECEIPT_CONTRADICTED = "receipt_contradicted"  # a signed head kept by a client does not match the history
+
+CHAIN_KEY_CONTEXT = b"bazaar-games/chain-key\x00"
+LEGACY_NOTE = (
+    "moves not re-checked: this game was played before commands were stored with their events, so its"
+    " events are chained, replayed and its opening re-derived, but no move is re-decided"
+)
+
+
+def chain_key(seed: str) -> bytes:
+    """A game's chain key: SHA-256("bazaar-games/chain-key" || 0x00 || UTF-8(seed)); secret while the seed is."""
+    return hashlib.sha256(CHAIN_KEY_CONTEXT + seed.encode()).digest()
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored command (the cause of an append): the seat that sent it and the command's JSON body."""
+
+    seat: int
+    command: msgspec.Raw
+
+
+def encode_move(seat: int, command: Any) -> bytes:
+    """The stored form of an accepted command: ``{"seat": <seat>, "command": <the command's JSON>}``."""
+    return msgspec.json.encode({"seat": seat, "command": command})
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as the audit reads it: version, JSON body (current schema) and its command, if it has one."""
+
+    version: int
+    body: bytes
+    move: bytes | None = None
+
+
 @dataclass(frozen=True)
 class Findings:
-    """The outcome of the checks; ``problems`` lists every mismatch found, most fundamental first."""
+    """The outcome of the checks; ``problems`` lists every mismatch found, most fundamental first, each
+    "<failure name>: <detail>"; ``notes`` says what could not be checked."""
 
     chain: ChainCheck
     replay_ok: bool
@@ -41,11 +93,19 @@ class Findings:
     seed_matches: bool | None
     state: Any = None  # the replayed final state (None if the replay failed)
     problems: list[str] = field(default_factory=list)
+    moves_ok: bool | None = None
+    moves_checked: int = 0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         """Whether every check passed."""
         return not self.problems
+
+    @property
+    def failures(self) -> list[str]:
+        """The names of the failures found, in order."""
+        return [problem.split(":", 1)[0] for problem in self.problems]
 
 
 def game_config(game: Game[Any], players: Sequence[str], options: Mapping[str, Any] | None) -> GameConfig:
@@ -54,53 +114,135 @@ def game_config(game: Game[Any], players: Sequence[str], options: Mapping[str, A
     return GameConfig(players=tuple(players), options=msgspec.convert(dict(options or {}), game.options_type))
 
 
+def chain_problem(chain: ChainCheck) -> str | None:
+    """The named failure of a hash chain check (None if it passed)."""
+    if chain.ok:
+        return None
+    if chain.reason == "row_ahead":
+        return f"{HISTORY_TRUNCATED}: {chain.detail} (events were deleted from its end)"
+    if chain.reason in ("row_behind", "row_head", "row_missing"):
+        return f"{HEAD_MISMATCH}: {chain.detail}"
+    return f"{CHAIN_BROKEN}: at version {chain.first_bad_version}: {chain.detail}"
+
+
+def recheck_moves(
+    game: Game[Any], seed: str, opening: int, events: Sequence[Event], stored: Sequence[StoredEvent]
+) -> tuple[int, str | None]:
+    """Re-decide every stored command on the state before it with ``Rng(seed, "v<N>")`` (N the version
+    before it) and require exactly the stored events after it, up to the next command; every event after
+    the ``opening`` must be produced so. The number of moves re-decided and the first failure, if any."""
+    state = fold(game, events[:opening])
+    version, checked = opening, 0
+    while version < len(stored):
+        record = stored[version]
+        if record.move is None:
+            return checked, f"{UNDECIDED_EVENT}: version {record.version} was not produced by any command"
+        try:
+            move = msgspec.json.decode(record.move, type=Move)
+            command = msgspec.json.decode(move.command, type=game.command_type)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            return checked, f"{BAD_COMMAND}: the command stored at version {record.version}: {exc}"
+        try:
+            produced = game.decide(state, move.seat, command, Rng(seed, f"v{version}"))
+        except Rejected as refusal:
+            return checked, (
+                f"{ILLEGAL_MOVE}: the command of seat {move.seat} stored at version {record.version} is refused"
+                f" on the state before it: {refusal.code} ({refusal.rule})"
+            )
+        if not produced:
+            return checked, (
+                f"{EVENTS_DIFFER}: the command of seat {move.seat} stored at version {record.version}"
+                " produces no event"
+            )
+        end = version + len(produced)
+        kept = list(events[version:end])
+        caused_later = [r.version for r in stored[version + 1 : end] if r.move is not None]
+        if len(kept) < len(produced) or caused_later:
+            missing = caused_later[0] if caused_later else len(stored) + 1
+            return checked, (
+                f"{MISSING_EVENTS}: the command of seat {move.seat} stored at version {record.version}"
+                f" produces {len(produced)} events, but version {missing} is not one of them"
+            )
+        for offset, (expected, found) in enumerate(zip(produced, kept, strict=True)):
+            if expected != found:
+                return checked, (
+                    f"{EVENTS_DIFFER}: version {version + offset + 1} is not the event the command of seat"
+                    f" {move.seat} stored at version {record.version} produces (a changed draw, score or"
+                    " outcome)"
+                )
+        for event in produced:
+            state = game.evolve(state, event)
+        version, checked = end, checked + 1
+    return checked, None
+
+
 def audit_events(
     game: Game[Any],
     chain: ChainCheck,
-    bodies: Sequence[tuple[int, bytes]],
+    stored: Sequence[StoredEvent],
     finished: bool,
     reveal: Reveal | None,
 ) -> Findings:
-    """Check a history: ``chain`` (the hash chain recomputed over the stored bytes), ``bodies`` (each event's
-    version and its JSON body at the current schema) replayed through the game, the replay's status against
-    the stored one, and with ``reveal`` the seed against its commitment and the opening events against
-    ``setup`` drawn from ``Rng(seed, "setup")``."""
+    """Check a history: ``chain`` (the hash chain recomputed over the stored bytes), the events replayed
+    through the game, the replay's status against the stored one, and with ``reveal`` (the seed: the
+    service always has it, an offline verifier once the game is over) the seed against its commitment,
+    the opening events against ``setup`` drawn from ``Rng(seed, "setup")``, and every move re-decided
+    (recheck_moves). A history without any stored command (played before they were stored) gets a note
+    saying its moves were not re-checked; one with some but not all fails."""
     problems: list[str] = []
-    if not chain.ok:
-        problems.append(f"hash chain broken at version {chain.first_bad_version}: {chain.detail}")
+    notes: list[str] = []
+    seed_matches: bool | None = None
+    if reveal is not None:  # first: the chain key comes from the seed
+        seed_matches = seed_commitment(reveal.seed) == reveal.commitment
+        if not seed_matches:
+            problems.append(f"{SEED_MISMATCH}: the seed does not match the published commitment")
+    broken = chain_problem(chain)
+    if broken:
+        problems.append(broken)
     replay_ok = True
     state: Any = None
     events: list[Event] = []
     decoder = msgspec.json.Decoder(game.event_type)
     try:
-        events = [decoder.decode(body) for _, body in bodies]
+        events = [decoder.decode(record.body) for record in stored]
         state = fold(game, events)
     except Exception as exc:  # an auditor wants the failure reported, not a crash
         replay_ok = False
-        problems.append(f"replay failed: {type(exc).__name__}")
-    if [version for version, _ in bodies] != list(range(1, len(bodies) + 1)):
+        problems.append(f"{REPLAY_FAILED}: {type(exc).__name__}")
+    if [record.version for record in stored] != list(range(1, len(stored) + 1)):
         replay_ok = False
-        problems.append("versions are not 1..n")
+        problems.append(f"{CHAIN_BROKEN}: versions are not 1..n")
     if state is not None and game.is_over(state) != finished:
         replay_ok = False
-        problems.append("replayed status differs from the stored status")
+        problems.append(
+            f"{STATUS_MISMATCH}: the events say the game is {'' if game.is_over(state) else 'not '}over"
+        )
     setup_ok: bool | None = None
-    seed_matches: bool | None = None
+    moves_ok: bool | None = None
+    checked = 0
     if reveal is not None:
-        seed_matches = seed_commitment(reveal.seed) == reveal.commitment
-        if not seed_matches:
-            problems.append("the revealed seed does not match the published commitment")
+        expected: list[Event] = []
         try:
             config = game_config(game, reveal.players, reveal.options)
             game.validate_config(config)
             expected = game.setup(config, Rng(reveal.seed, "setup"))
         except Exception as exc:  # players or options no game can be set up with: a finding, not a crash
             setup_ok = False
-            problems.append(f"the game cannot be set up with these players and options: {exc}")
+            problems.append(
+                f"{SETUP_MISMATCH}: the game cannot be set up with these players and options: {exc}"
+            )
         else:
             setup_ok = events[: len(expected)] == expected
             if not setup_ok:
-                problems.append("the opening events do not follow from the revealed seed")
+                problems.append(f"{SETUP_MISMATCH}: the opening events do not follow from the seed")
+        if setup_ok and replay_ok:
+            if all(record.move is None for record in stored):
+                notes.append(LEGACY_NOTE)
+            else:
+                checked, failure = recheck_moves(game, reveal.seed, len(expected), events, stored)
+                moves_ok = failure is None
+                if failure is not None:
+                    problems.append(failure)
     return Findings(
         chain=chain,
         replay_ok=replay_ok,
@@ -108,6 +250,9 @@ def audit_events(
         seed_matches=seed_matches,
         state=state if replay_ok else None,
         problems=problems,
+        moves_ok=moves_ok,
+        moves_checked=checked,
+        notes=notes,
     )
 
 
@@ -130,10 +275,10 @@ def read_export(document: bytes) -> GameExport:
         raise NotAnExport(f"not a JSON object: {exc}") from None
     if header.format != EXPORT_FORMAT:
         raise NotAnExport(f"not a game export (format is not {EXPORT_FORMAT!r})")
-    if header.format_version != EXPORT_FORMAT_VERSION:
+    if header.format_version not in READABLE_EXPORT_VERSIONS:
         raise NotAnExport(
             f"format_version {header.format_version!r} is not supported (this verifier reads "
-            f"{EXPORT_FORMAT_VERSION})"
+            f"{', '.join(map(str, READABLE_EXPORT_VERSIONS))})"
         )
     try:
         return msgspec.json.decode(document, type=GameExport)
@@ -145,7 +290,8 @@ def verify_export(
     export: GameExport, games: Mapping[str, Game[Any]], upcasters: Upcasters | None = None
 ) -> Findings:
     """Re-verify an exported finished game without a database: the audit's checks over the exported events
-    (their hashes recomputed from ``data`` re-encoded as compact JSON), then the result and the score sheet
+    (their hashes recomputed from ``data`` re-encoded as compact JSON, keyed with the seed's chain key when
+    ``chain_keyed``), every move re-decided from its exported command, then the result and the score sheet
     recomputed from the replay."""
     game = games.get(export.game)
     if game is None:
@@ -158,20 +304,26 @@ def verify_export(
         ]
     except ValueError:
         raise NotAnExport("a hash is not hexadecimal") from None
-    chain = check_chain(export.game_id, rows, (export.version, head_hash))
-    bodies = [
-        (version, upcast(upcasters or {}, type_, schema, data)[1]) for version, type_, schema, data, _ in rows
+    key = chain_key(export.seed) if export.chain_keyed else b""
+    chain = check_chain(export.game_id, rows, (export.version, head_hash), key)
+    stored = [
+        StoredEvent(
+            version=version,
+            body=upcast(upcasters or {}, type_, schema, data)[1],
+            move=None if e.command is None else encode_move(e.command.seat, e.command.command),
+        )
+        for (version, type_, schema, data, _), e in zip(rows, export.events, strict=True)
     ]
     names = [seat.name for seat in sorted(export.seats, key=lambda seat: seat.seat)]
     reveal = Reveal(export.seed, export.seed_commitment, names, export.options)
-    findings = audit_events(game, chain, bodies, finished=True, reveal=reveal)
+    findings = audit_events(game, chain, stored, finished=True, reveal=reveal)
     if findings.state is None:
         return findings
     problems = list(findings.problems)
     if game.result(findings.state) != export.result:
-        problems.append("the result does not follow from the events")
+        problems.append(f"{RESULT_MISMATCH}: the result does not follow from the events")
     if game.scoresheet(findings.state) != export.scoresheet:
-        problems.append("the score sheet does not follow from the events")
+        problems.append(f"{RESULT_MISMATCH}: the score sheet does not follow from the events")
     return replace(findings, problems=problems)
 
 
@@ -191,9 +343,12 @@ def verify_file(path: Path) -> int:
             print(f"  also: {problem}", file=sys.stderr)
         return 1
     winners = ", ".join(export.seats[seat].name for seat in export.result.winners)
+    moves = f"{findings.moves_checked} moves re-decided" if findings.moves_ok else "moves NOT re-checked"
     print(
         f"{path}: OK: {export.game} game {export.game_id}, {len(export.events)} events, chain head "
-        f"{export.head_hash[:16]}..., seed matches its commitment, opening and result re-derived; "
+        f"{export.head_hash[:16]}..., seed matches its commitment, opening, {moves}, result re-derived; "
         f"winners: {winners}"
     )
+    for note in findings.notes:
+        print(f"  note: {note}")
     return 0

@@ -30,13 +30,15 @@ from eventstore import (
     StreamInfo,
 )
 from service import errors
-from service.audit import Reveal, audit_events
+from service.accounts import AccountService
+from service.audit import Move, Reveal, StoredEvent, audit_events, chain_key, encode_move
 from service.keys import GameKeys, KeyStore
 from service.models import (
     AuditReport,
     CommandAccepted,
     CreateGame,
     EventOut,
+    ExportedCommand,
     ExportedEvent,
     GameCreated,
     GameDetail,
@@ -112,8 +114,14 @@ class GameService:
     """Creates games, runs commands through the game's decider and the store, and serves the read sides."""
 
     def __init__(
-        self, store: EventStore, keys: KeyStore, games: dict[str, Game[Any]], cache_size: int = 2048
+        self,
+        store: EventStore,
+        keys: KeyStore,
+        games: dict[str, Game[Any]],
+        cache_size: int = 2048,
+        accounts: AccountService | None = None,
     ) -> None:
+        self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
         self.store = store
         self.keys = keys
         self.games = games
@@ -185,9 +193,10 @@ class GameService:
             "bots": [player.bot for player in request.players],
             "tournament": tournament,
             "rated": request.rated or tournament is not None,
+            "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
         }
         result = await self.store.create_stream(
-            game_id, game.name, [new_event(e) for e in opening], metadata=metadata
+            game_id, game.name, [new_event(e) for e in opening], metadata=metadata, chain_key=chain_key(seed)
         )
         log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=result.version)
         return GameCreated(
@@ -267,7 +276,13 @@ class GameService:
         keys = await self.game_keys(game_id)
         for seat, stored in enumerate(keys.token_hashes):
             if token_matches(token, stored):
+                if self.accounts is not None:
+                    self.accounts.clients.verified(stored, f"seat:{stored}")
                 return seat
+        if self.accounts is not None:
+            held = await self.accounts.seat_in_game(game_id, token)
+            if held is not None:
+                return held
         raise errors.Forbidden("not_a_seat_token", "this token does not act as a seat of this game")
 
     # ----------------------------------------------------------------- reads
@@ -406,6 +421,7 @@ class GameService:
                     [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
+                    cause=encode_move(seat, command),  # re-decided by every audit (service/audit.py)
                 )
             except ConcurrencyConflict:
                 if if_match is not None:
@@ -482,6 +498,12 @@ class GameService:
         """A finished game's seed, published commitment and set-up (None while it runs: seeds are secret)."""
         if not loaded.finished:
             return None
+        return self.secrets(loaded)
+
+    @staticmethod
+    def secrets(loaded: Loaded) -> Reveal:
+        """A game's seed, published commitment and set-up, for the service's own checks (never shown while
+        the game runs)."""
         metadata = loaded.info.metadata
         return Reveal(
             seed=loaded.keys.seed,
@@ -491,14 +513,14 @@ class GameService:
         )
 
     async def audit(self, game_id: str) -> AuditReport:
-        """Recompute the hash chain and the fold; for a finished game reveal the seed and re-derive set-up."""
+        """Recompute the hash chain and the fold, re-derive the opening and re-decide every move with the
+        seed (running games too: only the verdicts are shown); a finished game's seed is revealed."""
         loaded = await self.load(game_id)
         chain = await self.store.verify_chain(game_id)
         records = await self.store.read_stream(game_id)
         reveal = self.reveal(loaded)
-        findings = audit_events(
-            loaded.game, chain, [(r.version, r.data) for r in records], loaded.finished, reveal
-        )
+        stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
+        findings = audit_events(loaded.game, chain, stored, loaded.finished, self.secrets(loaded))
         return AuditReport(
             game_id=game_id,
             status=FINISHED if loaded.finished else ACTIVE,
@@ -514,6 +536,9 @@ class GameService:
                 seed=reveal.seed, commitment=reveal.commitment, matches=bool(findings.seed_matches)
             ),
             problems=findings.problems,
+            moves_ok=findings.moves_ok,
+            moves_checked=findings.moves_checked,
+            notes=findings.notes,
         )
 
     async def export(self, game_id: str) -> GameExport:
@@ -539,6 +564,7 @@ class GameService:
             seed_commitment=reveal.commitment,
             version=loaded.version,
             head_hash=records[-1].hash.hex(),
+            chain_keyed=bool(loaded.info.metadata.get("chain_keyed", False)),
             events=[
                 ExportedEvent(
                     version=r.version,
@@ -547,12 +573,22 @@ class GameService:
                     recorded_at=r.recorded_at,
                     data=msgspec.json.decode(r.data),
                     hash=r.hash.hex(),
+                    command=None if r.cause is None else self._exported_command(r.cause),
                 )
                 for r in records
             ],
             result=loaded.game.result(loaded.state),
             scoresheet=loaded.game.scoresheet(loaded.state),
         )
+
+    @staticmethod
+    def _exported_command(cause: bytes) -> ExportedCommand:
+        """A stored move as the export shows it."""
+        try:
+            move = msgspec.json.decode(cause, type=Move)
+            return ExportedCommand(seat=move.seat, command=msgspec.json.decode(move.command))
+        except msgspec.DecodeError:  # not written by this service: shown as no command, which fails verify
+            return ExportedCommand(seat=-1, command=None)
 
     async def scoresheet(self, game_id: str) -> ScoreSheetOut:
         """The game's score sheet so far (final once the game is over)."""

@@ -149,6 +149,15 @@ class EventPage(msgspec.Struct, frozen=True, kw_only=True):
     events: list[EventOut]
 
 
+class StreamTicket(msgspec.Struct, frozen=True, kw_only=True):
+    """A short-lived ticket for ``GET /v1/games/{id}/stream?ticket=...``: opens ``seat``'s stream for
+    ``expires_in`` seconds (for browsers, whose EventSource cannot send Authorization)."""
+
+    ticket: str
+    seat: int
+    expires_in: int
+
+
 class CommandAccepted(msgspec.Struct, frozen=True, kw_only=True):
     """A command accepted: the game's new version and the events it caused (as the caller may see them)."""
 
@@ -196,10 +205,22 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     setup_ok: bool | None
     seed: SeedReveal | None
     problems: list[str]
+    moves_ok: bool | None = None  # every move re-decided to exactly its stored events; None: not re-checked
+    moves_checked: int = 0  # how many moves were re-decided
+    notes: list[str] = []  # what the audit could not check, and why
 
 
 EXPORT_FORMAT = "bazaar-games/game-export"
-EXPORT_FORMAT_VERSION = 1
+EXPORT_FORMAT_VERSION = 2  # 2: each move's command (``command``), the keyed chain (``chain_keyed``)
+READABLE_EXPORT_VERSIONS = (1, 2)
+
+
+class ExportedCommand(msgspec.Struct, frozen=True, kw_only=True):
+    """The command that produced an event and the ones after it up to the next command: who sent it and
+    its body, as the game's command decoder reads it."""
+
+    seat: int
+    command: Any
 
 
 class ExportedEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -213,6 +234,7 @@ class ExportedEvent(msgspec.Struct, frozen=True, kw_only=True):
     recorded_at: datetime
     data: Any
     hash: str
+    command: ExportedCommand | None = None  # on the first event of each move; None for opening events
 
 
 class GameExport(msgspec.Struct, frozen=True, kw_only=True):
@@ -234,6 +256,9 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     seed_commitment: str
     version: int
     head_hash: str
+    chain_keyed: bool = (
+        False  # hashes keyed with SHA-256("bazaar-games/chain-key" 0x00 || seed); docs/audit.md
+    )
     events: list[ExportedEvent]
     result: Result
     scoresheet: ScoreSheet

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -28,7 +29,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from eventstore import FeedPosition, pooled_connection
+from eventstore import EventStore, FeedPosition, RecordedEvent, pooled_connection
 from service import errors
 from service.games import ACTIVE, FINISHED, GameService, Loaded
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
@@ -36,6 +37,8 @@ from service.ratings import Rating, initial_rating, rate, rated_identities
 from service.settings import Settings
 
 log = structlog.get_logger("service.projections")
+
+FeedPage = list[tuple[FeedPosition, RecordedEvent]]
 
 BATCH_SIZE = 500
 POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY wakes it
@@ -168,7 +171,170 @@ def poll(seconds: float = POLL_SECONDS) -> Callable[[], Awaitable[None]]:
     return wake
 
 
-class GameProjection:
+def last_events(feed: FeedPage) -> dict[str, tuple[int, int]]:
+    """Each stream of a feed batch, in the order it first appears, with the index in the batch and the
+    version of its last event there."""
+    last: dict[str, tuple[int, int]] = {}
+    for index, (_, event) in enumerate(feed):
+        last[event.stream_id] = (index, event.version)
+    return last
+
+
+class FeedFollower:
+    """A read model kept caught up with the global feed under a named checkpoint (DESIGN.md property 7).
+
+    A batch is one transaction: lock the checkpoint (so followers in several processes take turns), read
+    the feed after it, ``apply`` it, move the checkpoint past it, commit; every event is applied exactly
+    once. In the service a background loop (``run``) does every batch: a request that must see everything
+    committed before it (``read_your_writes``) asks that loop for a pass and waits for it, so no request
+    writes; without a loop (tools, tests) the caller catches up itself.
+    """
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        store: EventStore,
+        checkpoint_name: str,
+        batch_size: int = BATCH_SIZE,
+        acquire_timeout: float | None = None,
+    ) -> None:
+        self.pool = pool
+        self.acquire_timeout = acquire_timeout  # past it, StoreUnavailable (503), as for every request
+        self.store = store
+        self.checkpoint_name = checkpoint_name
+        self.batch_size = batch_size
+        # One catch-up at a time in this process: the others wait here, not on the checkpoint's lock holding a
+        # pooled connection each (which could starve the holder of the connections it reads with).
+        self._catching_up = asyncio.Lock()
+        self._running = False  # whether run() is looping in this process
+        self._nudge = asyncio.Event()  # a request wants a pass now (no debounce)
+        self._passes_started = 0
+        self._passes_done = 0
+        self._pass_done = asyncio.Condition()
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
+        async with (
+            pooled_connection(self.pool, self.acquire_timeout) as connection,
+        ):
+            yield connection
+
+    async def checkpoint(self) -> FeedPosition:
+        """Where this follower stands in the feed."""
+        async with self.connection() as connection:
+            row = await connection.fetchrow(_CHECKPOINT, self.checkpoint_name)
+        return FeedPosition(tx=row["tx"], position=row["position"])
+
+    async def behind(self) -> bool:
+        """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
+        return bool(await self.store.read_all(await self.checkpoint(), limit=1))
+
+    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
+        """Apply one batch of the feed in ``connection``'s open transaction (the read model's own part)."""
+        raise NotImplementedError
+
+    async def apply_batch(self, connection: asyncpg.Connection) -> int:
+        """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
+        move the checkpoint past it; the number of events applied (0: caught up)."""
+        await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
+        row = await connection.fetchrow(_CHECKPOINT, self.checkpoint_name)
+        feed = await self.store.read_all(
+            FeedPosition(tx=row["tx"], position=row["position"]), self.batch_size
+        )
+        if not feed:
+            return 0
+        await self.apply(connection, feed)
+        last = feed[-1][0]
+        await connection.execute(_SAVE_CHECKPOINT, self.checkpoint_name, last.tx, last.position)
+        return len(feed)
+
+    async def catch_up_once(self, lock_wait: float | None = None) -> int:
+        """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
+        (0) when another transaction holds the checkpoint longer than that many seconds."""
+        try:
+            async with self.connection() as connection, connection.transaction():
+                if lock_wait is not None:
+                    await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
+                return await self.apply_batch(connection)
+        except asyncpg.exceptions.LockNotAvailableError:
+            return 0
+
+    async def catch_up(self, lock_wait: float | None = None) -> int:
+        """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
+        here (another process may have applied some of them)."""
+        applied = 0
+        async with self._catching_up:
+            while await self.behind():
+                batch = await self.catch_up_once(lock_wait)
+                if not batch:
+                    break  # another process applied them while this one waited for the lock
+                applied += batch
+        return applied
+
+    async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:
+        """The background loop: a pass (catch up), then wait for ``wake`` (default: a short sleep) or a
+        request's nudge; forever."""
+        wake = wake or poll()
+        self._running = True
+        try:
+            while True:
+                self._passes_started += 1
+                try:
+                    await self.catch_up()
+                except Exception as exc:  # a database outage must not end the loop; the next wake retries
+                    log.warning(
+                        "feed_catch_up_failed",
+                        checkpoint=self.checkpoint_name,
+                        error=type(exc).__name__,
+                        detail=str(exc),
+                    )
+                finally:
+                    self._passes_done += 1
+                    async with self._pass_done:
+                        self._pass_done.notify_all()
+                await self._woken(wake)
+        finally:
+            self._running = False
+
+    async def _woken(self, wake: Callable[[], Awaitable[object]]) -> None:
+        """Until ``wake`` returns or a request nudges."""
+        if not self._nudge.is_set():
+            waits = [asyncio.ensure_future(wake()), asyncio.ensure_future(self._nudge.wait())]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+                await asyncio.gather(*waits, return_exceptions=True)
+        self._nudge.clear()
+
+    async def read_your_writes(self, wait: float = READ_YOUR_WRITES_WAIT) -> None:
+        """Wait (at most ``wait`` seconds) until the read model holds every transaction committed before
+        this call: first until none that started earlier is still running, since the feed shows nothing
+        past the oldest running transaction; then for a pass of this process's loop that starts after
+        that (or, without a loop, catch up here)."""
+        async with self.connection() as connection:
+            horizon, target = await connection.fetchrow(_SNAPSHOT)
+        deadline = time.monotonic() + wait
+        while horizon < target and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)  # holding no connection meanwhile: a crowd of listings may wait here
+            async with self.connection() as connection:
+                horizon = await connection.fetchval(_HORIZON)
+        # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
+        # rows as they are rather than wait for it.
+        budget = max(deadline - time.monotonic(), 0.05)
+        if not self._running:
+            await self.catch_up(lock_wait=budget)
+            return
+        needed = self._passes_started + 1  # the next pass to start reads the feed after the horizon
+        self._nudge.set()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(budget), self._pass_done:
+                await self._pass_done.wait_for(lambda: self._passes_done >= needed)
+
+
+class GameProjection(FeedFollower):
     """Keeps the game projection in ``tables`` caught up with the feed and serves its queries."""
 
     def __init__(
@@ -179,59 +345,23 @@ class GameProjection:
         batch_size: int = BATCH_SIZE,
         acquire_timeout: float | None = None,
     ) -> None:
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout  # past it, StoreUnavailable (503), as for every request
+        super().__init__(pool, games.store, tables.checkpoint, batch_size, acquire_timeout)
         self.games = games
         self.tables = tables
-        self.batch_size = batch_size
-        # One catch-up at a time in this process: the others wait here, not on the checkpoint's lock holding a
-        # pooled connection each (which could starve the holder of the connections it reads with).
-        self._catching_up = asyncio.Lock()
-
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
-        async with (
-            pooled_connection(self.pool, self.acquire_timeout) as connection,
-        ):
-            yield connection
 
     # ----------------------------------------------------------------- feeding
 
-    async def checkpoint(self) -> FeedPosition:
-        """Where this projection stands in the feed."""
-        async with self.connection() as connection:
-            row = await connection.fetchrow(_CHECKPOINT, self.tables.checkpoint)
-        return FeedPosition(tx=row["tx"], position=row["position"])
-
-    async def behind(self) -> bool:
-        """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
-        return bool(await self.games.store.read_all(await self.checkpoint(), limit=1))
-
-    async def apply_batch(self, connection: asyncpg.Connection) -> int:
-        """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
-        move the checkpoint past it; the number of events applied (0: caught up)."""
+    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
+        """The listing, seat and result rows of the games the batch moved, and the ratings of the rated
+        games it finishes, in the order they finish."""
         t = self.tables
-        await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
-        row = await connection.fetchrow(_CHECKPOINT, t.checkpoint)
-        feed = await self.games.store.read_all(
-            FeedPosition(tx=row["tx"], position=row["position"]), self.batch_size
-        )
-        if not feed:
-            return 0
-        moved: dict[str, int] = {}  # the games in feed order, with the last version the batch brings
-        opened: set[str] = set()
-        ends: dict[str, int] = {}  # game -> index in the feed of the last event of it in the batch
-        for index, (_, event) in enumerate(feed):
-            moved[event.stream_id] = event.version
-            ends[event.stream_id] = index
-            if event.version == 1:
-                opened.add(event.stream_id)
+        moved = last_events(feed)
+        opened = {event.stream_id for _, event in feed if event.version == 1}
         listing: list[tuple[Any, ...]] = []
         seats: list[tuple[Any, ...]] = []
         results: list[tuple[Any, ...]] = []
         finishing: list[tuple[int, Loaded]] = []  # (feed index of the game's last event, game)
-        for game_id, version in moved.items():
+        for game_id, (end, version) in moved.items():
             try:
                 loaded = await self.games.load(game_id)
             except errors.NotFound:
@@ -251,7 +381,7 @@ class GameProjection:
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
                 )
                 if version == loaded.version:  # the batch brings the game's last event: it is rated now
-                    finishing.append((ends[game_id], loaded))
+                    finishing.append((end, loaded))
         if listing:
             await connection.executemany(_upsert_listing(t), listing)
         if seats:
@@ -260,9 +390,6 @@ class GameProjection:
             await connection.executemany(_insert_results(t), results)
         if finishing:
             await self._rate(connection, [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])])
-        last = feed[-1][0]
-        await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, last.tx, last.position)
-        return len(feed)
 
     async def _rate(self, connection: asyncpg.Connection, finished: list[Loaded]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings
@@ -301,54 +428,6 @@ class GameProjection:
                 _upsert_ratings(t),
                 [(game, who, r.mu, r.sigma, r.ordinal, r.games) for (game, who), r in current.items()],
             )
-
-    async def catch_up_once(self, lock_wait: float | None = None) -> int:
-        """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
-        (0) when another transaction holds the checkpoint longer than that many seconds."""
-        try:
-            async with self.connection() as connection, connection.transaction():
-                if lock_wait is not None:
-                    await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
-                return await self.apply_batch(connection)
-        except asyncpg.exceptions.LockNotAvailableError:
-            return 0
-
-    async def catch_up(self, lock_wait: float | None = None) -> int:
-        """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
-        here (another process may have applied some of them)."""
-        applied = 0
-        async with self._catching_up:
-            while await self.behind():
-                batch = await self.catch_up_once(lock_wait)
-                if not batch:
-                    break  # another process applied them while this one waited for the lock
-                applied += batch
-        return applied
-
-    async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:
-        """The background loop: catch up, then wait for ``wake`` (default: a short sleep); forever."""
-        wake = wake or poll()
-        while True:
-            try:
-                await self.catch_up()
-            except Exception as exc:  # a database outage must not end the loop; the next wake retries
-                log.warning("projection_catch_up_failed", error=type(exc).__name__, detail=str(exc))
-            await wake()
-
-    async def read_your_writes(self, wait: float = READ_YOUR_WRITES_WAIT) -> None:
-        """Catch up with every transaction committed before this call: wait (at most ``wait`` seconds)
-        until none that started earlier is still running, since the feed shows nothing past the oldest
-        running transaction, then catch up."""
-        async with self.connection() as connection:
-            horizon, target = await connection.fetchrow(_SNAPSHOT)
-        deadline = time.monotonic() + wait
-        while horizon < target and time.monotonic() < deadline:
-            await asyncio.sleep(0.005)  # holding no connection meanwhile: a crowd of listings may wait here
-            async with self.connection() as connection:
-                horizon = await connection.fetchval(_HORIZON)
-        # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
-        # rows as they are rather than wait for it.
-        await self.catch_up(lock_wait=max(deadline - time.monotonic(), 0.05))
 
     # ----------------------------------------------------------------- rebuilding
 

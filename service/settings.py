@@ -31,6 +31,8 @@ class Settings:
     stream_keepalive_seconds: float  # a comment line on a quiet live stream this often
     stream_poll_seconds: float  # live streams re-read this often even without a change signal
     request_body_timeout_seconds: float = 10.0  # a request body not arrived by then gets 408
+    account_signups_per_hour: int = 100  # per client address and process; 0 turns the limit off
+    cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
 
     @staticmethod
     def from_env() -> Settings:
@@ -55,4 +57,8 @@ class Settings:
             stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
             request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
+            account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
+            cors_origins=tuple(
+                origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
+            ),
         )

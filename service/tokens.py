@@ -30,3 +30,36 @@ def new_seed() -> str:
 def seed_commitment(seed: str) -> str:
     """The public commitment to a seed: SHA-256 of its UTF-8 bytes, hex."""
     return hashlib.sha256(seed.encode()).hexdigest()
+
+
+STREAM_TICKET_SECONDS = 60  # a stream ticket opens a seat's stream for this long after it is issued
+
+
+def _ticket_mac(game_id: str, seat: int, expires: int, token_hash: str) -> str:
+    """The ticket's signature: HMAC-SHA256 keyed by the seat's stored token hash (a server-side secret)."""
+    message = f"stream-ticket\x00{game_id}\x00{seat}\x00{expires}".encode()
+    return hmac.new(bytes.fromhex(token_hash), message, hashlib.sha256).hexdigest()
+
+
+def stream_ticket(game_id: str, seat: int, token_hash: str, now: float) -> str:
+    """A short-lived ticket ``<seat>.<expires>.<mac>`` that opens ``seat``'s stream of ``game_id`` only.
+
+    Signed with the seat's stored token hash, so every server process can check it without shared state,
+    and it dies with the seat; the seat token itself never appears in a URL."""
+    expires = int(now) + STREAM_TICKET_SECONDS
+    return f"{seat}.{expires}.{_ticket_mac(game_id, seat, expires, token_hash)}"
+
+
+def ticket_seat(
+    game_id: str, ticket: str, token_hashes: tuple[str, ...] | list[str], now: float
+) -> int | None:
+    """The seat a stream ticket of ``game_id`` opens, or None when it is malformed, forged or expired."""
+    seat_text, _, rest = ticket.partition(".")
+    expires_text, _, mac = rest.partition(".")
+    if not (seat_text.isdigit() and expires_text.isdigit() and len(seat_text) < 4 and len(expires_text) < 16):
+        return None
+    seat, expires = int(seat_text), int(expires_text)
+    if seat >= len(token_hashes) or not now <= expires <= now + STREAM_TICKET_SECONDS:
+        return None
+    expected = _ticket_mac(game_id, seat, expires, token_hashes[seat])
+    return seat if hmac.compare_digest(expected, mac) else None

@@ -1,9 +1,9 @@
 """Tournaments: create, seat rounds (creating their games), record finished games, and the read models.
 
 A tournament is an event stream of its own (category ``tournament``) decided by ``domain.tournament``.
-Finished games are recorded lazily: every read of a tournament and every round request first reports the
-current round's finished games to the stream (idempotent: ``duplicate_report`` means already recorded), so
-the stream catches up whichever process ran the games. Seeds never leave this module before their time:
+Finished games are recorded by a background worker fed from the global feed (``TournamentResults``), whichever
+process ran the games; no read appends anything: a read (and a round request) waits until the worker
+holds every game finished before it. Seeds never leave this module before their time:
 the read models used here (overview, standings, results) carry none.
 """
 
@@ -36,8 +36,9 @@ from domain.tournament import (
 )
 from eventstore import ConcurrencyConflict, EventStore, pooled_connection
 from service import errors
-from service.games import GameService, new_event
+from service.games import GameService, Loaded, new_event
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
+from service.projections import FeedFollower, FeedPage, last_events
 from service.tokens import hash_token, new_seed, new_token, token_matches
 
 log = structlog.get_logger("service.tournaments")
@@ -133,11 +134,22 @@ def refusal(rejected: Rejected) -> errors.ServiceError:
 class TournamentService:
     """Creates tournaments, seats their rounds (creating the games), records results, serves the read models."""
 
-    def __init__(self, store: EventStore, keys: TournamentKeyStore, games: GameService) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        keys: TournamentKeyStore,
+        games: GameService,
+        pool: asyncpg.Pool | None = None,
+        acquire_timeout: float | None = None,
+    ) -> None:
+        """With ``pool``, a results recorder (``recorder``) whose loop the app runs; reads wait for it."""
         self.store = store
         self.keys = keys
         self.games = games
         self._decoder = msgspec.json.Decoder(EVENT_TYPE)
+        self.recorder = (
+            None if pool is None else TournamentResults(pool, self, acquire_timeout=acquire_timeout)
+        )
 
     # ----------------------------------------------------------------- plumbing
 
@@ -242,51 +254,58 @@ class TournamentService:
 
     # ----------------------------------------------------------------- recording results
 
-    async def refresh(self, tournament_id: str) -> LoadedTournament:
-        """The tournament after reporting every finished, unreported game of its current round."""
-        for _attempt in range(MAX_RETRIES):
-            loaded = await self.load(tournament_id)
-            try:
-                return await self._record_finished(loaded)
-            except ConcurrencyConflict:
-                continue
-        raise errors.Conflict("concurrent_request", "the tournament kept changing; try again")
+    async def _recorded(self) -> None:
+        """Wait until the results recorder holds every game finished before this call (bounded)."""
+        if self.recorder is not None:
+            await self.recorder.read_your_writes()
 
-    async def _record_finished(self, loaded: LoadedTournament) -> LoadedTournament:
-        current = loaded.state.current()
-        if current is None or current.closed:
-            return loaded
-        for table in current.tables:
-            if table.game_id is None or table.outcome is not None:
-                continue
-            game = await self.games.load(table.game_id)
-            if not game.finished:
-                continue
-            result = game.game.result(game.state)
-            last = await self.store.read_stream(table.game_id, after=game.version - 1, until=game.version)
+    async def record_game(self, tournament_id: str, game: Loaded) -> None:
+        """Report a finished tournament game to its tournament's stream: once (a report already in the
+        stream is ``duplicate_report``, nothing to do); a report the tournament refuses (a game of no table
+        of its current round) is logged and dropped, it must not stop the recorder."""
+        result = game.game.result(game.state)
+        (last,) = await self.store.read_stream(game.game_id, after=game.version - 1, until=game.version)
+        for _attempt in range(MAX_RETRIES):
+            try:
+                loaded = await self.load(tournament_id)
+            except errors.NotFound:
+                log.warning("tournament_game_unrecorded", game_id=game.game_id, code="tournament_not_found")
+                return
+            current = loaded.state.current()
+            table = next((t for t in (current.tables if current else ()) if t.game_id == game.game_id), None)
+            if current is None or table is None:
+                recorded = any(t.game_id == game.game_id for r in loaded.state.rounds for t in r.tables)
+                if not recorded:
+                    log.warning("tournament_game_unrecorded", game_id=game.game_id, code="no_table")
+                return
             command = RecordGame(
                 round=current.round,
                 table=table.table,
-                game_id=table.game_id,
+                game_id=game.game_id,
                 ranks=tuple(result.ranks),
                 scores=tuple(result.scores),
-                audit_head=last[-1].hash.hex(),
+                audit_head=last.hash.hex(),
             )
             try:
                 events = TOURNAMENT.decide(loaded.state, command, Rng(loaded.state.seed, "record"))
             except Rejected as rejected:
-                if rejected.code == "duplicate_report":
-                    continue
-                raise refusal(rejected) from None
-            loaded = await self._append(loaded, events)
-            log.info("tournament_game_recorded", tournament_id=loaded.tournament_id, game_id=table.game_id)
-        return loaded
+                if rejected.code != "duplicate_report":
+                    log.warning("tournament_game_unrecorded", game_id=game.game_id, code=rejected.code)
+                return
+            try:
+                await self._append(loaded, events)
+            except ConcurrencyConflict:
+                continue  # the organizer seated or attached meanwhile: decide again on the new state
+            log.info("tournament_game_recorded", tournament_id=tournament_id, game_id=game.game_id)
+            return
+        raise errors.Conflict("concurrent_request", "the tournament kept changing; the recorder retries")
 
     # ----------------------------------------------------------------- rounds
 
     async def seat_next_round(self, tournament_id: str) -> RoundView:
         """Seat the next round (or finish seating a round whose games are missing) and create its games."""
-        loaded = await self.refresh(tournament_id)
+        await self._recorded()
+        loaded = await self.load(tournament_id)
         if awaiting_games(loaded.state) is None:
             events = self._decide(loaded.state, SeatNextRound(), seating_rng(loaded.state))
             loaded = await self._append_for_organizer(loaded, events)
@@ -320,12 +339,48 @@ class TournamentService:
 
     async def overview(self, tournament_id: str) -> TournamentView:
         """Status, rounds, tables and their games (no seeds)."""
-        return TOURNAMENT.overview((await self.refresh(tournament_id)).state)
+        await self._recorded()
+        return TOURNAMENT.overview((await self.load(tournament_id)).state)
 
     async def standings(self, tournament_id: str) -> list[StandingRow]:
         """The standings, best first."""
-        return TOURNAMENT.standings((await self.refresh(tournament_id)).state)
+        await self._recorded()
+        return TOURNAMENT.standings((await self.load(tournament_id)).state)
 
     async def results(self, tournament_id: str) -> list[ResultRow]:
         """One row per finished game, by round then table."""
-        return TOURNAMENT.results((await self.refresh(tournament_id)).state)
+        await self._recorded()
+        return TOURNAMENT.results((await self.load(tournament_id)).state)
+
+
+class TournamentResults(FeedFollower):
+    """Records finished tournament games in their tournaments' streams, fed from the global feed under the
+    ``tournament_results`` checkpoint: a game whose last event the batch brings, finished, of a tournament,
+    is reported once (the followers of several processes take turns on the checkpoint; a report repeated
+    after a crash between the append and the checkpoint is the tournament's ``duplicate_report``)."""
+
+    def __init__(
+        self, pool: asyncpg.Pool, tournaments: TournamentService, acquire_timeout: float | None = None
+    ) -> None:
+        super().__init__(pool, tournaments.store, "tournament_results", acquire_timeout=acquire_timeout)
+        self.tournaments = tournaments
+
+    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
+        """Report each tournament game the batch finishes, in the order they finish."""
+        games = self.tournaments.games
+        for game_id, (_, version) in last_events(feed).items():
+            cached = games.cached(game_id)
+            try:
+                info = cached.info if cached is not None else await games.info(game_id)
+            except errors.NotFound:
+                continue  # a tournament's own stream
+            tournament = info.metadata.get("tournament")
+            if tournament is None:
+                continue
+            try:
+                game = await games.load(game_id)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                log.error("tournament_game_unreadable", game_id=game_id, error=str(exc))
+                continue
+            if game.finished and game.version == version:
+                await self.tournaments.record_game(tournament, game)

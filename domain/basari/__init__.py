@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from typing import Final
 
-import msgspec
-
-from domain.basari import rules, scoring, view
+from domain.basari import evolve, legal, rules, scoring, view
 from domain.basari.commands import BasariCommand
 from domain.basari.events import BasariEvent
+from domain.basari.options import BasariOptions
 from domain.basari.state import State
 from domain.core import GameSpec
 
 __all__ = ["GAME", "BasariOptions"]
-
-
-class BasariOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Basari has no options: the rules page fixes everything."""
 
 
 GAME: Final = GameSpec[State](
@@ -33,11 +28,11 @@ GAME: Final = GameSpec[State](
     initial=State,
     deal=rules.setup,
     decide=rules.decide,
-    evolve=rules.evolve,
+    evolve=evolve.evolve,
     view=view.view,
     redact=view.redact,
-    pending=view.pending,
-    legal=view.legal,
+    pending=legal.pending,
+    legal=legal.legal,
     is_over=scoring.is_over,
     result=scoring.result,
     scoresheet=scoring.scoresheet,

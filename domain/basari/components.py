@@ -1,20 +1,21 @@
 """Basari's components: gems (B-2), action cards (B-3) and the 39 bazaar cards (B-4), loaded and validated.
 
-The house card data lives in ``domain/data/basari.json``. It is validated when this module is imported, so a
-different edition can be dropped in and is refused with a clear message if it breaks the rulebook's ranges.
+The house card data lives in ``domain/data/basari.json``; its shape and the rulebook's ranges are declared
+below as msgspec structs (``Components``) and checked when this module is imported, so a different edition
+can be dropped in and is refused with a message naming the fault if it breaks them.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from domain.data import load_component_data
+from domain.data import ComponentDataError, convert_component_data, load_component_data
 
 __all__ = [
     "ACTIONS_BY_PLAYERS",
@@ -28,6 +29,7 @@ __all__ = [
     "ComponentDataError",
     "Components",
     "Gems",
+    "MajorityPoints",
     "load_components",
     "validate_components",
 ]
@@ -118,32 +120,62 @@ class ColourPoints(msgspec.Struct, frozen=True, kw_only=True):
         return self.red + self.yellow + self.green + self.blue
 
 
-class Card(msgspec.Struct, frozen=True, kw_only=True):
+PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class Card(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A bazaar card (B-4): its workers (1-4), victory points (4-7) and gems (2-4)."""
 
     id: int
-    workers: int
-    points: int
+    workers: Annotated[int, msgspec.Meta(ge=1, le=4)]
+    points: Annotated[int, msgspec.Meta(ge=4, le=7)]
     gems: Gems
 
+    def __post_init__(self) -> None:
+        if not 2 <= self.gems.total() <= 4:
+            raise ValueError(f"card {self.id}: a card shows 2-4 gems, found {self.gems.total()} (B-4)")
 
-@dataclass(frozen=True, kw_only=True)
-class Components:
-    """A validated edition: the numbers the rules use and the bazaar cards by id."""
 
-    edition: str
-    gems_per_colour: int
-    starting_gems_per_colour: int
-    stage_end_workers: int
-    stages: int
-    majority_points: ColourPoints
-    workers_bonus: int
-    tie_return: int
-    cards: tuple[Card, ...]
-    by_id: Mapping[int, Card] = field(init=False, repr=False, compare=False)
+class MajorityPoints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """B-9: the points of a colour majority, falling with the colour's value (red > yellow > green > blue)."""
+
+    red: PositiveInt
+    yellow: PositiveInt
+    green: PositiveInt
+    blue: PositiveInt
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by_id", MappingProxyType({card.id: card for card in self.cards}))
+        points = (self.red, self.yellow, self.green, self.blue)
+        if not all(a > b for a, b in itertools.pairwise(points)):
+            raise ValueError("majority points must fall with the colour's value (B-9)")
+
+
+class Components(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """An edition of ``domain/data/basari.json`` as the rulebook allows it (B-2 gems, B-4 cards, B-9, B-10)."""
+
+    game: Literal["basari"]
+    edition: Annotated[str, msgspec.Meta(min_length=1)]
+    note: str = ""
+    colours_by_value: tuple[Literal["red"], Literal["yellow"], Literal["green"], Literal["blue"]]  # B-2
+    gems_per_colour: Literal[22]  # B-2
+    starting_gems_per_colour: Literal[3]  # B-2
+    stage_end_workers: Literal[15]  # B-9
+    stages: Literal[3]  # B-10
+    majority_points: MajorityPoints
+    workers_bonus: PositiveInt
+    tie_return: PositiveInt
+    cards: Annotated[tuple[Card, ...], msgspec.Meta(min_length=39, max_length=39)] = msgspec.field(
+        name="bazaar_cards"
+    )
+
+    def __post_init__(self) -> None:
+        if len(self.by_id) != len(self.cards):
+            raise ValueError("bazaar card ids must be unique")
+
+    @cached_property
+    def by_id(self) -> Mapping[int, Card]:
+        """The cards by id."""
+        return MappingProxyType({card.id: card for card in self.cards})
 
     def card(self, card_id: int) -> Card:
         """The card with id ``card_id``."""
@@ -154,114 +186,9 @@ class Components:
         return tuple(card.id for card in self.cards)
 
 
-class ComponentDataError(ValueError):
-    """The component data breaks the rulebook (B-2, B-4, B-9): the message says where."""
-
-
-# The rulebook's fixed numbers and ranges (B-2, B-4, B-9); an edition must keep them.
-_CARD_COUNT = 39
-_WORKERS = range(1, 5)
-_POINTS = range(4, 8)
-_GEMS_PER_CARD = range(2, 5)
-_GEMS_PER_COLOUR = 22
-_STARTING_GEMS = 3
-_STAGES = 3
-_STAGE_END_WORKERS = 15
-_MAX_PLAYERS = 5
-
-
-def _need(condition: bool, message: str) -> None:
-    """Raise ComponentDataError with ``message`` unless ``condition`` holds."""
-    if not condition:
-        raise ComponentDataError(f"basari component data: {message}")
-
-
-def _int(raw: Mapping[str, Any], key: str, where: str) -> int:
-    """The integer at ``raw[key]`` (booleans are not integers here)."""
-    value = raw.get(key)
-    _need(isinstance(value, int) and not isinstance(value, bool), f"{where}: {key!r} must be an integer")
-    assert isinstance(value, int)
-    return value
-
-
-def _gems(raw: Any, where: str) -> Gems:
-    """Gems from a mapping colour -> count with exactly the four colours."""
-    _need(isinstance(raw, dict), f"{where}: gems must be an object colour -> count")
-    _need(set(raw) == set(COLOURS), f"{where}: gems must name exactly {', '.join(COLOURS)}")
-    counts = [_int(raw, colour, where) for colour in COLOURS]
-    _need(all(c >= 0 for c in counts), f"{where}: gem counts must not be negative")
-    return Gems.of(counts)
-
-
 def validate_components(raw: Any) -> Components:
-    """Check an edition's data against the rulebook (B-2 gems, B-4 cards, B-9 scoring) and build it."""
-    _need(isinstance(raw, dict), "the data must be a JSON object")
-    _need(raw.get("game") == "basari", "'game' must be 'basari'")
-    edition = raw.get("edition")
-    _need(isinstance(edition, str) and bool(edition), "'edition' must be a non-empty string")
-    assert isinstance(edition, str)
-    # B-2: four colours, valued red > yellow > green > blue.
-    _need(
-        raw.get("colours_by_value") == list(COLOURS),
-        f"'colours_by_value' must be {list(COLOURS)} (the value order of B-2)",
-    )
-    gems_per_colour = _int(raw, "gems_per_colour", "top level")
-    _need(gems_per_colour == _GEMS_PER_COLOUR, f"'gems_per_colour' must be {_GEMS_PER_COLOUR} (B-2)")
-    starting = _int(raw, "starting_gems_per_colour", "top level")
-    _need(starting == _STARTING_GEMS, f"'starting_gems_per_colour' must be {_STARTING_GEMS} (B-2)")
-    _need(starting * _MAX_PLAYERS <= gems_per_colour, "not enough gems of a colour to seat five players")
-    stage_end_workers = _int(raw, "stage_end_workers", "top level")
-    _need(stage_end_workers == _STAGE_END_WORKERS, f"'stage_end_workers' must be {_STAGE_END_WORKERS} (B-9)")
-    stages = _int(raw, "stages", "top level")
-    _need(stages == _STAGES, f"'stages' must be {_STAGES} (B-10)")
-    # B-9: a majority is worth more the more valuable its colour is.
-    majority_raw = raw.get("majority_points")
-    _need(isinstance(majority_raw, dict), "'majority_points' must be an object colour -> points")
-    assert isinstance(majority_raw, dict)
-    _need(set(majority_raw) == set(COLOURS), f"'majority_points' must name exactly {', '.join(COLOURS)}")
-    majority = [_int(majority_raw, colour, "majority_points") for colour in COLOURS]
-    _need(all(p > 0 for p in majority), "'majority_points' must be positive")
-    _need(
-        all(a > b for a, b in itertools.pairwise(majority)),
-        "'majority_points' must fall with the colour's value (red > yellow > green > blue)",
-    )
-    workers_bonus = _int(raw, "workers_bonus", "top level")
-    _need(workers_bonus > 0, "'workers_bonus' must be positive")
-    tie_return = _int(raw, "tie_return", "top level")
-    _need(tie_return > 0, "'tie_return' must be positive")
-    # B-4: 39 cards, each with 1-4 workers, 4-7 points and 2-4 gems.
-    cards_raw = raw.get("bazaar_cards")
-    _need(isinstance(cards_raw, list), "'bazaar_cards' must be a list")
-    assert isinstance(cards_raw, list)
-    _need(len(cards_raw) == _CARD_COUNT, f"there must be {_CARD_COUNT} bazaar cards, found {len(cards_raw)}")
-    cards: list[Card] = []
-    for index, card_raw in enumerate(cards_raw):
-        where = f"bazaar_cards[{index}]"
-        _need(isinstance(card_raw, dict), f"{where} must be an object")
-        card_id = _int(card_raw, "id", where)
-        workers = _int(card_raw, "workers", where)
-        points = _int(card_raw, "points", where)
-        gems = _gems(card_raw.get("gems"), where)
-        where = f"card {card_id}"
-        _need(workers in _WORKERS, f"{where}: workers must be 1-4, found {workers}")
-        _need(points in _POINTS, f"{where}: victory points must be 4-7, found {points}")
-        _need(gems.total() in _GEMS_PER_CARD, f"{where}: a card shows 2-4 gems, found {gems.total()}")
-        cards.append(Card(id=card_id, workers=workers, points=points, gems=gems))
-    ids = [card.id for card in cards]
-    _need(len(set(ids)) == len(ids), "card ids must be unique")
-    return Components(
-        edition=edition,
-        gems_per_colour=gems_per_colour,
-        starting_gems_per_colour=starting,
-        stage_end_workers=stage_end_workers,
-        stages=stages,
-        majority_points=ColourPoints(
-            red=majority[0], yellow=majority[1], green=majority[2], blue=majority[3]
-        ),
-        workers_bonus=workers_bonus,
-        tie_return=tie_return,
-        cards=tuple(cards),
-    )
+    """An edition's data checked against the rulebook (B-2, B-4, B-9, B-10); ComponentDataError otherwise."""
+    return convert_component_data("basari", raw, Components)
 
 
 def load_components(name: str = "basari") -> Components:

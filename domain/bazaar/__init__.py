@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from domain.bazaar import rules, scoring, view
+from domain.bazaar import evolve, legal, rules, scoring, view
 from domain.bazaar.commands import BazaarCommand
 from domain.bazaar.events import BazaarEvent
 from domain.bazaar.options import BazaarOptions
@@ -28,11 +28,11 @@ GAME: Final = GameSpec[BazaarState](
     initial=BazaarState,
     deal=rules.setup,
     decide=rules.decide,
-    evolve=rules.evolve,
+    evolve=evolve.evolve,
     view=view.view,
     redact=view.redact,
-    pending=view.pending,
-    legal=view.legal,
+    pending=legal.pending,
+    legal=legal.legal,
     is_over=scoring.is_over,
     result=scoring.result,
     scoresheet=scoring.scoresheet,

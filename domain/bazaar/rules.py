@@ -1,4 +1,4 @@
-"""Z-1..Z-13: Bazaar's decider: the set-up, ``decide`` (validate a command, return its events) and ``evolve``.
+"""Z-1..Z-13: Bazaar's rules: the set-up and ``decide`` (validate a command, return its events).
 
 Turn structure, as this service plays it:
 
@@ -18,12 +18,10 @@ the game ends. Without the option that is right after the purchase.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import msgspec
 
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
-from domain.bazaar.components import CHOICE, EDITION, EXCHANGE_CARDS_IN_PLAY, STALLS_EMPTIED_TO_END, Stones
+from domain.bazaar.components import CHOICE, EDITION, EXCHANGE_CARDS_IN_PLAY, STALLS_EMPTIED_TO_END, covers
 from domain.bazaar.events import (
     BazaarDealt,
     ColourChosen,
@@ -40,44 +38,15 @@ from domain.bazaar.events import (
     TurnStarted,
     WareBought,
 )
+from domain.bazaar.evolve import evolve
 from domain.bazaar.options import BazaarOptions
 from domain.bazaar.scoring import points, stars_for
-from domain.bazaar.state import UNKNOWN_WARE, BazaarState, ScoreRow, Unscored
+from domain.bazaar.state import BazaarState
 from domain.core import Command, Event, GameConfig, Rejected, Rng
 
-__all__ = ["decide", "evolve", "setup"]
+__all__ = ["decide", "setup"]
 
 _replace = msgspec.structs.replace
-
-
-# --------------------------------------------------------------------------------------------- stones
-
-
-def _add(a: Stones, b: Stones) -> Stones:
-    """Two multisets of stones together."""
-    return tuple(x + y for x, y in zip(a, b, strict=False))
-
-
-def _sub(a: Stones, b: Stones) -> Stones:
-    """``b`` taken out of ``a``."""
-    return tuple(x - y for x, y in zip(a, b, strict=False))
-
-
-def _covers(have: Stones, need: Stones) -> bool:
-    """Whether ``have`` holds every stone of ``need``."""
-    return all(h >= n for h, n in zip(have, need, strict=False))
-
-
-def _one(colour: str) -> Stones:
-    """A single stone of ``colour``."""
-    return tuple(1 if c == colour else 0 for c in EDITION.colours)
-
-
-def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, ...]:
-    """``items`` with entry ``index`` replaced (out of range: unchanged)."""
-    if not 0 <= index < len(items):
-        return items
-    return (*items[:index], value, *items[index + 1 :])
 
 
 # --------------------------------------------------------------------------------------------- setup
@@ -141,10 +110,21 @@ def decide(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Ev
         raise Rejected("no_excess", rule="Z-10", detail="nobody is over the hand limit")
     if seat != state.current:
         raise Rejected("not_your_turn", rule="Z-1", detail=f"it is seat {state.current}'s turn")
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise Rejected("unknown_command", rule=None, detail=f"Bazaar has no command {type(command).__name__}")
-    return handler(state, seat, command, rng)
+    match command:
+        case Roll():
+            return _roll(state, seat, rng)
+        case ChooseColour(colour=colour):
+            return _choose_colour(state, seat, colour)
+        case Trade():
+            return _trade(state, seat, command)
+        case Buy(ware=ware):
+            return _buy(state, seat, ware)
+        case EndTurn():
+            return _end_turn(state, seat)
+        case _:
+            raise Rejected(
+                "unknown_command", rule=None, detail=f"Bazaar has no command {type(command).__name__}"
+            )
 
 
 def _must_act_now(state: BazaarState, what: str) -> None:
@@ -159,7 +139,7 @@ def _must_act_now(state: BazaarState, what: str) -> None:
         )
 
 
-def _roll(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+def _roll(state: BazaarState, seat: int, rng: Rng) -> list[Event]:
     """Z-5..Z-7: roll the die (drawn as ``rng.below(6)`` over the data's face order) and take the stone."""
     _must_act_now(state, "roll")
     face = EDITION.die_faces[rng.below(len(EDITION.die_faces))]
@@ -174,28 +154,26 @@ def _roll(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Eve
     return [rolled, *_after_action(evolve(state, rolled))]
 
 
-def _choose_colour(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+def _choose_colour(state: BazaarState, seat: int, colour: str) -> list[Event]:
     """Z-7: after *choice*, take one stone of a colour the bank still has."""
-    assert isinstance(command, ChooseColour)
     if state.phase != "choose_colour":
         raise Rejected("no_choice_rolled", rule="Z-7", detail="a colour is chosen only after rolling choice")
-    if command.colour not in EDITION.colours:
+    if colour not in EDITION.colours:
         raise Rejected(
-            "no_such_colour", rule="Z-2", detail=f"{command.colour!r} is not one of {list(EDITION.colours)}"
+            "no_such_colour", rule="Z-2", detail=f"{colour!r} is not one of {list(EDITION.colours)}"
         )
-    if state.bank[EDITION.colours.index(command.colour)] == 0:
+    if state.bank[EDITION.colours.index(colour)] == 0:
         raise Rejected(
             "bank_out_of_colour",
             rule="Z-7",
-            detail=f"the bank has no {command.colour} stone left; pick another",
+            detail=f"the bank has no {colour} stone left; pick another",
         )
-    chosen = ColourChosen(seat=seat, colour=command.colour)
+    chosen = ColourChosen(seat=seat, colour=colour)
     return [chosen, *_after_action(evolve(state, chosen))]
 
 
-def _trade(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+def _trade(state: BazaarState, seat: int, command: Trade) -> list[Event]:
     """Z-3, Z-6, Z-7: one trade by one equation in either direction, if both sides can pay."""
-    assert isinstance(command, Trade)
     _must_act_now(state, "trade")
     if state.first_turn:
         raise Rejected("first_turn_roll", rule="Z-6", detail="on your first turn you must roll the die")
@@ -212,11 +190,11 @@ def _trade(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Ev
     gives, takes = (
         (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)
     )
-    if not _covers(state.hands[seat], gives):
+    if not covers(state.hands[seat], gives):
         raise Rejected(
             "cannot_give", rule="Z-7", detail=f"you do not own the stones {EDITION.named(gives)} to give"
         )
-    if not _covers(state.bank, takes):
+    if not covers(state.bank, takes):
         raise Rejected(
             "bank_cannot_pay", rule="Z-7", detail=f"the bank does not hold the stones {EDITION.named(takes)}"
         )
@@ -236,9 +214,8 @@ def _after_action(state: BazaarState) -> list[Event]:
     return _end_turn_events(state, 0)
 
 
-def _buy(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+def _buy(state: BazaarState, seat: int, ware_id: int) -> list[Event]:
     """Z-8, Z-11, Z-13: buy a displayed ware after this turn's roll or trade, paying exactly its stones."""
-    assert isinstance(command, Buy)
     if state.solitaire:
         raise Rejected("no_purchase_in_solitaire", rule="Z-12", detail="solitaire has no purchases")
     if state.phase == "choose_colour":
@@ -255,11 +232,11 @@ def _buy(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Even
             detail=f"at most {state.purchases_allowed} purchase(s) per turn"
             + ("" if state.double_purchase else " (two only with the double-purchase option)"),
         )
-    stall = next((i for i, cards in enumerate(state.stalls) if cards and cards[0] == command.ware), None)
+    stall = next((i for i, cards in enumerate(state.stalls) if cards and cards[0] == ware_id), None)
     if stall is None:
-        raise Rejected("not_on_display", rule="Z-8", detail=f"ware {command.ware} is not on display")
-    ware = EDITION.wares[command.ware]
-    if not _covers(state.hands[seat], ware.stones):
+        raise Rejected("not_on_display", rule="Z-8", detail=f"ware {ware_id} is not on display")
+    ware = EDITION.wares[ware_id]
+    if not covers(state.hands[seat], ware.stones):
         raise Rejected(
             "cannot_pay",
             rule="Z-8",
@@ -300,7 +277,7 @@ def _settle(state: BazaarState, seat: int) -> list[Event]:
     ]
 
 
-def _end_turn(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+def _end_turn(state: BazaarState, seat: int) -> list[Event]:
     """Z-6, Z-8: the turn ends, after its roll or trade, with or without a purchase."""
     if state.phase == "choose_colour":
         raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
@@ -351,7 +328,7 @@ def _discard_excess(state: BazaarState, seat: int, command: DiscardExcess) -> li
             detail=f"only the excess goes back: {excess} stone(s), until seat {offender} holds "
             f"{EDITION.hand_limit}",
         )
-    if not _covers(state.hands[offender], stones):
+    if not covers(state.hands[offender], stones):
         raise Rejected(
             "offender_lacks", rule="Z-10", detail=f"seat {offender} does not hold {EDITION.named(stones)}"
         )
@@ -359,116 +336,3 @@ def _discard_excess(state: BazaarState, seat: int, command: DiscardExcess) -> li
     if sum(stones) == excess:
         events.append(TurnStarted(turn=state.turn + 1, seat=(offender + 1) % len(state.players)))
     return events
-
-
-_HANDLERS: dict[type[Command], Callable[[BazaarState, int, Command, Rng], list[Event]]] = {
-    Roll: _roll,
-    ChooseColour: _choose_colour,
-    Trade: _trade,
-    Buy: _buy,
-    EndTurn: _end_turn,
-}
-
-
-# --------------------------------------------------------------------------------------------- evolve
-
-
-def evolve(state: BazaarState, event: Event) -> BazaarState:
-    """Apply one event to a new state; never validates, never fails on a stored event, never mutates."""
-    match event:
-        case GameStarted(players=players, double_purchase=double):
-            none = EDITION.none()
-            return BazaarState(
-                players=tuple(players),
-                double_purchase=double,
-                hands=tuple(none for _ in players),
-                wares=tuple(() for _ in players),
-                scores=tuple(0 for _ in players),
-                turns_played=tuple(0 for _ in players),
-            )
-        case ExchangeDrawn(cards=cards):
-            return _replace(state, exchange=tuple(cards))
-        case BazaarDealt(displayed=displayed, sizes=sizes, face_down=face_down):
-            stalls: list[tuple[int, ...]] = []
-            for index, (top, size) in enumerate(zip(displayed, sizes, strict=False)):
-                hidden = face_down[index] if face_down is not None and index < len(face_down) else None
-                below = tuple(hidden) if hidden is not None else (UNKNOWN_WARE,) * max(size - 1, 0)
-                stalls.append((top, *below) if size > 0 else ())
-            return _replace(state, stalls=tuple(stalls))
-        case SolitaireWareDealt(ware=ware):
-            return _replace(state, solitaire_ware=ware)
-        case TurnStarted(turn=turn, seat=seat):
-            played = tuple(n + 1 if i == seat else n for i, n in enumerate(state.turns_played))
-            return _replace(
-                state,
-                turn=turn,
-                current=seat,
-                turns_played=played,
-                phase="roll_or_trade",
-                last_roll=None,
-                purchases=0,
-                unscored=(),
-                offender=None,
-                chooser=None,
-            )
-        case DieRolled(seat=seat, face=face, stone=stone, choose=choose):
-            rolled = _replace(state, last_roll=face, phase="choose_colour" if choose else "buy_or_end")
-            return _take(rolled, seat, _one(stone)) if stone is not None else rolled
-        case ColourChosen(seat=seat, colour=colour):
-            return _take(_replace(state, phase="buy_or_end"), seat, _one(colour))
-        case Traded(seat=seat, gave=gave, took=took):
-            gives, takes = EDITION.stones(gave), EDITION.stones(took)
-            traded = _take(_replace(state, phase="buy_or_end"), seat, takes)
-            return _give(traded, seat, gives)
-        case WareBought(seat=seat, ware=ware, stall=stall, paid=paid, stars=stars, revealed=revealed):
-            paid_state = _give(state, seat, EDITION.stones(paid))
-            stalls_now = list(paid_state.stalls)
-            if 0 <= stall < len(stalls_now):
-                rest = stalls_now[stall][1:]
-                if revealed is not None:  # the turned-up card, known even to a fold of redacted events
-                    rest = (revealed, *rest[1:])
-                stalls_now[stall] = rest
-            wares = tuple((*w, ware) if i == seat else w for i, w in enumerate(paid_state.wares))
-            return _replace(
-                paid_state,
-                stalls=tuple(stalls_now),
-                wares=wares,
-                purchases=paid_state.purchases + 1,
-                unscored=(*paid_state.unscored, Unscored(ware=ware, stars=stars)),
-            )
-        case PurchaseScored(seat=seat, turn=turn, ware=ware, stars=stars, stones_left=left, points=gained):
-            scores = tuple(s + gained if i == seat else s for i, s in enumerate(state.scores))
-            row = ScoreRow(turn=turn, seat=seat, ware=ware, stars=stars, stones_left=left, points=gained)
-            return _replace(
-                state,
-                scores=scores,
-                sheet=(*state.sheet, row),
-                unscored=tuple(u for u in state.unscored if u.ware != ware),
-            )
-        case TurnEnded():
-            return _replace(state, phase="turn_over")
-        case HandLimitBroken(offender=offender, chooser=chooser):
-            return _replace(state, phase="discard_excess", offender=offender, chooser=chooser)
-        case ExcessReturned(offender=offender, stones=stones):
-            return _give(state, offender, EDITION.stones(stones))
-        case GameEnded(reason=reason):
-            return _replace(state, phase="over", end_reason=reason)
-    return state
-
-
-def _take(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
-    """``seat`` takes ``stones`` from the bank."""
-    if not 0 <= seat < len(state.hands):
-        return state
-    return _replace(
-        state, bank=_sub(state.bank, stones), hands=_set(state.hands, seat, _add(state.hands[seat], stones))
-    )
-
-
-def _give(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
-    """``seat`` returns ``stones`` to the bank."""
-    if not 0 <= seat < len(state.hands):
-        return state
-    return _replace(
-        state, bank=_add(state.bank, stones), hands=_set(state.hands, seat, _sub(state.hands[seat], stones))
-    )

@@ -1,14 +1,37 @@
-"""The house component data (JSON), shipped with the package and loaded by each game's own validator."""
+"""The house component data (JSON), shipped with the package, and the one way a game reads it.
+
+Each game declares the shape of its data file as msgspec structs with their constraints (``msgspec.Meta``
+ranges and lengths, ``Literal`` fixed values, and a few cross-field checks in ``__post_init__`` where a type
+cannot say it); ``convert_component_data`` checks a file against that declaration.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
+
+__all__ = ["DATA_DIR", "ComponentDataError", "convert_component_data", "load_component_data"]
 
 DATA_DIR = Path(__file__).parent
 
+T = TypeVar("T")
+
+
+class ComponentDataError(ValueError):
+    """A component data file breaks its game's rulebook: the message names the game, the fault and where."""
+
 
 def load_component_data(name: str) -> Any:
-    """The parsed JSON of ``domain/data/<name>.json`` (validation is the game's own job)."""
+    """The parsed JSON of ``domain/data/<name>.json`` (unchecked: see ``convert_component_data``)."""
     return json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def convert_component_data(game: str, raw: Any, schema: type[T]) -> T:
+    """``raw`` as the declared ``schema`` of ``game``'s data; ComponentDataError naming the fault otherwise."""
+    try:
+        return msgspec.convert(raw, schema)
+    except msgspec.ValidationError as exc:
+        raise ComponentDataError(f"{game} component data: {exc}") from exc

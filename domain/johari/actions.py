@@ -38,12 +38,14 @@ from domain.johari.events import (
     TurnEnded,
 )
 from domain.johari.nobles import (
+    action_cost,
     colour_gems,
     has,
     hire_cost,
     hireable,
     is_slot_noble,
     payable_colours,
+    resolved_action,
 )
 from domain.johari.state import Player, State, Turn, card, with_player
 
@@ -65,7 +67,7 @@ def token_advance(state: State, seat: int, colour: str, steps: int) -> GemTokenA
 
 
 def _split(cards: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Cards split into (others, Prestige Cards): Prestige Cards are private (J-18)."""
+    """Cards split into (others, Prestige Cards): Prestige Cards are kept beside the display (J-13)."""
     return (
         tuple(c for c in cards if card(c).kind != "prestige"),
         tuple(c for c in cards if card(c).kind == "prestige"),
@@ -234,12 +236,30 @@ def sale_options(state: State, seat: int) -> list[Command]:
     )
 
 
+def protected(state: State, seat: int) -> bool:
+    """J-13 Bribe / J-16 baksheesh_protects: safe from fake discards from the reveal of the round the card was
+    played in (also against a sale resolved before it) to the end of the day.
+
+    A Bribe protects when it will be carried out: its player can pay it (nobody else moves their Gold
+    Token, so what they can pay at the reveal they can pay on their turn); a Baksheesh is always free.
+    """
+    player = state.players[seat]
+    if player.protected:
+        return True
+    if state.phase != "resolve" or state.round < 1:
+        return False
+    action = resolved_action(player, state.round)
+    if action == "bribe":
+        return player.gold >= action_cost(player, action, state.round)
+    return action == "baksheesh" and has(player, "baksheesh_protects")
+
+
 def supervisor(state: State, seller: int) -> list[Event]:
     """J-13: after a sale each other unprotected player with a fake discards one (their choice if several)."""
     owed: list[int] = []
     events: list[Event] = []
     for seat, player in enumerate(state.players):
-        if seat == seller or player.protected:
+        if seat == seller or protected(state, seat):
             continue
         fakes = [c for c in player.display if card(c).kind == "gem" and card(c).fake]
         if len(fakes) == 1:

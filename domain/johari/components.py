@@ -1,12 +1,16 @@
-"""Johari components (J-1..J-5): the 96 cards, the 24 Nobles and the house constants, validated at load."""
+"""Johari components (J-1..J-5): the 96 cards, the 24 Nobles and the house constants, declared and checked.
+
+The shape of ``domain/data/johari.json`` and the rulebook's ranges are declared as msgspec structs
+(``DataFile``, ``Card``, ``Noble``, ``ActionCosts``); ``load`` checks the file against them at import.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
-from domain.data import load_component_data
+from domain.data import ComponentDataError, convert_component_data, load_component_data
 
 __all__ = [
     "ACTIONS",
@@ -14,9 +18,12 @@ __all__ = [
     "COLOURS",
     "DATA",
     "STORES",
+    "Ability",
+    "ActionCosts",
     "Card",
     "ComponentDataError",
     "Data",
+    "DataFile",
     "Noble",
     "card_type",
     "load",
@@ -33,60 +40,76 @@ COLOURS: tuple[str, ...] = ("red", "blue", "green", "white")
 STORES: tuple[str, ...] = (*COLOURS, "gold")
 
 # J-16: every Noble ability this code implements (the data file must name only these).
-ALL_ABILITIES: frozenset[str] = frozenset(
-    {
-        "baksheesh_plus_one",
-        "baksheesh_protects",
-        "bribe_plus_gold",
-        "purchase_discount",
-        "slot_discount_1",
-        "gold_seven",
-        "trade_immediate",
-        "exchange_any_type",
-        "jeweler_three_types",
-        "collector_plus_one",
-        "collector_plus_two",
-        "sale_wild_card",
-        "sale_discard_instead",
-        "hire_two_fewer",
-        "hire_with_gold",
-        "slot_discount_2",
-        "prestige_5",
-        "prestige_6",
-        "prestige_7",
-        "prestige_8",
-        "prestige_cards_plus_one",
-        "two_per_type",
-        "advance_tokens",
-        "one_per_noble",
-    }
-)
+Ability = Literal[
+    "baksheesh_plus_one",
+    "baksheesh_protects",
+    "bribe_plus_gold",
+    "purchase_discount",
+    "slot_discount_1",
+    "gold_seven",
+    "trade_immediate",
+    "exchange_any_type",
+    "jeweler_three_types",
+    "collector_plus_one",
+    "collector_plus_two",
+    "sale_wild_card",
+    "sale_discard_instead",
+    "hire_two_fewer",
+    "hire_with_gold",
+    "slot_discount_2",
+    "prestige_5",
+    "prestige_6",
+    "prestige_7",
+    "prestige_8",
+    "prestige_cards_plus_one",
+    "two_per_type",
+    "advance_tokens",
+    "one_per_noble",
+]
+ALL_ABILITIES: frozenset[str] = frozenset(get_args(Ability))
+
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+Positive = Annotated[int, msgspec.Meta(ge=1)]
 
 
-class ComponentDataError(ValueError):
-    """The house data file breaks the component rules (J-2, J-4, J-5)."""
-
-
-class Card(msgspec.Struct, frozen=True, kw_only=True):
-    """One of the 96 cards (J-2): a gem card (colour, gems, fake), a Gold Card or a Prestige Card."""
+class Card(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One of the 96 cards (J-2): a gem card (colour, 1-3 gems, fake or not), a Gold Card or a Prestige Card."""
 
     id: int
-    kind: str  # "gem", "gold" or "prestige"
-    colour: str | None = None
-    gems: int = 0
+    kind: Literal["gem", "gold", "prestige"]
+    colour: Literal["red", "blue", "green", "white"] | None = None
+    gems: Annotated[int, msgspec.Meta(ge=0, le=3)] = 0
     fake: bool = False
-    gold: int = 0
-    prestige: int = 0
+    gold: NonNegative = 0
+    prestige: NonNegative = 0
+
+    def __post_init__(self) -> None:
+        """J-2: a gem card has a colour and 1-3 gems; a Gold or Prestige Card its positive value only."""
+        shape = {
+            "gem": self.colour is not None and self.gems >= 1 and not self.gold and not self.prestige,
+            "gold": self.colour is None
+            and not self.gems
+            and not self.fake
+            and self.gold >= 1
+            and not self.prestige,
+            "prestige": self.colour is None
+            and not self.gems
+            and not self.fake
+            and not self.gold
+            and self.prestige >= 1,
+        }
+        if not shape[self.kind]:
+            raise ValueError(f"card {self.id}: a {self.kind} card has the wrong fields (J-2)")
 
 
-class Noble(msgspec.Struct, frozen=True, kw_only=True):
+class Noble(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One of the 24 Nobles (J-4, J-16): back 1..3, an ability name, its prestige points."""
 
     id: int
-    back: int
-    ability: str
-    text: str
-    prestige: int
+    back: Literal[1, 2, 3]
+    ability: Ability
+    text: str = ""
+    prestige: NonNegative
 
 
 class Data(msgspec.Struct, frozen=True, kw_only=True):
@@ -131,122 +154,74 @@ def parse_place(name: str, booths: int) -> int | None:
     return None
 
 
-def _fail(detail: str) -> ComponentDataError:
-    return ComponentDataError(f"johari.json: {detail}")
+class ActionCosts(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """J-13: the cost of each action card; the Doppelganger has none of its own (it costs the previous card)."""
+
+    purchase: NonNegative
+    sale: NonNegative
+    trade: NonNegative
+    baksheesh: NonNegative
+    bribe: NonNegative
+    exchange: NonNegative
+    doppelganger: None
 
 
-def _int(raw: Any, what: str) -> int:
-    if not isinstance(raw, int) or isinstance(raw, bool):
-        raise _fail(f"{what} must be an integer, got {raw!r}")
-    return raw
+class DataFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``domain/data/johari.json`` as the rulebook allows it (J-2 cards, J-4 Nobles, J-5 tracks, J-10)."""
+
+    game: Literal["johari"]
+    edition: str = ""
+    note: str = ""
+    colours: tuple[
+        Literal["red"], Literal["blue"], Literal["green"], Literal["white"]
+    ]  # J-2, in COLOURS order
+    market_days: Positive
+    rounds_per_day: Literal[3]  # J-10
+    gold_start: NonNegative
+    gold_max: NonNegative
+    prestige_track_max: Positive
+    noble_space_costs: Annotated[
+        dict[Literal["1", "2", "3", "4", "5"], NonNegative], msgspec.Meta(min_length=5)
+    ]
+    nobles_per_back_in_play: Annotated[int, msgspec.Meta(ge=1, le=8)]
+    slot_discounts: tuple[NonNegative | None, NonNegative | None, NonNegative | None]  # J-12
+    action_costs: ActionCosts
+    gem_cards: Annotated[tuple[Card, ...], msgspec.Meta(min_length=96, max_length=96)]  # J-2
+    nobles: Annotated[tuple[Noble, ...], msgspec.Meta(min_length=24, max_length=24)]  # J-4
+
+    def __post_init__(self) -> None:
+        """The checks across fields: unique ids, eight Nobles a back, every ability once, the gold track."""
+        for what, ids in (("card", [c.id for c in self.gem_cards]), ("noble", [n.id for n in self.nobles])):
+            twice = sorted({i for i in ids if ids.count(i) > 1})
+            if twice:
+                raise ValueError(f"{what} id {twice[0]} is not unique")
+        for back in (1, 2, 3):
+            if sum(1 for n in self.nobles if n.back == back) != 8:
+                raise ValueError(f"there must be eight Nobles with back {back} (J-4)")
+        if {n.ability for n in self.nobles} != ALL_ABILITIES:
+            raise ValueError("every one of the 24 Noble abilities must appear exactly once (J-16)")
+        if not self.gold_start <= self.gold_max:
+            raise ValueError("gold_start must lie on the gold track (J-5)")
+        if 3 * self.nobles_per_back_in_play != self.market_days + 2:
+            raise ValueError("nobles in play must be two on the track plus one per Market Day (J-6, J-15)")
 
 
 def load(raw: Any = None) -> Data:
-    """Load and validate the house data (J-2 cards, J-4 Nobles, J-5 tracks); raise ComponentDataError."""
-    raw = load_component_data("johari") if raw is None else raw
-    if not isinstance(raw, dict):
-        raise _fail("top level must be an object")
-    if list(raw.get("colours", [])) != list(COLOURS):
-        raise _fail(f"colours must be {list(COLOURS)}")
-    cards: dict[int, Card] = {}
-    raw_cards = raw.get("gem_cards")
-    if not isinstance(raw_cards, list) or len(raw_cards) != 96:
-        raise _fail("gem_cards must list exactly 96 cards (J-2)")
-    for entry in raw_cards:
-        if not isinstance(entry, dict):
-            raise _fail(f"card entry {entry!r} is not an object")
-        cid = _int(entry.get("id"), "card id")
-        if cid in cards:
-            raise _fail(f"card id {cid} is not unique")
-        kind = entry.get("kind")
-        if kind == "gem":
-            colour = entry.get("colour")
-            if colour not in COLOURS:
-                raise _fail(f"card {cid}: unknown colour {colour!r}")
-            gems = _int(entry.get("gems"), f"card {cid} gems")
-            if not 1 <= gems <= 3:
-                raise _fail(f"card {cid}: gems must be 1..3")
-            fake = entry.get("fake")
-            if not isinstance(fake, bool):
-                raise _fail(f"card {cid}: fake must be a boolean")
-            cards[cid] = Card(id=cid, kind="gem", colour=colour, gems=gems, fake=fake)
-        elif kind == "gold":
-            amount = _int(entry.get("gold"), f"card {cid} gold")
-            if amount < 1:
-                raise _fail(f"card {cid}: gold must be positive")
-            cards[cid] = Card(id=cid, kind="gold", gold=amount)
-        elif kind == "prestige":
-            points = _int(entry.get("prestige"), f"card {cid} prestige")
-            if points < 1:
-                raise _fail(f"card {cid}: prestige must be positive")
-            cards[cid] = Card(id=cid, kind="prestige", prestige=points)
-        else:
-            raise _fail(f"card {cid}: kind must be gem, gold or prestige, got {kind!r}")
-    nobles: dict[int, Noble] = {}
-    raw_nobles = raw.get("nobles")
-    if not isinstance(raw_nobles, list) or len(raw_nobles) != 24:
-        raise _fail("nobles must list exactly 24 Nobles (J-4)")
-    for entry in raw_nobles:
-        if not isinstance(entry, dict):
-            raise _fail(f"noble entry {entry!r} is not an object")
-        nid = _int(entry.get("id"), "noble id")
-        if nid in nobles:
-            raise _fail(f"noble id {nid} is not unique")
-        ability = entry.get("ability")
-        if ability not in ALL_ABILITIES:
-            raise _fail(f"noble {nid}: unknown ability {ability!r}")
-        back = _int(entry.get("back"), f"noble {nid} back")
-        nobles[nid] = Noble(
-            id=nid,
-            back=back,
-            ability=str(ability),
-            text=str(entry.get("text", "")),
-            prestige=_int(entry.get("prestige"), f"noble {nid} prestige"),
-        )
-    for back in (1, 2, 3):
-        if sum(1 for n in nobles.values() if n.back == back) != 8:
-            raise _fail(f"there must be eight Nobles with back {back} (J-4)")
-    if {n.ability for n in nobles.values()} != ALL_ABILITIES:
-        raise _fail("every one of the 24 Noble abilities must appear exactly once (J-16)")
-    raw_costs = raw.get("noble_space_costs")
-    if not isinstance(raw_costs, dict) or sorted(raw_costs) != ["1", "2", "3", "4", "5"]:
-        raise _fail("noble_space_costs must give a cost for spaces 1..5 (J-4)")
-    space_costs = {int(k): _int(v, f"noble_space_costs[{k}]") for k, v in raw_costs.items()}
-    raw_actions = raw.get("action_costs")
-    if not isinstance(raw_actions, dict) or sorted(raw_actions) != sorted(ACTIONS):
-        raise _fail(f"action_costs must name exactly {list(ACTIONS)} (J-13)")
-    action_costs: dict[str, int | None] = {}
-    for name, value in raw_actions.items():
-        if name == "doppelganger":
-            if value is not None:
-                raise _fail("the doppelganger has no cost of its own (J-13)")
-            action_costs[name] = None
-        else:
-            action_costs[name] = _int(value, f"action_costs[{name}]")
-    raw_slots = raw.get("slot_discounts")
-    if not isinstance(raw_slots, list) or len(raw_slots) != 3:
-        raise _fail("slot_discounts must have three entries (J-12)")
-    slots = tuple(None if s is None else _int(s, "slot discount") for s in raw_slots)
-    data = Data(
-        cards=cards,
-        nobles=nobles,
-        market_days=_int(raw.get("market_days"), "market_days"),
-        rounds_per_day=_int(raw.get("rounds_per_day"), "rounds_per_day"),
-        gold_start=_int(raw.get("gold_start"), "gold_start"),
-        gold_max=_int(raw.get("gold_max"), "gold_max"),
-        track_max=_int(raw.get("prestige_track_max"), "prestige_track_max"),
-        noble_space_costs=space_costs,
-        nobles_per_back=_int(raw.get("nobles_per_back_in_play"), "nobles_per_back_in_play"),
-        slot_discounts=slots,
-        action_costs=action_costs,
+    """The house data (default: ``domain/data/johari.json``) checked against ``DataFile``; ComponentDataError."""
+    data = convert_component_data("johari", load_component_data("johari") if raw is None else raw, DataFile)
+    return Data(
+        cards={c.id: c for c in data.gem_cards},
+        nobles={n.id: n for n in data.nobles},
+        market_days=data.market_days,
+        rounds_per_day=data.rounds_per_day,
+        gold_start=data.gold_start,
+        gold_max=data.gold_max,
+        track_max=data.prestige_track_max,
+        noble_space_costs={int(space): cost for space, cost in data.noble_space_costs.items()},
+        nobles_per_back=data.nobles_per_back_in_play,
+        slot_discounts=data.slot_discounts,
+        action_costs=msgspec.structs.asdict(data.action_costs),
     )
-    if not 0 <= data.gold_start <= data.gold_max:
-        raise _fail("gold_start must lie on the gold track (J-5)")
-    if data.track_max < 1 or data.rounds_per_day != 3 or data.market_days < 1:
-        raise _fail("prestige_track_max, rounds_per_day (3) or market_days out of range (J-5, J-10)")
-    if not 1 <= data.nobles_per_back <= 8 or 3 * data.nobles_per_back != data.market_days + 2:
-        raise _fail("nobles in play must be two on the track plus one per Market Day (J-6, J-15)")
-    return data
 
 
 DATA: Data = load()

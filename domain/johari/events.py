@@ -32,13 +32,12 @@ class DiscardReshuffled(Event, tag="discard_reshuffled", kw_only=True, frozen=Tr
 
 
 class SetupCardPicked(Event, tag="setup_card_picked", kw_only=True, frozen=True):
-    """J-8: a player took one face-up card into their display (a Prestige Card is shown only as a count)."""
+    """J-8: a player took one face-up card into their display (a Prestige Card into their Prestige Cards)."""
 
     seat: int
     place: str
     cards: tuple[int, ...]
     prestige_cards: tuple[int, ...]
-    hidden_prestige: int = 0
 
 
 class DayStarted(Event, tag="day_started", kw_only=True, frozen=True):
@@ -75,7 +74,8 @@ class ActionCardsRevealed(Event, tag="action_cards_revealed", kw_only=True, froz
 
 
 class TurnStarted(Event, tag="turn_started", kw_only=True, frozen=True):
-    """J-11/J-12: the richest player resolves ``action`` (Doppelganger: the repeated one) at ``cost``."""
+    """J-11/J-12: the richest player resolves ``action`` (Doppelganger: the repeated one) at ``cost``; their
+    Gold Token changes row, so it goes on top of the tokens on its space."""
 
     seat: int
     card: str
@@ -84,7 +84,8 @@ class TurnStarted(Event, tag="turn_started", kw_only=True, frozen=True):
 
 
 class ActionSkipped(Event, tag="action_skipped", kw_only=True, frozen=True):
-    """J-12/J-19: the action was skipped, nothing paid (``cannot_pay`` or ``no_legal_choice``)."""
+    """J-12/J-19: the action was skipped, nothing paid (``cannot_pay`` or ``no_legal_choice``); the Gold Token
+    still changes row and goes on top of the tokens on its space (J-11)."""
 
     seat: int
     card: str
@@ -102,14 +103,14 @@ class GoldChanged(Event, tag="gold_changed", kw_only=True, frozen=True):
 
 
 class CardsTaken(Event, tag="cards_taken", kw_only=True, frozen=True):
-    """J-13 Purchase/Trade: all cards of a place went to the display or Trade card (``to``)."""
+    """J-13 Purchase/Trade: all cards of a place went to the display (Prestige Cards to the player's Prestige
+    Cards), or all of them, Prestige and Gold Cards included, onto the Trade card (``to``)."""
 
     seat: int
     place: str
     to: str  # "display" or "trade"
     cards: tuple[int, ...]
     prestige_cards: tuple[int, ...]
-    hidden_prestige: int = 0
 
 
 class GoldCardCashed(Event, tag="gold_card_cashed", kw_only=True, frozen=True):
@@ -173,7 +174,8 @@ class CardDiscardedForAdvance(Event, tag="card_discarded_for_advance", kw_only=T
 
 
 class ProtectionGained(Event, tag="protection_gained", kw_only=True, frozen=True):
-    """J-13 Bribe / J-16 baksheesh_protects: the player loses no fake gems for the rest of the day."""
+    """J-13 Bribe / J-16 baksheesh_protects: the player loses no fake gems for the rest of the day (they were
+    already safe since the reveal of this round, see ``actions.protected``)."""
 
     seat: int
 
@@ -219,14 +221,13 @@ class ExchangeCardChosen(Event, tag="exchange_card_chosen", kw_only=True, frozen
 
 
 class CardsExchanged(Event, tag="cards_exchanged", kw_only=True, frozen=True):
-    """J-13 Exchange: ``given`` went to ``given_to``; ``taken`` came from ``place`` (Prestige hidden)."""
+    """J-13 Exchange: ``given`` went to ``given_to``; ``taken`` came from ``place``."""
 
     seat: int
     given: int
     given_to: str
     place: str
-    taken: int | None
-    hidden_prestige: int = 0
+    taken: int
 
 
 class TurnEnded(Event, tag="turn_ended", kw_only=True, frozen=True):

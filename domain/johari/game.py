@@ -37,11 +37,8 @@ def result(state: State) -> Result:
 
 
 def scoresheet(state: State) -> ScoreSheet:
-    """J-17: gold, Gem Tokens, Nobles, Prestige Cards, end-game bonuses, total; the winners' row.
-
-    While the game runs, Prestige Card values are secret (J-18): that column is empty and the total
-    counts only what is public.
-    """
+    """J-17: gold, Gem Tokens, Nobles, Prestige Cards (public, J-18), end-game bonuses, total; the winners'
+    row once the game is over."""
     final = state.phase == "over"
     columns = (
         "player",
@@ -66,9 +63,9 @@ def scoresheet(state: State) -> ScoreSheet:
                 *s.tokens,
                 nobles,
                 s.noble_points,
-                s.prestige_cards if final else None,
+                s.prestige_cards,
                 bonuses,
-                s.total if final else s.total - s.prestige_cards,
+                s.total,
                 s.tiebreak,
             )
         )

@@ -160,6 +160,12 @@ def _place(state: State, name: str) -> int:
     return 0 if index is None else index
 
 
+def _on_top(state: State, seat: int) -> State:
+    """J-11: the seat's Gold Token goes on top of the tokens on its space (a move, or a change of row)."""
+    counter = state.stamp_counter + 1
+    return replace(_player_update(state, seat, stamp=counter), stamp_counter=counter)
+
+
 def evolve(state: State, event: Event) -> State:
     """Apply one event (never validates, never mutates ``state``)."""
     match event:
@@ -225,13 +231,13 @@ def evolve(state: State, event: Event) -> State:
         case TurnStarted():
             stage = event.action
             return replace(
-                state,
+                _on_top(state, event.seat),
                 turn=Turn(
                     seat=event.seat, card=event.card, action=event.action, cost=event.cost, stage=stage
                 ),
             )
         case ActionSkipped():
-            return _player_update(state, event.seat, acted=True)
+            return _player_update(_on_top(state, event.seat), event.seat, acted=True)
         case TurnEnded():
             return replace(_player_update(state, event.seat, acted=True), turn=None)
         case GoldChanged():
@@ -239,20 +245,24 @@ def evolve(state: State, event: Event) -> State:
             if event.gold == p.gold:
                 return state
             # J-11/J-12: a token that moves goes on top of the stack on its new space.
-            state = _player_update(state, event.seat, gold=event.gold, stamp=state.stamp_counter + 1)
-            return replace(state, stamp_counter=state.stamp_counter + 1)
+            return _player_update(_on_top(state, event.seat), event.seat, gold=event.gold)
         case CardsTaken():
             index = _place(state, event.place)
             state = _set_market(
                 state, index, _remove(state.market[index], *event.cards, *event.prestige_cards)
             )
             p = state.players[event.seat]
-            p = replace(p, prestige=p.prestige + event.prestige_cards)
             if event.to == "trade":
-                p = replace(p, trade=p.trade + event.cards)
+                # J-13 Trade: every card taken, Prestige and Gold Cards included, waits on the Trade card.
+                p = replace(p, trade=p.trade + event.cards + event.prestige_cards)
             else:
                 gold_cards = tuple(c for c in event.cards if card(c).kind == "gold")
-                p = replace(p, display=p.display + event.cards, cashable=p.cashable + gold_cards)
+                p = replace(
+                    p,
+                    display=p.display + event.cards,
+                    prestige=p.prestige + event.prestige_cards,
+                    cashable=p.cashable + gold_cards,
+                )
             return with_player(state, event.seat, p)
         case GoldCardCashed():
             p = state.players[event.seat]
@@ -327,25 +337,27 @@ def evolve(state: State, event: Event) -> State:
             taken = event.taken
             p = state.players[event.seat]
             p = replace(p, display=_remove(p.display, event.given), prestige=_remove(p.prestige, event.given))
-            if taken is not None:
-                if card(taken).kind == "prestige":
-                    p = replace(p, prestige=(*p.prestige, taken))
-                else:
-                    p = replace(p, display=(*p.display, taken))
-                source = _place(state, event.place)
-                state = _set_market(state, source, _remove(state.market[source], taken))
+            if card(taken).kind == "prestige":
+                p = replace(p, prestige=(*p.prestige, taken))
+            else:
+                p = replace(p, display=(*p.display, taken))
+            source = _place(state, event.place)
+            state = _set_market(state, source, _remove(state.market[source], taken))
             target = _place(state, event.given_to)
             state = _set_market(state, target, (*state.market[target], event.given))
             return with_player(state, event.seat, p)
         case DayEnded():
 
             def end_day(p: Player) -> Player:
+                """J-14: the Trade card's cards join the display (Prestige Cards the Prestige Cards)."""
                 gold_cards = tuple(c for c in p.trade if card(c).kind == "gold")
+                prestige = tuple(c for c in p.trade if card(c).kind == "prestige")
                 return replace(
                     p,
                     hand=ACTIONS,
                     slots=(None, None, None),
-                    display=p.display + p.trade,
+                    display=p.display + _remove(p.trade, *prestige),
+                    prestige=p.prestige + prestige,
                     trade=(),
                     cashable=p.cashable + gold_cards,
                     protected=False,

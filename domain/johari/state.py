@@ -37,8 +37,10 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     stamp: int  # height on the gold track: on equal gold the higher stamp is higher in the stack (J-11)
     tokens: tuple[int, ...] = (0, 0, 0, 0)  # Gem Token positions by COLOURS
     display: tuple[int, ...] = ()  # gem and Gold Cards
-    prestige: tuple[int, ...] = ()  # Prestige Cards (part of the display, but private: J-18)
-    trade: tuple[int, ...] = ()  # cards on the Trade card until the end of the day (J-13)
+    prestige: tuple[int, ...] = ()  # Prestige Cards, kept beside the display (public, J-13/J-18)
+    trade: tuple[
+        int, ...
+    ] = ()  # every card on the Trade card, Prestige Cards included, until the day ends (J-13)
     hand: tuple[str, ...] = ACTIONS
     slots: tuple[str | None, ...] = (None, None, None)
     nobles: tuple[int, ...] = ()

@@ -1,20 +1,15 @@
-"""What a seat may see (J-18): the public board plus the viewer's own secrets; events redacted likewise."""
+"""What a seat may see (J-18): the public board plus the viewer's own hand and played card; events redacted
+likewise (the draw pile, the Noble stack and unrevealed action cards are the only secrets)."""
 
 from __future__ import annotations
 
 import msgspec
 
 from domain.core import Event
+from domain.johari.actions import protected
 from domain.johari.components import COLOURS, DATA, place_name
-from domain.johari.events import (
-    ActionCardPlayed,
-    CardsExchanged,
-    CardsTaken,
-    DiscardReshuffled,
-    GameStarted,
-    SetupCardPicked,
-)
-from domain.johari.state import State, card, gold_order
+from domain.johari.events import ActionCardPlayed, DiscardReshuffled, GameStarted
+from domain.johari.state import State, gold_order
 
 HIDDEN = "hidden"
 
@@ -37,7 +32,7 @@ class TurnView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
-    """One player's board as the viewer may see it (Prestige Cards: count only unless it is the viewer)."""
+    """One player's board as the viewer may see it (Prestige Cards are public, J-13/J-18)."""
 
     seat: int
     name: str
@@ -45,13 +40,12 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     gem_tokens: dict[str, int]
     display: tuple[int, ...]
     trade_card: tuple[int, ...]
-    prestige_count: int
-    prestige_cards: tuple[int, ...] | None  # the viewer's own only
+    prestige_cards: tuple[int, ...]
     hand: tuple[str, ...] | None  # the viewer's own only
     slots: tuple[str | None, ...]  # "hidden": another player's card played but not yet revealed
     nobles: tuple[int, ...]
     noble_slots: tuple[tuple[int, int], ...]
-    protected: bool
+    protected: bool  # J-13: safe from fake discards (from the reveal of a Bribe's round)
     acted: bool
     cashable: tuple[int, ...]
     owes_fake: bool
@@ -79,7 +73,7 @@ class JohariView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def view(state: State, seat: int | None) -> JohariView:
-    """J-18: everything public, plus the viewer's own played card and Prestige Cards."""
+    """J-18: everything public, plus the viewer's own hand and played card."""
     players = []
     for index, p in enumerate(state.players):
         own = seat == index or state.phase == "over"
@@ -94,13 +88,12 @@ def view(state: State, seat: int | None) -> JohariView:
                 gem_tokens=dict(zip(COLOURS, p.tokens, strict=True)),
                 display=p.display,
                 trade_card=p.trade,
-                prestige_count=len(p.prestige),
-                prestige_cards=p.prestige if own else None,
+                prestige_cards=p.prestige,
                 hand=p.hand if own else None,
                 slots=tuple(slots),
                 nobles=p.nobles,
                 noble_slots=p.noble_slots,
-                protected=p.protected,
+                protected=protected(state, index),
                 acted=p.acted,
                 cashable=p.cashable,
                 owes_fake=p.owes_fake,
@@ -146,7 +139,7 @@ def view(state: State, seat: int | None) -> JohariView:
 
 
 def redact(event: Event, seat: int | None) -> Event:
-    """J-18: hide the pile and Noble stack order, unrevealed plays and other players' Prestige Cards."""
+    """J-18: hide the pile and Noble stack order and the action cards not yet revealed."""
     match event:
         case GameStarted():
             return msgspec.structs.replace(event, draw_pile=(), noble_stack=())
@@ -154,11 +147,4 @@ def redact(event: Event, seat: int | None) -> Event:
             return msgspec.structs.replace(event, draw_pile=())
         case ActionCardPlayed() if event.seat != seat:
             return msgspec.structs.replace(event, card=None)
-        case SetupCardPicked() | CardsTaken() if event.seat != seat and event.prestige_cards:
-            return msgspec.structs.replace(
-                event, prestige_cards=(), hidden_prestige=len(event.prestige_cards)
-            )
-        case CardsExchanged() if event.seat != seat and event.taken is not None:
-            if card(event.taken).kind == "prestige":
-                return msgspec.structs.replace(event, taken=None, hidden_prestige=1)
     return event

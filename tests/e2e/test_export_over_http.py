@@ -68,13 +68,13 @@ def _remove_event(document: dict[str, Any]) -> None:
 
 TAMPERINGS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("event-data", _change_event_data, "does not match its hash"),
-    ("hash", _change_hash, "hash chain broken at version 11: version 11 does not match its hash"),
-    ("seed", _change_seed, "the revealed seed does not match the published commitment"),
-    ("result", _change_result, "the result does not follow from the events"),
+    ("hash", _change_hash, "chain_broken: at version 11: version 11 does not match its hash"),
+    ("seed", _change_seed, "seed_mismatch: the seed does not match the published commitment"),
+    ("result", _change_result, "result_mismatch: the result does not follow from the events"),
     (
         "removed-event",
         _remove_event,
-        "hash chain broken at version 31: version 31 is missing (found 32 next)",
+        "chain_broken: at version 31: version 31 is missing (found 32 next)",
     ),
 ]
 

@@ -254,7 +254,8 @@ def johari_mid_play(loaded: Loaded) -> bool:
 
 
 def johari_prestige_mid_play(loaded: Loaded) -> bool:
-    """J-10 and J-18 at once: a seat holds Prestige Cards while another's card is still face down."""
+    """J-10 with J-18's public Prestige Cards: a seat holds some (shown to all) while another's card is still
+    face down (the only secret of the moment besides the pile and Noble stack)."""
     return johari_mid_play(loaded) and any(p.prestige for p in loaded.state.players)
 
 

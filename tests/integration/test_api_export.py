@@ -11,12 +11,14 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
+from domain.core import fold
 from domain.registry import all_games
-from service.audit import NotAnExport, read_export, verify_export, verify_file
+from service.audit import LEGACY_NOTE, NotAnExport, chain_key, read_export, verify_export, verify_file
 from service.settings import Settings
 from tests.support.client_play import create_game, play_to_end
 
@@ -67,7 +69,7 @@ async def test_the_export_is_self_contained_and_holds_no_token(
 ) -> None:
     game_id, raw = finished["game_id"], finished["raw"]
     document = json.loads(raw)
-    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 1
+    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 2
     assert (document["game_id"], document["game"], document["seed"]) == (game_id, "basari", "export-seed")
     assert [seat["name"] for seat in document["seats"]] == ["player-0", "player-1", "player-2"]
     assert all(token not in raw.decode() for token in finished["tokens"])
@@ -84,7 +86,12 @@ async def test_the_export_is_self_contained_and_holds_no_token(
     assert (
         document["scoresheet"]["rows"] == (await client.get(f"/v1/games/{game_id}/scoresheet")).json()["rows"]
     )
-    assert problems_of(document) == []
+    assert document["chain_keyed"] is True
+    assert document["events"][0]["command"] is None  # the opening: dealt from the seed, by no command
+    moves = [e for e in document["events"] if e["command"] is not None]
+    assert moves and all(set(e["command"]) == {"seat", "command"} for e in moves)
+    findings = verify_export(read_export(raw), all_games())
+    assert findings.problems == [] and findings.moves_ok and findings.moves_checked == len(moves)
 
 
 async def test_a_running_game_cannot_be_exported(client: AsyncTestClient[Any]) -> None:
@@ -117,40 +124,123 @@ def _edit_event_data(document: dict[str, Any]) -> None:
     data[key] += 1
 
 
-def _rewrite_history_tail(document: dict[str, Any]) -> None:
-    """Drop the last event and make the hashes and head consistent again: the chain holds, the replay does
-    not reach the end the document claims."""
+def _rechain(document: dict[str, Any]) -> None:
+    """Recompute every hash and the head as the forger would (the seed, hence the chain key, is public)."""
     from eventstore import GENESIS_HASH, event_hash
 
-    document["events"].pop()
+    key = chain_key(document["seed"])
     previous = GENESIS_HASH
-    for event in document["events"]:
+    for version, event in enumerate(document["events"], start=1):
+        event["version"] = version
         data = json.dumps(event["data"], separators=(",", ":"), ensure_ascii=False).encode()
         previous = event_hash(
-            previous, document["game_id"], event["version"], event["type"], event["schema_version"], data
+            previous, document["game_id"], version, event["type"], event["schema_version"], data, key
         )
         event["hash"] = previous.hex()
     document["version"] = len(document["events"])
     document["head_hash"] = previous.hex()
 
 
+def _restate_result(document: dict[str, Any]) -> None:
+    """Make the result and score sheet the ones the (forged) events replay to."""
+    game = all_games()[document["game"]]
+    decoder = msgspec.json.Decoder(game.event_type)
+    state = fold(game, [decoder.decode(json.dumps(e["data"])) for e in document["events"]])
+    document["result"] = msgspec.to_builtins(game.result(state))
+    document["scoresheet"] = msgspec.to_builtins(game.scoresheet(state))
+
+
+def _rewrite_history_tail(document: dict[str, Any]) -> None:
+    """Drop the last event and make the hashes and head consistent again: the chain holds, the replay does
+    not reach the end the document claims."""
+    document["events"].pop()
+    _rechain(document)
+
+
+def _forged(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """``edit``, then the chain, head, result and score sheet recomputed to fit: only re-deciding the moves
+    can tell."""
+
+    def forge(document: dict[str, Any]) -> None:
+        edit(document)
+        _rechain(document)
+        _restate_result(document)
+
+    return forge
+
+
+def _rig_a_draw(document: dict[str, Any]) -> None:
+    """Swap two cards of the first reshuffle after the opening (a draw decided by a move's Rng)."""
+    opening = next(i for i, e in enumerate(document["events"]) if e["command"] is not None)
+    for event in document["events"][opening:]:
+        if event["type"] != "pile_shuffled":
+            continue
+        for value in event["data"].values():
+            if isinstance(value, list) and len(set(map(str, value))) > 1:
+                value[0], value[-1] = value[-1], value[0]
+                return
+    raise AssertionError("no draw to rig")
+
+
+def _raise_a_score(document: dict[str, Any]) -> None:
+    """Add one to the first number of the last event that carries one (a score at the end of the game)."""
+    for event in reversed(document["events"]):
+        for key, value in event["data"].items():
+            if isinstance(value, int) and not isinstance(value, bool) and key not in ("seat", "round"):
+                event["data"][key] = value + 1
+                return
+    raise AssertionError("no number to change")
+
+
+def _wrong_seat(document: dict[str, Any]) -> None:
+    """Credit a move to the next seat."""
+    move = next(e for e in document["events"] if e["command"] is not None)
+    move["command"]["seat"] = (move["command"]["seat"] + 1) % len(document["seats"])
+
+
+def _drop_a_move(document: dict[str, Any]) -> None:
+    """Remove a whole move (its command and every event it produced) from the middle of the game."""
+    events = document["events"]
+    starts = [i for i, e in enumerate(events) if e["command"] is not None]
+    first, after = starts[len(starts) // 2], starts[len(starts) // 2 + 1]
+    del events[first:after]
+
+
+def _drop_a_command(document: dict[str, Any]) -> None:
+    """Keep a move's events but not the command that produced them."""
+    next(e for e in document["events"] if e["command"] is not None)["command"] = None
+
+
+def _replace_a_command(document: dict[str, Any]) -> None:
+    """Store something that is no command of the game as a move's command."""
+    next(e for e in document["events"] if e["command"] is not None)["command"]["command"] = {"type": "nope"}
+
+
 TAMPERINGS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
-    ("event data", _edit_event_data, "hash chain broken at version 6: version 6 does not match its hash"),
-    ("event hash", _set(["events", 3, "hash"], "00" * 32), "hash chain broken at version 4"),
-    ("event type", _set(["events", 2, "type"], "something_else"), "hash chain broken at version 3"),
-    ("schema version", _set(["events", 2, "schema_version"], 2), "hash chain broken at version 3"),
-    ("head hash", _set(["head_hash"], "ab" * 32), "head hash does not match its last event"),
-    ("seed", _set(["seed"], "another-seed"), "the revealed seed does not match the published commitment"),
-    ("seed commitment", _set(["seed_commitment"], "00" * 32), "does not match the published commitment"),
-    ("player name", _set(["seats", 0, "name"], "mallory"), "the opening events do not follow from the"),
-    ("removed seat", lambda d: d["seats"].pop(), "the game cannot be set up with these players"),
+    ("event data", _edit_event_data, "chain_broken: at version 6: version 6 does not match its hash"),
+    ("event hash", _set(["events", 3, "hash"], "00" * 32), "chain_broken: at version 4"),
+    ("event type", _set(["events", 2, "type"], "something_else"), "chain_broken: at version 3"),
+    ("schema version", _set(["events", 2, "schema_version"], 2), "chain_broken: at version 3"),
+    ("head hash", _set(["head_hash"], "ab" * 32), "head_mismatch: the stream's head hash does not match"),
+    ("unkeyed", _set(["chain_keyed"], False), "chain_broken: at version 1"),
+    ("seed", _set(["seed"], "another-seed"), "seed_mismatch: the seed does not match the published"),
+    ("seed commitment", _set(["seed_commitment"], "00" * 32), "seed_mismatch"),
+    ("player name", _set(["seats", 0, "name"], "mallory"), "setup_mismatch: the opening events do not"),
+    ("removed seat", lambda d: d["seats"].pop(), "setup_mismatch: the game cannot be set up with these"),
     ("unknown option", _set(["options", "turbo"], True), "unknown field `turbo`"),
-    ("result", _set(["result", "scores", 0], 999), "the result does not follow from the events"),
-    ("winners", _set(["result", "winners"], [2, 1]), "the result does not follow from the events"),
-    ("score sheet", _set(["scoresheet", "winners"], ["mallory"]), "the score sheet does not follow"),
-    ("removed event", lambda d: d["events"].pop(7), "version 8 is missing (found 9 next)"),
-    ("removed last event", lambda d: d["events"].pop(), "the stream is at version"),
-    ("rewritten tail", _rewrite_history_tail, "replayed status differs from the stored status"),
+    ("result", _set(["result", "scores", 0], 999), "result_mismatch: the result does not follow"),
+    ("winners", _set(["result", "winners"], [2, 1]), "result_mismatch: the result does not follow"),
+    ("score sheet", _set(["scoresheet", "winners"], ["mallory"]), "result_mismatch: the score sheet"),
+    ("removed event", lambda d: d["events"].pop(7), "chain_broken: at version 8: version 8 is missing"),
+    ("removed last event", lambda d: d["events"].pop(), "history_truncated: the stream is at version"),
+    ("rewritten tail", _rewrite_history_tail, "status_mismatch: the events say the game is not over"),
+    # Forgeries that keep the chain, the head, the result and the score sheet consistent (issue 12):
+    ("rigged draw, rechained", _forged(_rig_a_draw), "events_differ: version"),
+    ("raised score, rechained, result restated", _forged(_raise_a_score), "events_differ: version"),
+    ("command by the wrong seat", _wrong_seat, "the command of seat 1 stored at version"),
+    ("missing move, rechained", _forged(_drop_a_move), "stored at version"),
+    ("event without its command", _drop_a_command, "undecided_event: version"),
+    ("command replaced", _replace_a_command, "bad_command: the command stored at version"),
 ]
 
 
@@ -166,13 +256,39 @@ async def test_any_change_to_an_export_is_found_and_named(
     assert problems and expected in problems[0], problems
 
 
+async def test_a_forged_history_is_caught_only_by_re_deciding_its_moves(finished: dict[str, Any]) -> None:
+    """The issue's forgery: a score rewritten with the chain, result and score sheet made to fit. Every
+    check but the re-decision passes, and the re-decision names the rewritten event."""
+    document = copy.deepcopy(json.loads(finished["raw"]))
+    _forged(_raise_a_score)(document)
+    findings = verify_export(read_export(json.dumps(document).encode()), all_games())
+    assert findings.chain.ok and findings.setup_ok and findings.seed_matches
+    assert findings.failures == ["events_differ"], findings.problems
+
+
+def test_an_export_of_a_game_played_before_commands_were_stored_says_its_moves_were_not_checked(
+    finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = json.loads(finished["raw"])
+    for event in document["events"]:
+        event.pop("command")
+    document["format_version"] = 1
+    findings = verify_export(read_export(json.dumps(document).encode()), all_games())
+    assert findings.ok and findings.moves_ok is None and findings.notes == [LEGACY_NOTE]
+    legacy = tmp_path / "legacy.json"
+    legacy.write_text(json.dumps(document))
+    assert verify_file(legacy) == 0
+    out, _ = capsys.readouterr()
+    assert "moves NOT re-checked" in out and f"note: {LEGACY_NOTE}" in out
+
+
 @pytest.mark.parametrize(
     ("document", "expected"),
     [
         (b"not json", "not a JSON object"),
         (b'{"format": "something"}', "not a game export"),
         (b'{"format": "bazaar-games/game-export", "format_version": 99}', "format_version 99"),
-        (b'{"format": "bazaar-games/game-export", "format_version": 1}', "malformed export"),
+        (b'{"format": "bazaar-games/game-export", "format_version": 2}', "malformed export"),
     ],
 )
 def test_a_document_that_is_not_an_export_is_refused_with_the_reason(document: bytes, expected: str) -> None:
@@ -188,6 +304,7 @@ def test_the_verify_command_answers_with_one_line_and_its_exit_code(
     assert verify_file(good) == 0
     out, err = capsys.readouterr()
     assert out.startswith(f"{good}: OK: basari game {finished['game_id']}") and out.count("\n") == 1
+    assert " moves re-decided, result re-derived" in out
     assert err == ""
     assert verify_file(tmp_path / "missing.json") == 1
     out, err = capsys.readouterr()
@@ -197,5 +314,8 @@ def test_the_verify_command_answers_with_one_line_and_its_exit_code(
     assert verify_file(bad) == 1
     out, err = capsys.readouterr()
     first, *rest = err.splitlines()
-    assert first == f"{bad}: FAILED: the revealed seed does not match the published commitment"
-    assert rest == ["  also: the opening events do not follow from the revealed seed"]
+    assert first == f"{bad}: FAILED: seed_mismatch: the seed does not match the published commitment"
+    assert rest == [
+        "  also: chain_broken: at version 1: version 1 does not match its hash",
+        "  also: setup_mismatch: the opening events do not follow from the seed",
+    ]

@@ -376,6 +376,49 @@ async def test_every_event_is_chained_to_the_previous_one(store: EventStore) -> 
     assert (check.ok, check.events, check.head, check.first_bad_version) == (True, 3, previous.hex(), None)
 
 
+async def test_a_keyed_stream_mixes_its_chain_key_into_every_hash(store: EventStore) -> None:
+    stream, key = new_id(), b"k" * 32
+    created = await store.create_stream(stream, "basari", [event(1)], chain_key=key)
+    one = await store.append(stream, 1, [event(2)])  # the single-event statement (group commit)
+    many = await store.append(stream, 2, [event(3), event(4)], command=command())  # several events
+    previous = GENESIS_HASH
+    for e in [*created.events, *one.events, *many.events]:
+        assert e.hash == event_hash(previous, stream, e.version, e.type, e.schema_version, e.data, key)
+        assert e.hash != event_hash(previous, stream, e.version, e.type, e.schema_version, e.data)
+        previous = e.hash
+    check = await store.verify_chain(stream)
+    assert (check.ok, check.head) == (True, previous.hex())
+    info = await store.stream_info(stream)
+    assert info is not None and info.head_hash == previous
+
+
+async def test_the_cause_of_an_append_is_kept_on_its_first_event(store: EventStore) -> None:
+    stream = new_id()
+    await store.create_stream(stream, "basari", [event(1)])
+    await store.append(stream, 1, [event(2), event(3)], cause=b'{"seat":0}')
+    await store.append(stream, 3, [event(4)], cause=b'{"seat":1}', command=command())
+    await store.append(stream, 4, [event(5)], cause=b'{"seat":2}')
+    await asyncio.gather(
+        *(store.append(stream, 5, [event(6)], cause=b"x") for _ in range(3)), return_exceptions=True
+    )
+    causes = [e.cause for e in await store.read_stream(stream)]
+    assert causes == [None, b'{"seat":0}', None, b'{"seat":1}', b'{"seat":2}', b"x"]
+    fed = [e.cause for _, e in await store.read_all(limit=100_000) if e.stream_id == stream]
+    assert fed == causes
+
+
+async def test_concurrent_appends_to_many_streams_keep_their_causes(store: EventStore) -> None:
+    streams = [new_id() for _ in range(12)]
+    for stream in streams:
+        await store.create_stream(stream, "basari", [event(0)])
+    await asyncio.gather(
+        *(store.append(stream, 1, [event(1), event(2)], cause=stream.encode()) for stream in streams)
+    )
+    for stream in streams:
+        assert [e.cause for e in await store.read_stream(stream)] == [None, stream.encode(), None]
+        assert (await store.verify_chain(stream)).ok
+
+
 async def test_empty_stream_chain_is_the_genesis(store: EventStore) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [])

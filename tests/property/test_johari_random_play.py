@@ -1,7 +1,8 @@
 """Johari random legal play (J-1..J-19): replay equals state, legal is accepted, cards conserved, games end.
 
 Where the 96 cards can be: the draw pile, the discard pile, the five Stores and the Booths, each player's
-display, Trade card and Prestige Cards (kept beside the display because they are private, J-18).
+display, Trade card (every card taken with Trade, Prestige Cards included, until the day ends: J-13) and
+Prestige Cards (kept beside the display).
 Gold Cards cashed go to the discard pile; nothing is ever set aside.
 """
 
@@ -15,6 +16,7 @@ import pytest
 
 from domain.core import Event
 from domain.johari import GAME
+from domain.johari.commands import ExchangeGive
 from domain.johari.components import DATA
 from domain.johari.events import (
     CardsTaken,
@@ -40,8 +42,14 @@ def invariant(state: State) -> None:
         assert 0 <= p.gold <= DATA.gold_max
         assert all(0 <= t <= DATA.track_max for t in p.tokens)
         assert all(DATA.cards[c].kind == "prestige" for c in p.prestige)
-        assert all(DATA.cards[c].kind != "prestige" for c in (*p.display, *p.trade))
+        assert all(DATA.cards[c].kind != "prestige" for c in p.display)
+        if state.phase == "day_end":
+            assert not p.trade  # J-14: the Trade card is emptied at the end of the day
     assert sorted(places) == ALL_CARDS, Counter(places) - Counter(ALL_CARDS)
+    turn = state.turn
+    if turn is not None and turn.stage == "exchange":  # J-13: Exchange never offers the Trade card's cards
+        offered = {c.card for c in GAME.legal(state, turn.seat) if isinstance(c, ExchangeGive)}
+        assert not offered & set(state.players[turn.seat].trade)
     nobles = [n for p in state.players for n in p.nobles]
     nobles += [n for n in state.noble_track if n is not None] + list(state.noble_stack)
     assert len(nobles) == len(set(nobles)) <= 3 * DATA.nobles_per_back
@@ -68,9 +76,9 @@ def test_random_play_j1_to_j19(players: int, game: int) -> None:
         msgspec.json.encode(GAME.view(run.state, seat))
         for event in run.events:
             seen = GAME.redact(event, seat)
-            # J-18: no other player's Prestige Card id ever reaches this seat
-            if isinstance(seen, CardsTaken | SetupCardPicked) and seen.seat != seat:
-                assert seen.prestige_cards == ()
+            # J-18: the draw pile order never reaches a seat; Prestige Cards taken are public (J-13)
+            if isinstance(seen, CardsTaken | SetupCardPicked):
+                assert seen == event
             if isinstance(seen, GameStarted | DiscardReshuffled):
                 assert seen.draw_pile == ()
 

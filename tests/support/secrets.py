@@ -4,7 +4,7 @@ Secrets (API.md, rules B-12, Z-15, J-18): seat and organizer tokens (outside the
 of a running game, and each game's hidden information. Short numbers (card ids, noble ids) cannot be found
 by substring search, so the checks are structured: hidden orders are looked for as runs inside every list
 of ids of the parsed response, hidden identities as values of the keys that carry such ids, and each game's
-known carriers (a view's pick, an event's pile order, a Prestige Card list) by
+known carriers (a view's pick, an event's pile order, an unrevealed action card) by
 their place in the document.
 """
 
@@ -17,9 +17,6 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-from domain.johari.scoring import score as johari_score
-from domain.johari.state import card as johari_card
 
 # Consecutive members of a hidden order that count as leaking it: 4 of a long order, 3 of a short one.
 # Public lists of ids may meet hidden ids in a row by chance (a Basari deal of an earlier stage holds cards
@@ -218,13 +215,10 @@ def bazaar_secrets(state: Any, set_aside: tuple[int, ...], finished: bool) -> Se
 
 # ----------------------------------------------------------------------------------------------- Johari
 
-JOHARI_CARD_KEYS = frozenset(
-    {"card", "cards", "taken", "prestige_cards", "display", "trade_card", "cashable"}
-)
-
 
 def johari_secrets(state: Any, viewer: int | None, finished: bool, version: int) -> Secrets:
-    """J-18: draw pile and Noble stack order, unrevealed action cards, other players' Prestige Cards."""
+    """J-18: the draw pile and Noble stack order, and the action cards not yet revealed (Prestige Cards are
+    public: every one was face up in the market when taken, J-13)."""
     secrets = Secrets()
     if finished:
         return secrets
@@ -238,9 +232,6 @@ def johari_secrets(state: Any, viewer: int | None, finished: bool, version: int)
         for seat, player in enumerate(state.players)
         if playing and seat != viewer and player.slots[state.round - 1] is not None
     }
-    prestige = {
-        seat: set(p.prestige) for seat, p in enumerate(state.players) if seat != viewer and p.prestige
-    }
 
     def check(kind: str, doc: Any) -> Iterator[str]:
         view = view_of(kind, doc)
@@ -252,8 +243,6 @@ def johari_secrets(state: Any, viewer: int | None, finished: bool, version: int)
                     yield f"seat {seat}'s unrevealed card {player['slots'][state.round - 1]} in its slot"
                 if player["hand"] is not None and unrevealed[seat] not in player["hand"]:
                     yield f"seat {seat}'s hand shows which card it played"
-            if seat in prestige and player["prestige_cards"]:
-                yield f"seat {seat}'s Prestige Cards {player['prestige_cards']} in the view"
         events = events_of(kind, doc)
         for envelope in events:
             data = envelope.get("data", {})
@@ -264,36 +253,10 @@ def johari_secrets(state: Any, viewer: int | None, finished: bool, version: int)
                 yield f"{data['type']} with the draw pile or Noble stack while the game runs"
             if data.get("type") == "action_card_played" and seat != viewer and data.get("card") is not None:
                 yield f"seat {seat}'s action card in action_card_played"
-            if seat is not None and seat != viewer and data.get("prestige_cards"):
-                yield f"seat {seat}'s Prestige Cards in {data.get('type')}"
-            taken = data.get("taken")
-            exchanged = data.get("type") == "cards_exchanged" and seat != viewer and isinstance(taken, int)
-            if exchanged and johari_card(taken).kind == "prestige":
-                yield f"seat {seat}'s Prestige Card {taken} in cards_exchanged"
         if unrevealed and any(
             e.get("type") == "action_cards_revealed" for e in after_last(events, "round_started", version)
         ):
             yield "action cards revealed before every seat played"
-        for node in walk(doc):
-            if isinstance(node, dict) and node.get("seat") in prestige:
-                held = prestige[node["seat"]]
-                for key in JOHARI_CARD_KEYS & node.keys():
-                    values = node[key] if isinstance(node[key], list) else [node[key]]
-                    if held.intersection(v for v in values if isinstance(v, int)):
-                        yield f"seat {node['seat']}'s Prestige Card under {key!r}"
-        if kind == "scoresheet":
-            # JSON {columns, rows} or CSV rows (header first, an empty cell for null)
-            columns, rows = (doc["columns"], doc["rows"]) if isinstance(doc, dict) else (doc[0], doc[1:])
-            column = columns.index("prestige_cards")
-            total = columns.index("total")
-            for seat, (row, player) in enumerate(zip(rows, state.players, strict=False)):
-                if row[column] not in (None, ""):
-                    yield f"Prestige Card points {row[column]} on the running score sheet"
-                if (
-                    seat in prestige
-                    and row[total] != johari_score(player).total - johari_score(player).prestige_cards
-                ):
-                    yield f"seat {seat}'s running total counts its Prestige Cards"
 
     secrets.checks.append(check)
     return secrets

@@ -89,7 +89,8 @@ def test_bazaar_face_down_leaks_are_found() -> None:
 
 
 def test_johari_leaks_are_found() -> None:
-    """J-18: another seat's face-down card, hand and Prestige Cards; the draw pile and Noble stack."""
+    """J-18: another seat's face-down card and hand, the draw pile and Noble stack are found; another seat's
+    Prestige Cards (public since J-13/J-18 say so) are not a leak."""
     game = GAMES["johari"]
 
     def mid_play_with_prestige(state: Any) -> bool:
@@ -104,12 +105,11 @@ def test_johari_leaks_are_found() -> None:
     secrets = johari_secrets(state, 0, False, len(events))
     assert not leaks(detail(game, state, 0), JSON, "detail", secrets)
     assert not leaks(history(game, events, 0, redacted=True), JSON, "events", secrets)
+    assert game.view(state, 0).players[1].prestige_cards == state.players[1].prestige  # shown, and no leak
     in_view = leaks(detail(game, state, 1), JSON, "detail", secrets)
-    assert any("unrevealed" in leak for leak in in_view) and any("Prestige" in leak for leak in in_view), (
-        in_view
-    )
+    assert any("unrevealed" in leak for leak in in_view) and any("hand" in leak for leak in in_view), in_view
     in_history = leaks(history(game, events, 0, redacted=False), JSON, "events", secrets)
-    for word in ("draw pile", "action card", "Prestige"):
+    for word in ("draw pile", "Noble stack", "action card"):
         assert any(word in leak for leak in in_history), (word, in_history)
 
 

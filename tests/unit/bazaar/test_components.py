@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from domain.bazaar.components import CHOICE, EDITION, InvalidComponentData, validate_edition
+from domain.bazaar.components import CHOICE, EDITION, ComponentDataError, validate_edition
 from domain.data import load_component_data
 
 
@@ -106,21 +106,21 @@ def _no_hand_limit(d: Any) -> None:
 @pytest.mark.parametrize(
     ("spoil", "message"),
     [
-        (_drop_card, "'exchange_cards' must hold 10"),
-        (_short_card, "must hold 5 equations"),
+        (_drop_card, "length >= 10 - at `$.exchange_cards`"),
+        (_short_card, "length >= 5 - at `$.exchange_cards[3].equations`"),
         (_both_sides, "on both sides"),
         (_unknown_colour, "unknown colour 'purple'"),
-        (_drop_ware, "'ware_cards' must hold 45"),
+        (_drop_ware, "length >= 45 - at `$.ware_cards`"),
         (_four_stone_ware, "costs 4 stones, not 5"),
         (_duplicate_ware, "appears twice"),
-        (_star_not_bool, "'star' must be true or false"),
-        (_nineteen_stones, "'stones_per_colour' must be 20"),
-        (_six_colours, "'colours' must list 5"),
+        (_star_not_bool, "Expected `bool`, got `int` - at `$.ware_cards[0].star`"),
+        (_nineteen_stones, "`$.stones_per_colour`"),
+        (_six_colours, "length <= 5 - at `$.colours`"),
         (_no_choice, "'die_faces' must be the 5 colours and 'choice'"),
-        (_score_row_missing, "'score_table' must have exactly the rows"),
-        (_score_row_short, "must list 3 point values"),
-        (_three_stalls, "'stalls' must be 4"),
-        (_no_hand_limit, "missing 'hand_limit'"),
+        (_score_row_missing, "missing required field `3+` - at `$.score_table`"),
+        (_score_row_short, "length 3, got 2 - at `$.score_table.0`"),
+        (_three_stalls, "`$.stalls`"),
+        (_no_hand_limit, "missing required field `hand_limit`"),
     ],
 )
 def test_invalid_edition_is_refused_with_a_clear_error_z2_z3_z4_z5_z9(
@@ -129,6 +129,6 @@ def test_invalid_edition_is_refused_with_a_clear_error_z2_z3_z4_z5_z9(
     """Z-2..Z-5, Z-9: a data file that breaks the components is refused at load, naming the fault."""
     data = raw()
     spoil(data)
-    with pytest.raises(InvalidComponentData, match="bazaar component data") as error:
+    with pytest.raises(ComponentDataError, match="bazaar component data") as error:
         validate_edition(data)
     assert message in str(error.value)

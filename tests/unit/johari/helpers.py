@@ -12,33 +12,11 @@ from domain.johari.components import COLOURS, DATA, STORES
 from domain.johari.rules import proceed
 from domain.johari.state import Player, State
 from tests.support.scenario import Scenario, given
+from tests.unit.johari.tables import gem, gold_card, noble, prestige_card
+
+__all__ = ["gem", "gold_card", "noble", "prestige_card"]
 
 replace = msgspec.structs.replace
-
-
-def gem(colour: str, gems: int, fake: bool = False, nth: int = 0) -> int:
-    """The id of the ``nth`` gem card of that colour, gem count and fakeness."""
-    ids = [
-        c.id
-        for c in DATA.cards.values()
-        if c.kind == "gem" and c.colour == colour and c.gems == gems and c.fake == fake
-    ]
-    return ids[nth]
-
-
-def gold_card(amount: int, nth: int = 0) -> int:
-    """The id of a Gold Card worth ``amount``."""
-    return [c.id for c in DATA.cards.values() if c.kind == "gold" and c.gold == amount][nth]
-
-
-def prestige_card(points: int, nth: int = 0) -> int:
-    """The id of a Prestige Card worth ``points``."""
-    return [c.id for c in DATA.cards.values() if c.kind == "prestige" and c.prestige == points][nth]
-
-
-def noble(ability: str) -> int:
-    """The id of the Noble with this ability."""
-    return next(n.id for n in DATA.nobles.values() if n.ability == ability)
 
 
 class _FixedStart:

@@ -35,7 +35,7 @@ from domain.johari.events import (
     TurnEnded,
     TurnStarted,
 )
-from tests.unit.johari.helpers import at, edit, gem, gold_card, noble, prestige_card, run, table, turn_of
+from tests.unit.johari.helpers import at, edit, gem, gold_card, noble, run, table, turn_of
 
 R1, R2, R3 = gem("red", 1, nth=1), gem("red", 2), gem("red", 3)
 B1, B2, B3 = gem("blue", 1, nth=1), gem("blue", 2), gem("blue", 3)
@@ -74,15 +74,6 @@ def test_j13_purchase_takes_all_cards_and_gold_cards_are_cashed_or_kept() -> Non
     state = run(state, at(state).when(0, KeepGoldCards()).decide())
     assert state.players[0].display == (R2, gold_card(2)) and state.discard == (gold_card(4),)
     assert state.players[0].cashable == ()
-
-
-def test_j13_purchase_keeps_prestige_cards_private() -> None:
-    """J-13 Purchase: Prestige Cards are kept aside, visible to others only as a count."""
-    state = table(2, market={"store_gold": (prestige_card(3), gold_card(2))})
-    state, _ = turn_of(state, 0, "purchase")
-    state = run(state, at(state).when(0, Purchase(place="store_gold")).decide())
-    assert state.players[0].prestige == (prestige_card(3),)
-    assert state.players[0].display == (gold_card(2),)
 
 
 # ---------------------------------------------------------------- Sale: Jeweler

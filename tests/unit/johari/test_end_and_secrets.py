@@ -6,16 +6,12 @@ import msgspec
 
 from domain.johari import GAME
 from domain.johari.events import (
-    CardsExchanged,
-    CardsTaken,
     DayEnded,
     DiscardReshuffled,
     GameEnded,
     GameStarted,
-    SetupCardPicked,
 )
-from domain.johari.view import JohariView
-from tests.unit.johari.helpers import edit, gem, noble, prestige_card, started, table, tokens, turn_of
+from tests.unit.johari.helpers import edit, noble, prestige_card, started, table, tokens, turn_of
 
 # ---------------------------------------------------------------- J-15
 
@@ -84,14 +80,6 @@ def test_j17_score_sheet_rows_and_winner_row() -> None:
     assert sheet.rows[-1][0] == "winner(s)" and sheet.rows[-1][-1] == "p0"
 
 
-def test_j17_running_score_sheet_hides_prestige_card_values() -> None:
-    """J-17/J-18: while the game runs the Prestige Card values stay secret on the sheet."""
-    state = edit(table(2), 0, prestige=(prestige_card(3),), tokens=tokens(red=2))
-    sheet = GAME.scoresheet(state)
-    row = dict(zip(sheet.columns, sheet.rows[0], strict=True))
-    assert not sheet.final and row["prestige_cards"] is None and row["total"] == 2
-
-
 # ---------------------------------------------------------------- J-18
 
 
@@ -107,39 +95,6 @@ def test_j18_draw_pile_and_noble_stack_order_are_secret() -> None:
         assert seen.draw_pile_size == begun.draw_pile_size and seen.noble_track == begun.noble_track
     reshuffled = DiscardReshuffled(draw_pile=(3, 2, 1), size=3)
     assert GAME.redact(reshuffled, 0) == DiscardReshuffled(draw_pile=(), size=3)
-
-
-def test_j18_prestige_cards_taken_are_hidden_from_others() -> None:
-    """J-18: other seats see only how many Prestige Cards a player took, never which."""
-    taken = CardsTaken(seat=0, place="store_gold", to="display", cards=(81,), prestige_cards=(95,))
-    assert GAME.redact(taken, 0) == taken
-    for seat in (1, None):
-        assert GAME.redact(taken, seat) == msgspec.structs.replace(
-            taken, prestige_cards=(), hidden_prestige=1
-        )
-    picked = SetupCardPicked(seat=1, place="store_gold", cards=(), prestige_cards=(95,))
-    assert GAME.redact(picked, 0) == SetupCardPicked(
-        seat=1, place="store_gold", cards=(), prestige_cards=(), hidden_prestige=1
-    )
-    swapped = CardsExchanged(seat=1, given=96, given_to="store_gold", place="store_gold", taken=95)
-    assert GAME.redact(swapped, 0) == msgspec.structs.replace(swapped, taken=None, hidden_prestige=1)
-    public = CardsExchanged(seat=1, given=2, given_to="booth_0", place="booth_0", taken=3)
-    assert GAME.redact(public, 0) == public
-
-
-def test_j18_view_shows_own_secrets_and_only_counts_of_others() -> None:
-    """J-18: a seat sees its own Prestige Cards and hand; others' only as a count; spectators neither."""
-    state = edit(table(2), 0, prestige=(prestige_card(3),), display=(gem("red", 2),))
-    own = GAME.view(state, 0)
-    other = GAME.view(state, 1)
-    spectator = GAME.view(state, None)
-    assert isinstance(own, JohariView) and isinstance(other, JohariView) and isinstance(spectator, JohariView)
-    assert own.players[0].prestige_cards == (prestige_card(3),) and own.players[0].hand is not None
-    assert other.players[0].prestige_cards is None and other.players[0].prestige_count == 1
-    assert other.players[0].hand is None and other.players[0].display == (gem("red", 2),)
-    assert spectator.players[0].prestige_cards is None and spectator.players[1].hand is None
-    encoded = msgspec.json.encode(other)
-    assert b"draw_pile_size" in encoded and b'"draw"' not in encoded
 
 
 def test_j18_commands_and_views_are_json_bodies() -> None:

@@ -1,0 +1,75 @@
+"""The account's notification stream (``GET /v1/me/stream``): Server-Sent Events of what concerns the
+account across games (service/notifications.py), so a bot learns of its games without polling."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get
+from litestar.datastructures import State
+from litestar.params import HeaderParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api.accounts import accounts_of
+from api.games import bearer_token
+from api.middleware import client_identity
+from api.streams import StreamLimiter, sse_stream
+from service.notifications import Message, Notifications, resume_position
+
+
+def notifications_of(state: State) -> Notifications:
+    """The Notifications wired in by create_app."""
+    service: Notifications = state.notifications
+    return service
+
+
+def notice_message(message: Message) -> ServerSentEventMessage:
+    """A stream message as SSE: ``snapshot`` and each notice a named event (the notice's ``type``), with
+    ``id:`` the feed position to resume after; a keep-alive a comment line carrying the position reached."""
+    if message.kind == "keepalive":
+        return ServerSentEventMessage(data=None, comment="keep-alive", id=message.id)
+    data = msgspec.json.encode(message.body).decode()
+    event = "snapshot" if message.kind == "snapshot" else message.body.type
+    return ServerSentEventMessage(data=data, event=event, id=message.id)
+
+
+class MeStreamController(Controller):
+    """The caller's account's notifications."""
+
+    path = "/v1/me"
+    tags = ["accounts"]
+
+    @get(
+        "/stream",
+        operation_id="streamMe",
+        summary="Follow what concerns your account across games (Server-Sent Events)",
+        media_type="text/event-stream",
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=60)] = None,
+    ) -> ServerSentEvent:
+        """Needs ``Authorization: Bearer <account token>`` (401 otherwise). First a ``snapshot`` event
+        ``{account, games: [{game_id, game, seat, version, your_turn, tournament}], invitations}``: the
+        account's active games and open invitations. Then one event per notice ``{type, game_id, game,
+        seat, version, tournament?, result?, invited_by?, rated?}``, named by its ``type``: ``seated`` (a
+        game of one of your seats started), ``round_seated`` (a tournament game of yours was seated),
+        ``your_turn`` (a decision of your seat is due at the game's ``version``; told again when the game
+        moves while it still is), ``game_finished`` (with ``result``), ``invited`` (a seat reserved for
+        you in a game waiting for players). ``id:`` is a feed position: reconnect with ``Last-Event-ID``
+        to be told everything after it (keep-alive comments carry the position reached too). Counts
+        against the per-client stream cap (429)."""
+        account = await accounts_of(state).require(bearer_token(request))
+        after = resume_position(last_event_id)
+        limiter: StreamLimiter = state.streams
+        slot = limiter.acquire(client_identity(request))
+        messages = notifications_of(state).follow(
+            account, after, limiter.keepalive_seconds, limiter.poll_seconds
+        )
+        content = sse_stream(messages, slot, notice_message)
+        weakref.finalize(content, slot.release)  # as for the game stream: a response that never starts
+        return ServerSentEvent(content)

@@ -1,0 +1,198 @@
+// The game page: the board drawn from the caller's view, the caller's decisions as controls built from
+// `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
+// (POST /stream-ticket), never with the seat token in the URL.
+import { el, api, seatTokens, keepSeatToken, pageData } from "/static/common.js";
+import { drawBoard, cardWords } from "/static/boards.js";
+import { tellEvent, tellCommand } from "/static/narrate.js";
+
+const root = document.getElementById("game");
+const gameId = root.dataset.gameId;
+const game = root.dataset.game;
+const components = pageData("components");
+const board = document.getElementById("board");
+const status = document.getElementById("status");
+const decision = document.getElementById("decision");
+const controls = document.getElementById("controls");
+const commandError = document.getElementById("command-error");
+const log = document.getElementById("log");
+const picker = document.getElementById("seat-picker");
+
+const BUTTONS_AT_MOST = 12; // longer lists of choices (e.g. every beating bid) become a list box
+let names = [];
+let seat = null; // the seat this page acts as (null: spectator)
+let detail = null;
+let stream = null;
+let ended = false;
+let refreshTimer = null;
+let sending = false;
+
+function token() { return seat === null ? null : seatTokens(gameId)[seat] || null; }
+
+function drawSeatPicker() {
+  const tokens = seatTokens(gameId);
+  const held = Object.keys(tokens).map(Number).sort((a, b) => a - b);
+  if (!held.length) { picker.replaceChildren(el("p", { class: "muted" }, "You are watching as a spectator. Sit down with a seat token to play.")); return; }
+  const select = el("select", { id: "play-as", onchange: () => { seat = select.value === "" ? null : Number(select.value); follow.checked = false; restart(); } },
+    el("option", { value: "" }, "Watch as a spectator"),
+    held.map((s) => el("option", { value: s, selected: s === seat }, `Play as ${names[s] ?? "seat " + s}`)));
+  const follow = el("input", { type: "checkbox", id: "follow-turn", checked: held.length > 1 });
+  picker.replaceChildren(el("div", { class: "inline" }, el("label", { for: "play-as" }, "Seat"), select,
+    held.length > 1 ? el("span", { class: "inline" }, follow, el("label", { for: "follow-turn" }, "Hot seat: switch to whoever must decide")) : null));
+}
+
+function followTurn() {
+  const follow = document.getElementById("follow-turn");
+  if (!follow || !follow.checked || !detail) return false;
+  const tokens = seatTokens(gameId);
+  if (detail.pending.some((p) => p.seat === seat)) return false;
+  const next = detail.pending.find((p) => tokens[p.seat]);
+  if (!next) return false;
+  seat = next.seat; // the stream stays as it is: the same browser holds every seat of a hot-seat game
+  document.getElementById("play-as").value = String(seat);
+  scheduleRefresh();
+  return true;
+}
+
+function describe(command) {
+  const text = tellCommand(game, command);
+  return game === "johari" && typeof command.card === "number" ? text.replace(`card ${command.card}`, cardWords(game, components, command.card)) : text;
+}
+
+function label(command) {
+  // Johari names cards by id: tell them by what they show
+  if (game === "johari" && typeof command.card === "number") return `${command.type.replaceAll("_", " ")}: ${cardWords(game, components, command.card)}${command.as_colour ? ` as ${command.as_colour}` : ""}`;
+  return describe(command);
+}
+
+async function send(command) {
+  if (sending) return;
+  sending = true;
+  commandError.textContent = "";
+  try {
+    await api(`/v1/games/${gameId}/commands`, {
+      method: "POST", body: command, token: token(),
+      // no If-Match: other seats decide at the same time (secret picks), and a command that loses such a
+      // race is decided again on the new state; a retry of the same click is safe by its Idempotency-Key
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
+    await refresh();
+  } catch (failure) {
+    commandError.textContent = `Refused: ${failure.message}`;
+    await refresh();
+  } finally {
+    sending = false;
+  }
+}
+
+function drawControls() {
+  const legal = detail.legal || [];
+  decision.hidden = !legal.length;
+  if (!legal.length) { controls.replaceChildren(); return; }
+  const groups = new Map();
+  for (const command of legal) groups.set(command.type, [...(groups.get(command.type) || []), command]);
+  const parts = [];
+  let index = 0;
+  for (const [type, commands] of groups) {
+    index += 1;
+    if (commands.length <= BUTTONS_AT_MOST) {
+      parts.push(el("div", { class: "choices", role: "group", "aria-label": type.replaceAll("_", " ") },
+        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(command) }, label(command)))));
+    } else {
+      const id = `choose-${index}`;
+      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i }, label(command))));
+      parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${type.replaceAll("_", " ")} (${commands.length} choices)`), select,
+        el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
+    }
+  }
+  controls.replaceChildren(...parts);
+}
+
+function drawStatus() {
+  if (detail.status === "finished") { status.textContent = "The game is over."; return; }
+  const waiting = detail.pending.map((p) => `${names[p.seat] ?? p.seat} (${p.decision.replaceAll("_", " ")})`);
+  const mine = detail.pending.some((p) => p.seat === seat);
+  status.textContent = mine ? `Your turn, ${names[seat]}: ${detail.pending.find((p) => p.seat === seat).decision.replaceAll("_", " ")}.` : `Waiting for ${waiting.join(", ") || "nobody"}.`;
+}
+
+function show(next) {
+  detail = next;
+  names = detail.seats.map((s) => s.name);
+  board.replaceChildren(drawBoard(game, detail.view, names, components));
+  drawStatus();
+  drawControls();
+  root.dataset.version = detail.version;
+  if (followTurn()) return;
+}
+
+let asked = 0;
+async function refresh() {
+  const ask = ++asked;
+  const next = await api(`/v1/games/${gameId}`, { token: token() });
+  if (ask === asked) show(next); // an answer overtaken by a later request (another seat, a newer version) is dropped
+}
+
+function scheduleRefresh() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => refresh().catch(() => {}), 80);
+}
+
+function tell(event) {
+  log.prepend(el("li", { value: event.version }, el("span", { class: "muted" }, `v${event.version} `), tellEvent(game, event.data, names)));
+  while (log.children.length > 60) log.lastChild.remove();
+}
+
+async function openStream() {
+  if (stream) stream.close();
+  let url = `/v1/games/${gameId}/stream`;
+  if (token()) {
+    const ticket = await api(`/v1/games/${gameId}/stream-ticket`, { method: "POST", token: token() });
+    url += `?ticket=${encodeURIComponent(ticket.ticket)}`;
+  }
+  const opened = new EventSource(url);
+  stream = opened;
+  opened.addEventListener("snapshot", () => scheduleRefresh());
+  opened.addEventListener("message", (message) => { tell(JSON.parse(message.data)); scheduleRefresh(); });
+  opened.addEventListener("end", () => { ended = true; opened.close(); scheduleRefresh(); });
+  opened.addEventListener("error", () => {
+    // a ticket is good for a minute: when the browser gives up on the stream, open it again with a new one
+    if (opened.readyState === EventSource.CLOSED && stream === opened && !ended) setTimeout(() => openStream().catch(() => {}), 2000);
+  });
+}
+
+async function recentHistory() {
+  const page = await api(`/v1/games/${gameId}/events?after=${Math.max(0, detail.version - 20)}`, { token: token() });
+  log.replaceChildren();
+  for (const event of page.events) tell(event);
+}
+
+async function restart() {
+  drawSeatPicker();
+  await refresh();
+  await recentHistory();
+  if (!ended) await openStream();
+}
+
+document.getElementById("seat-token-form").addEventListener("submit", async (submitted) => {
+  submitted.preventDefault();
+  const input = document.getElementById("seat-token");
+  const given = input.value.trim();
+  if (!given) return;
+  try {
+    const found = await api(`/v1/games/${gameId}`, { token: given });
+    keepSeatToken(gameId, found.you, given);
+    seat = found.you;
+    input.value = "";
+    await restart();
+  } catch (failure) {
+    commandError.textContent = `That token does not open a seat of this game: ${failure.message}`;
+  }
+});
+
+(async () => {
+  const held = Object.keys(seatTokens(gameId)).map(Number).sort((a, b) => a - b);
+  seat = held.length ? held[0] : null;
+  const first = await api(`/v1/games/${gameId}`, { token: token() });
+  names = first.seats.map((s) => s.name);
+  ended = first.status === "finished";
+  await restart();
+})().catch((failure) => { status.textContent = `Could not load the game: ${failure.message}`; });

@@ -1,0 +1,309 @@
+"""Accounts: a player's (or bot's) one identity and bearer token, and the seats accounts hold.
+
+Names are unique after Unicode NFKC and case-folding, 1-40 characters of letters, digits, spaces and
+``._-``; only the SHA-256 of an account's current token is stored, so rotating or revoking it takes effect
+at once in every process (each request looks the hash up; nothing is cached across requests).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from collections import OrderedDict
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+import structlog
+
+from eventstore import pooled_connection
+from service import errors
+from service.tokens import hash_token, new_token
+
+log = structlog.get_logger("service.accounts")
+
+HUMAN, BOT = "human", "bot"
+KINDS = (HUMAN, BOT)
+MAX_NAME_LENGTH = 40
+NAME_PUNCTUATION = frozenset(" ._-")
+MAX_MARKS_IN_A_ROW = 3  # combining marks belong to the letter before them; more stack into unreadable names
+# Letters (category L*) that render as nothing: the Hangul fillers. Everything else invisible (controls,
+# format characters such as zero-width joiners and bidi marks, separators other than the space) is not a
+# letter, digit or one of " ._-" in the first place.
+INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+class Account(msgspec.Struct, frozen=True, kw_only=True):
+    """An account: its id, its name as registered (NFKC form), its kind (``human`` or ``bot``)."""
+
+    account_id: str
+    name: str
+    kind: str
+    created_at: datetime
+
+
+class AccountIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Sign up: a name (unique after NFKC and case-folding) and the kind, ``human`` (default) or ``bot``."""
+
+    name: str
+    kind: str = HUMAN
+
+
+class AccountCreated(msgspec.Struct, frozen=True, kw_only=True):
+    """A new account: its name and its secret bearer token (shown only here; only its hash is stored)."""
+
+    name: str
+    kind: str
+    token: str
+
+
+class AccountToken(msgspec.Struct, frozen=True, kw_only=True):
+    """A replacement token (the previous one stopped working at once)."""
+
+    name: str
+    token: str
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller's account."""
+
+    name: str
+    kind: str
+    created_at: datetime
+
+
+def name_key(name: str) -> str:
+    """The identity of a name for uniqueness: NFKC of its case-folded NFKC form (so "ﬁ", "FI" and "fi" clash)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def check_name(raw: str) -> str:
+    """The name as registered (its NFKC form), or a 422 naming the first rule it breaks.
+
+    Written here because the issue's rule set (letters, digits, spaces and ``._-``) is not one of PRECIS's
+    profiles (UsernameCaseMapped forbids spaces and allows symbols)."""
+    name = unicodedata.normalize("NFKC", raw)
+    if not 1 <= len(name) <= MAX_NAME_LENGTH:
+        raise errors.RuleViolation(
+            "name_length", f"a name is 1-{MAX_NAME_LENGTH} characters (after Unicode NFKC normalization)"
+        )
+    marks = 0
+    for index, char in enumerate(name):
+        category = unicodedata.category(char)
+        code = f"U+{ord(char):04X}"
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or char in INVISIBLE_LETTERS:
+            raise errors.RuleViolation(
+                "name_invisible_character",
+                f"a name may not contain control, format or invisible characters ({code} at {index})",
+            )
+        if category.startswith("M"):
+            marks += 1
+            if index == 0 or marks > MAX_MARKS_IN_A_ROW:
+                raise errors.RuleViolation(
+                    "name_characters",
+                    f"a combining mark must follow a letter, at most {MAX_MARKS_IN_A_ROW} in a row "
+                    f"({code} at {index})",
+                )
+            continue
+        marks = 0
+        if not (category.startswith("L") or category == "Nd" or char in NAME_PUNCTUATION):
+            raise errors.RuleViolation(
+                "name_characters",
+                f"a name has only letters, digits, spaces and . _ - ({code} at {index} is none of them)",
+            )
+    if name != name.strip(" ") or "  " in name:
+        raise errors.RuleViolation(
+            "name_spaces", "a name neither starts nor ends with a space nor has two spaces in a row"
+        )
+    return name
+
+
+class VerifiedClients:
+    """Whom a verified bearer token stands for (``account:<id>`` or ``seat:<hash>``), by token hash, for the
+    rate limit and the live-stream cap; a token never verified here counts by address. Bounded (least
+    recently verified forgotten first), in process memory like the counts it keys."""
+
+    def __init__(self, size: int = 65536) -> None:
+        """Remember at most ``size`` tokens."""
+        self._known: OrderedDict[str, str] = OrderedDict()
+        self._size = size
+
+    def verified(self, token_hash: str, identity: str) -> None:
+        """``token_hash`` was just verified as ``identity``."""
+        self._known[token_hash] = identity
+        self._known.move_to_end(token_hash)
+        while len(self._known) > self._size:
+            self._known.popitem(last=False)
+
+    def forget(self, token_hash: str) -> None:
+        """The token was rotated or revoked here."""
+        self._known.pop(token_hash, None)
+
+    def identity(self, token_hash: str) -> str | None:
+        """The identity a token was verified as in this process, or None."""
+        return self._known.get(token_hash)
+
+
+def _account(row: asyncpg.Record) -> Account:
+    return Account(
+        account_id=row["account_id"], name=row["name"], kind=row["kind"], created_at=row["created_at"]
+    )
+
+
+class AccountService:
+    """Accounts in PostgreSQL (tables of migration 0007_accounts): sign-up, token lookup, rotation, seats."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        acquire_timeout: float | None = None,
+        clients: VerifiedClients | None = None,
+    ) -> None:
+        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
+        self.pool = pool
+        self.acquire_timeout = acquire_timeout
+        self.clients = clients or VerifiedClients()
+
+    def connection(self) -> AbstractAsyncContextManager[Any]:
+        """A pooled connection (503 past the acquire timeout)."""
+        return pooled_connection(self.pool, self.acquire_timeout)
+
+    async def create(self, name: str, kind: str = HUMAN) -> tuple[Account, str]:
+        """A new account and its token (shown once): 422 for a name breaking a rule or an unknown kind,
+        409 ``name_taken`` if the name equals another after NFKC and case-folding. Bots' runners call this
+        directly (``kind="bot"``)."""
+        if kind not in KINDS:
+            raise errors.RuleViolation("unknown_account_kind", "kind is 'human' or 'bot'")
+        display = check_name(name)
+        token = new_token()
+        async with self.connection() as connection:
+            try:
+                row = await connection.fetchrow(
+                    "INSERT INTO accounts (account_id, name, name_key, kind, token_hash)"
+                    " VALUES ($1, $2, $3, $4, $5) RETURNING account_id, name, kind, created_at",
+                    str(uuid.uuid4()),
+                    display,
+                    name_key(display),
+                    kind,
+                    hash_token(token),
+                )
+            except asyncpg.UniqueViolationError:
+                raise errors.Conflict("name_taken", f"the name {display!r} is taken") from None
+        account = _account(row)
+        log.info("account_created", account_id=account.account_id, kind=kind)
+        return account, token
+
+    async def by_token(self, token: str) -> Account | None:
+        """The account whose current token this is (None for any other token)."""
+        digest = hash_token(token)
+        async with self.connection() as connection:
+            row = await connection.fetchrow(
+                "SELECT account_id, name, kind, created_at FROM accounts WHERE token_hash = $1", digest
+            )
+        if row is None:
+            return None
+        account = _account(row)
+        self.clients.verified(digest, f"account:{account.account_id}")
+        return account
+
+    async def require(self, token: str | None) -> Account:
+        """The caller's account: 401 without a token or with one that is no account's current token."""
+        if token is None:
+            raise errors.Unauthorized("token_required", "this needs 'Authorization: Bearer <account token>'")
+        account = await self.by_token(token)
+        if account is None:
+            raise errors.Unauthorized("unknown_token", "this token is no account's current token")
+        return account
+
+    async def by_name(self, name: str) -> Account | None:
+        """The account called ``name`` (compared after NFKC and case-folding), or None."""
+        async with self.connection() as connection:
+            row = await connection.fetchrow(
+                "SELECT account_id, name, kind, created_at FROM accounts WHERE name_key = $1", name_key(name)
+            )
+        return None if row is None else _account(row)
+
+    async def named(self, name: str) -> Account:
+        """The account called ``name`` (404 if none)."""
+        account = await self.by_name(name)
+        if account is None:
+            raise errors.NotFound("account_not_found", f"no account called {name!r}")
+        return account
+
+    async def by_ids(self, account_ids: list[str]) -> dict[str, Account]:
+        """The accounts with these ids."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT account_id, name, kind, created_at FROM accounts WHERE account_id = ANY($1)",
+                account_ids,
+            )
+        return {row["account_id"]: _account(row) for row in rows}
+
+    async def rotate(self, token: str) -> tuple[Account, str]:
+        """Replace the caller's token with a new one; the old stops working at once (401 for a stale token)."""
+        fresh = new_token()
+        old = hash_token(token)
+        async with self.connection() as connection:
+            row = await connection.fetchrow(
+                "UPDATE accounts SET token_hash = $2, token_changed_at = now() WHERE token_hash = $1"
+                " RETURNING account_id, name, kind, created_at",
+                old,
+                hash_token(fresh),
+            )
+        if row is None:
+            raise errors.Unauthorized("unknown_token", "this token is no account's current token")
+        self.clients.forget(old)
+        log.info("account_token_rotated", account_id=row["account_id"])
+        return _account(row), fresh
+
+    async def revoke(self, token: str) -> None:
+        """Revoke the caller's token: the account has none until it signs up anew (401 for a stale token)."""
+        old = hash_token(token)
+        async with self.connection() as connection:
+            account_id = await connection.fetchval(
+                "UPDATE accounts SET token_hash = NULL, token_changed_at = now() WHERE token_hash = $1"
+                " RETURNING account_id",
+                old,
+            )
+        if account_id is None:
+            raise errors.Unauthorized("unknown_token", "this token is no account's current token")
+        self.clients.forget(old)
+        log.info("account_token_revoked", account_id=account_id)
+
+    # ----------------------------------------------------------------- seats held by accounts
+
+    async def seat_in_game(self, game_id: str, token: str) -> int | None:
+        """The seat of ``game_id`` held by the account whose current token this is (None if none)."""
+        digest = hash_token(token)
+        async with self.connection() as connection:
+            row = await connection.fetchrow(
+                "SELECT s.seat, a.account_id FROM accounts a JOIN game_seats s ON s.account_id = a.account_id"
+                " WHERE a.token_hash = $1 AND s.game_id = $2",
+                digest,
+                game_id,
+            )
+        if row is None:
+            return None
+        self.clients.verified(digest, f"account:{row['account_id']}")
+        seat: int = row["seat"]
+        return seat
+
+    async def seats_of(self, account_id: str) -> list[tuple[str, int]]:
+        """Every (game id, seat) the account holds, in lobby games and started games alike."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT game_id, seat FROM game_seats WHERE account_id = $1 ORDER BY game_id, seat",
+                account_id,
+            )
+        return [(row["game_id"], row["seat"]) for row in rows]
+
+    async def game_accounts(self, game_id: str) -> list[str | None]:
+        """The account id holding each seat of a game, by seat (None: hot-seat, open or invited seat);
+        empty for a game without accounts."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT seat, account_id FROM game_seats WHERE game_id = $1 ORDER BY seat", game_id
+            )
+        return [row["account_id"] for row in rows]

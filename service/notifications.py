@@ -1,0 +1,294 @@
+"""An account's notifications (``GET /v1/me/stream``): what concerns it across games, followed from the
+global feed, so a bot learns of its games without polling any of them.
+
+First a snapshot (the account's active games, whether a decision of its is due in each, and its open
+invitations), then one notice per change, read from the feed after the snapshot's position: ``seated``
+(a game of one of its seats started), ``round_seated`` (the same for a tournament game), ``your_turn``
+(a decision of one of its seats is due at the game's new version: told again whenever the game moved
+while it still is), ``game_finished`` (with the result). ``invited`` notices come
+from the lobby's seats, which are not events: they are looked for whenever the feed moves and every
+``poll_seconds``. Feed notices carry the feed position as their id, so a client resumes after the last one
+it got (``Last-Event-ID``) and misses none; the store's watch only wakes the reader, which always re-reads
+from its own position (a lost wake-up costs latency, never a notice).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import asyncpg
+import msgspec
+
+from eventstore import FeedPosition, pooled_connection
+from service import errors
+from service.accounts import Account
+from service.games import GameService, Loaded
+
+PAGE_SIZE = 500
+INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
+NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
+_HORIZON = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+_SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
+_ACTIVE_SEATS = (
+    "SELECT s.game_id, s.seat FROM game_seats s JOIN game_listing g USING (game_id)"
+    " WHERE s.account_id = $1 AND g.status = 'active' ORDER BY g.created_at, s.game_id"
+)
+_INVITATIONS = (
+    "SELECT s.game_id, s.seat, l.game, l.rated, c.name AS creator FROM game_seats s"
+    " JOIN lobby_games l USING (game_id) LEFT JOIN accounts c ON c.account_id = l.creator_id"
+    " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
+)
+
+Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited"]
+
+
+class Notice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One thing that concerns the account in one game: ``type``, the game and the account's seat in it,
+    the game's version when noticed; the tournament of a tournament game; the result once finished; the
+    inviting account of an invitation."""
+
+    type: Kind
+    game_id: str
+    game: str
+    seat: int
+    version: int = 0
+    tournament: str | None = None
+    result: Any = None
+    invited_by: str | None = None
+    rated: bool | None = None
+
+
+class MyGame(msgspec.Struct, frozen=True, kw_only=True):
+    """An active game the account holds a seat of, and whether a decision of that seat is due."""
+
+    game_id: str
+    game: str
+    seat: int
+    version: int
+    your_turn: bool
+    tournament: str | None = None
+
+
+class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the account stands when the stream (re)starts: its active games and open invitations."""
+
+    account: str
+    games: list[MyGame]
+    invitations: list[Notice]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of the stream: ``snapshot``, ``notice``, or ``keepalive``; ``id`` is the feed position
+    a reconnecting client resumes after (a keep-alive carries the position reached; invitations none)."""
+
+    kind: Literal["snapshot", "notice", "keepalive"]
+    id: str | None = None
+    body: Any = None
+
+
+def resume_position(last_event_id: str | None) -> FeedPosition | None:
+    """The feed position a ``Last-Event-ID`` names (None without one); 400 unless it is one we gave out."""
+    if last_event_id is None:
+        return None
+    try:
+        return FeedPosition.decode(last_event_id.strip())
+    except (ValueError, TypeError):
+        raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out") from None
+
+
+@dataclass
+class _Seen:
+    """What this reader has told the account so far, so each change is told once."""
+
+    due_at: dict[str, int] = field(default_factory=dict)  # game -> the version your_turn was last told at
+    started: set[str] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)
+    invitations: set[tuple[str, int]] = field(default_factory=set)
+
+
+class Notifications:
+    """Follows the feed for accounts."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        games: GameService,
+        caught_up: Callable[[], Awaitable[None]] | None = None,
+        acquire_timeout: float | None = None,
+    ) -> None:
+        """Read from ``pool``; ``caught_up`` (the game projection's read-your-writes) is awaited before a
+        snapshot, which reads the listing."""
+        self.pool = pool
+        self.games = games
+        self.caught_up = caught_up
+        self.acquire_timeout = acquire_timeout
+
+    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+        """A pooled connection (503 past the acquire timeout)."""
+        return pooled_connection(self.pool, self.acquire_timeout)
+
+    async def now(self) -> FeedPosition:
+        """A feed position after every event already final in the feed: what a new stream follows from."""
+        async with self.connection() as connection:
+            horizon: int = await connection.fetchval(_HORIZON)
+        return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
+
+    async def invitations(self, account: Account) -> list[Notice]:
+        """The account's open invitations (seats reserved for it in games waiting for players)."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(_INVITATIONS, account.account_id)
+        return [
+            Notice(
+                type="invited",
+                game_id=row["game_id"],
+                game=row["game"],
+                seat=row["seat"],
+                invited_by=row["creator"],
+                rated=row["rated"],
+            )
+            for row in rows
+        ]
+
+    async def snapshot(self, account: Account, seen: _Seen) -> Snapshot:
+        """The account's active games (with whether a decision of its is due) and open invitations."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(_ACTIVE_SEATS, account.account_id)
+        mine = []
+        for row in rows:
+            try:
+                loaded = await self.games.load(row["game_id"])
+            except (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            due = _due(loaded, row["seat"])
+            seen.started.add(loaded.game_id)
+            if due:
+                seen.due_at[loaded.game_id] = loaded.version
+            if loaded.finished:
+                seen.finished.add(loaded.game_id)
+                continue
+            mine.append(
+                MyGame(
+                    game_id=loaded.game_id,
+                    game=loaded.game.name,
+                    seat=row["seat"],
+                    version=loaded.version,
+                    your_turn=due,
+                    tournament=loaded.info.metadata.get("tournament"),
+                )
+            )
+        invitations = await self.invitations(account)
+        seen.invitations = {(n.game_id, n.seat) for n in invitations}
+        return Snapshot(account=account.name, games=mine, invitations=invitations)
+
+    async def _notices(
+        self, account: Account, page: list[tuple[FeedPosition, Any]], seen: _Seen
+    ) -> list[tuple[FeedPosition, Notice]]:
+        """The notices a page of the feed holds for the account, each with the position of its game's last
+        event in the page, in that order (resuming after one re-reads the games of those that follow)."""
+        last: dict[str, FeedPosition] = {}
+        for position, event in page:
+            last[event.stream_id] = position
+        async with self.connection() as connection:
+            rows = await connection.fetch(_SEATS_IN, account.account_id, list(last))
+        seats = {row["game_id"]: row["seat"] for row in rows}
+        notices: list[tuple[FeedPosition, Notice]] = []
+        for game_id, position in last.items():
+            seat = seats.get(game_id)
+            if seat is None:
+                continue
+            try:
+                loaded = await self.games.load(game_id)
+            except (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            notices.extend((position, notice) for notice in _changes(loaded, seat, seen))
+        return sorted(notices, key=lambda item: item[0])
+
+    async def follow(
+        self,
+        account: Account,
+        after: FeedPosition | None,
+        keepalive_seconds: float,
+        poll_seconds: float,
+    ) -> AsyncGenerator[Message, None]:
+        """The account's stream: the snapshot of now, then the notices of the feed after ``after`` (None:
+        after now), invitations as they appear, keep-alives while quiet; without end."""
+        seen = _Seen()
+        position = after if after is not None else await self.now()
+        with self.games.store.watch() as changes:
+            if self.caught_up is not None:
+                await self.caught_up()  # the listing the snapshot reads holds every game started before
+            snapshot = await self.snapshot(account, seen)
+            if after is not None:  # resumed: the games started or finished since ``after`` are told again
+                seen.started.clear()
+                seen.finished.clear()
+            yield Message("snapshot", position.encode(), snapshot)
+            quiet_since = invitations_checked = time.monotonic()
+            while True:
+                page = await self.games.store.read_all(position, PAGE_SIZE)
+                told = False
+                if page:
+                    for at, notice in await self._notices(account, page, seen):
+                        yield Message("notice", at.encode(), notice)
+                        told = True
+                    position = page[-1][0]
+                if time.monotonic() - invitations_checked >= INVITATIONS_EVERY:
+                    invitations_checked = time.monotonic()
+                    for notice in await self._new_invitations(account, seen):
+                        yield Message("notice", None, notice)
+                        told = True
+                if told:
+                    quiet_since = time.monotonic()
+                if len(page) == PAGE_SIZE:
+                    continue
+                keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
+                if keepalive_due <= 0:
+                    yield Message("keepalive", position.encode())  # the position reached, to resume after
+                    quiet_since = time.monotonic()
+                    continue
+                await changes.wait(min(poll_seconds, keepalive_due, INVITATIONS_EVERY))
+
+    async def _new_invitations(self, account: Account, seen: _Seen) -> list[Notice]:
+        """Invitations not told yet (those withdrawn or answered are forgotten)."""
+        current = await self.invitations(account)
+        keys = {(n.game_id, n.seat) for n in current}
+        new = [n for n in current if (n.game_id, n.seat) not in seen.invitations]
+        seen.invitations = keys
+        return new
+
+
+def _due(loaded: Loaded, seat: int) -> bool:
+    """Whether a decision of ``seat`` is due in the game."""
+    return not loaded.finished and any(p.seat == seat for p in loaded.game.pending(loaded.state))
+
+
+def _changes(loaded: Loaded, seat: int, seen: _Seen) -> list[Notice]:
+    """What changed for ``seat`` in the game since this reader last looked, each told once."""
+    tournament = loaded.info.metadata.get("tournament")
+
+    def notice(kind: Kind, result: Any = None) -> Notice:
+        return Notice(
+            type=kind,
+            game_id=loaded.game_id,
+            game=loaded.game.name,
+            seat=seat,
+            version=loaded.version,
+            tournament=tournament,
+            result=result,
+        )
+
+    told: list[Notice] = []
+    if loaded.game_id not in seen.started:
+        seen.started.add(loaded.game_id)
+        told.append(notice("round_seated" if tournament else "seated"))
+    if _due(loaded, seat) and seen.due_at.get(loaded.game_id) != loaded.version:
+        seen.due_at[loaded.game_id] = loaded.version
+        told.append(notice("your_turn"))
+    if loaded.finished and loaded.game_id not in seen.finished:
+        seen.finished.add(loaded.game_id)
+        told.append(notice("game_finished", msgspec.to_builtins(loaded.game.result(loaded.state))))
+    return told

@@ -1,0 +1,126 @@
+"""End to end, browser plumbing (issue 15): pages served, stream tickets, 204 after the end, CORS off by
+default and on for the configured origins, the API docs rendered from assets shipped with the service."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from httpx_sse import aconnect_sse
+
+from tests.e2e.conftest import start_server
+from tests.support.client_play import create_game, play_to_end
+
+pytestmark = [pytest.mark.e2e, pytest.mark.db]
+
+
+async def first_sse(http: httpx.AsyncClient, url: str, **kwargs: object) -> tuple[str, str]:
+    """The first SSE event (name, data) of ``url``."""
+    async with aconnect_sse(http, "GET", url, **kwargs) as source:  # type: ignore[arg-type]
+        assert source.response.status_code == 200, await source.response.aread()
+        async for event in source.aiter_sse():
+            return event.event, event.data
+    raise AssertionError("the stream sent nothing")
+
+
+async def test_a_stream_ticket_opens_the_seats_stream_and_nothing_else(http: httpx.AsyncClient) -> None:
+    game = await create_game(http, "basari", 3)
+    other = await create_game(http, "basari", 3)
+    game_id, token = game["game_id"], game["seats"][1]["token"]
+    url = f"/v1/games/{game_id}/stream-ticket"
+    refused = await http.post(url)
+    assert refused.status_code == 401 and refused.json()["code"] == "token_required"
+    assert (await http.post(url, headers={"Authorization": "Bearer nonsense"})).status_code == 403
+    issued = await http.post(url, headers={"Authorization": f"Bearer {token}"})
+    assert issued.status_code == 201, issued.text
+    body = issued.json()
+    assert body["seat"] == 1 and body["expires_in"] == 60 and token not in body["ticket"]
+    name, data = await first_sse(http, f"/v1/games/{game_id}/stream", params={"ticket": body["ticket"]})
+    snapshot = httpx.Response(200, content=data).json()
+    assert name == "snapshot" and snapshot["you"] == 1 and snapshot["legal"], (
+        "the ticket's seat, with its decisions"
+    )
+    elsewhere = await http.get(f"/v1/games/{other['game_id']}/stream", params={"ticket": body["ticket"]})
+    assert elsewhere.status_code == 401 and elsewhere.json()["code"] == "bad_stream_ticket"
+    forged = body["ticket"][:-1] + ("0" if body["ticket"][-1] != "0" else "1")
+    assert (await http.get(f"/v1/games/{game_id}/stream", params={"ticket": forged})).status_code == 401
+
+
+async def test_reconnecting_after_the_end_of_a_finished_game_gets_204(http: httpx.AsyncClient) -> None:
+    played = await play_to_end(http, "basari", 3, seed="pages-204")
+    final = played.final["version"]
+    stream = f"/v1/games/{played.game_id}/stream"
+    name, _ = await first_sse(http, stream)
+    assert name == "snapshot", "a first connection still gets the game, then its end"
+    again = await http.get(stream, headers={"Last-Event-ID": str(final)})
+    assert again.status_code == 204 and again.content == b""
+    earlier = await first_sse(http, stream, headers={"Last-Event-ID": str(final - 1)})
+    assert earlier[0] == "snapshot", "a client that missed the last event still gets it"
+
+
+async def test_pages_are_served(http: httpx.AsyncClient) -> None:
+    played = await play_to_end(http, "bazaar", 2, seed="pages-served", prefer=("buy", "roll", "end_turn"))
+    for path in ("/", f"/games/{played.game_id}", f"/games/{played.game_id}/replay", "/players/player-0"):
+        page = await http.get(path)
+        assert page.status_code == 200, (path, page.text[:300])
+        assert page.headers["content-type"].startswith("text/html")
+        assert "<h1>" in page.text
+    replay = (await http.get(f"/games/{played.game_id}/replay")).text
+    assert "Verified" in replay, "the audit's verdict"
+    missing = await http.get("/games/no-such-game")
+    assert missing.status_code == 404
+
+
+async def test_the_api_docs_load_nothing_from_outside(http: httpx.AsyncClient) -> None:
+    docs = await http.get("/schema")
+    assert docs.status_code == 200
+    sources = re.findall(r"""(?:src|href)=["']([^"']+)""", docs.text)
+    assert sources and all(s.startswith("/static/") or s.startswith("data:") for s in sources), sources
+    for source in sources:
+        if source.startswith("/static/"):
+            assert (await http.get(source)).status_code == 200, source
+    assert "validatorUrl: null" in docs.text
+
+
+@pytest.fixture(scope="module")
+def cors_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server that lets pages of http://app.example call it."""
+    process, base = start_server(
+        database_url,
+        log_file=tmp_path_factory.mktemp("cors") / "server.log",
+        settings={"CORS_ORIGINS": "http://app.example, http://other.example"},
+    )
+    yield base
+    process.terminate()
+    process.wait(10)
+
+
+def preflight(base: str, origin: str) -> httpx.Response:
+    """A browser's CORS preflight for a command POST from ``origin``."""
+    return httpx.options(
+        base + "/v1/games",
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type",
+        },
+    )
+
+
+def test_cors_is_off_by_default(server: str) -> None:
+    answer = httpx.get(server + "/v1/catalog", headers={"Origin": "http://app.example"})
+    assert "access-control-allow-origin" not in answer.headers
+    assert "access-control-allow-origin" not in preflight(server, "http://app.example").headers
+
+
+def test_cors_allows_the_configured_origins_only(cors_server: str) -> None:
+    allowed = preflight(cors_server, "http://app.example")
+    assert allowed.status_code in (200, 204)
+    assert allowed.headers["access-control-allow-origin"] == "http://app.example"
+    assert "authorization" in allowed.headers["access-control-allow-headers"].lower()
+    simple = httpx.get(cors_server + "/v1/catalog", headers={"Origin": "http://other.example"})
+    assert simple.headers["access-control-allow-origin"] == "http://other.example"
+    stranger = httpx.get(cors_server + "/v1/catalog", headers={"Origin": "http://evil.example"})
+    assert stranger.headers.get("access-control-allow-origin") is None

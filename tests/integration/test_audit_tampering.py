@@ -1,0 +1,216 @@
+"""The online audit against an operator who rewrites the database (issue 12): with the triggers switched off
+as the tables' owner, the history rewritten and the whole hash chain recomputed with the game's chain key,
+every tampering is still caught, by re-deciding each stored move, and named."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from api.app import create_app
+from eventstore import GENESIS_HASH, event_hash
+from service.settings import Settings
+from tests.support.client_play import create_game, play_to_end
+from tests.support.databases import fresh_database
+
+pytestmark = pytest.mark.db
+
+Row = dict[str, Any]  # an event row: version, type, schema_version, data (decoded), cause (bytes or None)
+
+
+@pytest.fixture(scope="module")
+async def own_database(server_url: str) -> AsyncIterator[str]:
+    """A database of its own: the rewritten histories would otherwise reach the other tests' projections."""
+    async with fresh_database(server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def pool(own_database: str) -> AsyncIterator[asyncpg.Pool]:
+    """A connection pool as the tables' owner (the operator)."""
+    created = await asyncpg.create_pool(own_database, min_size=1, max_size=4)
+    assert created is not None
+    yield created
+    await created.close()
+
+
+@pytest.fixture(scope="module")
+async def client(own_database: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to that database, lifespan included."""
+    settings = dataclasses.replace(Settings.from_env(), database_url=own_database)
+    async with AsyncTestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+async def play_some(client: AsyncTestClient[Any], created: dict[str, Any], moves: int, seed: str) -> None:
+    """Post ``moves`` random legal commands of pending seats."""
+    chooser = random.Random(seed)
+    tokens = [seat["token"] for seat in created["seats"]]
+    for _ in range(moves):
+        detail = (await client.get(f"/v1/games/{created['game_id']}")).json()
+        seat = chooser.choice(detail["pending"])["seat"]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = (await client.get(f"/v1/games/{created['game_id']}", headers=auth)).json()["legal"]
+        response = await client.post(
+            f"/v1/games/{created['game_id']}/commands", json=chooser.choice(legal), headers=auth
+        )
+        assert response.status_code == 200, response.text
+
+
+async def rewrite(
+    pool: asyncpg.Pool, game_id: str, edit: Callable[[list[Row]], None], rewind_row: bool = True
+) -> None:
+    """What an operator with the owner's rights could do: switch the triggers off, rewrite the events with
+    ``edit``, recompute every hash with the stream's chain key and (``rewind_row``) make the stream's row
+    agree."""
+    async with pool.acquire() as connection, connection.transaction():
+        await connection.execute("SET LOCAL session_replication_role = replica")
+        key = await connection.fetchval("SELECT chain_key FROM streams WHERE stream_id = $1", game_id)
+        rows = [
+            {**dict(r), "data": json.loads(r["data"])}
+            for r in await connection.fetch(
+                "SELECT version, type, schema_version, data::text AS data, cause FROM events"
+                " WHERE stream_id = $1 ORDER BY version",
+                game_id,
+            )
+        ]
+        edit(rows)
+        await connection.execute("DELETE FROM events WHERE stream_id = $1", game_id)
+        previous = GENESIS_HASH
+        for version, row in enumerate(rows, start=1):
+            data = json.dumps(row["data"], separators=(",", ":")).encode()
+            previous = event_hash(previous, game_id, version, row["type"], row["schema_version"], data, key)
+            await connection.execute(
+                "INSERT INTO events (stream_id, version, type, schema_version, data, hash, cause)"
+                " VALUES ($1, $2, $3, $4, $5::json, $6, $7)",
+                game_id,
+                version,
+                row["type"],
+                row["schema_version"],
+                data.decode(),
+                previous,
+                row["cause"],
+            )
+        if rewind_row:
+            await connection.execute(
+                "UPDATE streams SET version = $2, head_hash = $3 WHERE stream_id = $1",
+                game_id,
+                len(rows),
+                previous,
+            )
+
+
+async def audit(client: AsyncTestClient[Any], game_id: str) -> dict[str, Any]:
+    """GET /audit (200)."""
+    response = await client.get(f"/v1/games/{game_id}/audit")
+    assert response.status_code == 200, response.text
+    report: dict[str, Any] = response.json()
+    return report
+
+
+def failure(report: dict[str, Any]) -> str:
+    """The name of the first failure an audit reports."""
+    assert not report["ok"] and report["problems"], report
+    return str(report["problems"][0].split(":", 1)[0])
+
+
+async def test_an_untouched_game_passes_with_every_move_re_decided(client: AsyncTestClient[Any]) -> None:
+    played = await play_to_end(client, "bazaar", 2, seed="audit-clean")
+    report = await audit(client, played.game_id)
+    assert report["ok"] and report["moves_ok"] and report["moves_checked"] == played.commands, report
+    running = await create_game(client, "bazaar", 3, seed="audit-clean-running")
+    await play_some(client, running, 6, "audit-clean-running")
+    report = await audit(client, running["game_id"])
+    assert report["ok"] and report["moves_ok"] and report["moves_checked"] == 6 and report["seed"] is None
+
+
+async def test_a_score_rewritten_with_the_chain_recomputed_is_caught(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    played = await play_to_end(client, "basari", 3, seed="audit-score")
+
+    def raise_score(rows: list[Row]) -> None:
+        scored = next(r for r in reversed(rows) if r["type"] == "points_scored")
+        number = next(k for k, v in scored["data"].items() if k != "seat" and isinstance(v, int))
+        scored["data"][number] += 5
+
+    await rewrite(pool, played.game_id, raise_score)
+    report = await audit(client, played.game_id)
+    assert report["chain_ok"] and report["setup_ok"]  # the forger kept everything consistent ...
+    assert (
+        failure(report) == "events_differ" and report["moves_ok"] is False
+    )  # ... but the move says otherwise
+
+
+async def test_a_rigged_roll_in_a_running_game_is_caught_without_revealing_the_seed(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    created = await create_game(client, "bazaar", 2, seed="audit-rigged-roll")
+    await play_some(client, created, 12, "audit-rigged-roll")
+
+    def rig(rows: list[Row]) -> None:
+        roll = next(r for r in rows if r["type"] == "die_rolled")
+        faces = ["red", "green", "blue", "yellow", "white", "choice"]
+        roll["data"]["face"] = next(f for f in faces if f != roll["data"]["face"])
+
+    await rewrite(pool, created["game_id"], rig)
+    report = await audit(client, created["game_id"])
+    assert report["chain_ok"] and failure(report) == "events_differ"
+    assert report["seed"] is None and "audit-rigged-roll" not in json.dumps(report)
+
+
+async def test_a_deleted_tail_of_a_running_game_is_caught(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    created = await create_game(client, "bazaar", 2, seed="audit-tail")
+    await play_some(client, created, 8, "audit-tail")
+    await rewrite(pool, created["game_id"], lambda rows: rows.__delitem__(slice(-3, None)), rewind_row=False)
+    assert failure(await audit(client, created["game_id"])) == "history_truncated"
+
+
+async def test_a_move_credited_to_another_seat_is_caught(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    created = await create_game(client, "bazaar", 2, seed="audit-seat")
+    await play_some(client, created, 4, "audit-seat")
+
+    def other_seat(rows: list[Row]) -> None:
+        moved = next(r for r in rows if r["cause"] is not None)
+        cause = json.loads(moved["cause"])
+        moved["cause"] = json.dumps({**cause, "seat": 1 - cause["seat"]}).encode()
+
+    await rewrite(pool, created["game_id"], other_seat)
+    assert failure(await audit(client, created["game_id"])) in ("illegal_move", "events_differ")
+
+
+async def test_a_missing_move_is_caught(client: AsyncTestClient[Any], pool: asyncpg.Pool) -> None:
+    created = await create_game(client, "bazaar", 2, seed="audit-missing")
+    await play_some(client, created, 10, "audit-missing")
+
+    def drop_a_move(rows: list[Row]) -> None:
+        starts = [i for i, r in enumerate(rows) if r["cause"] is not None]
+        del rows[starts[3] : starts[4]]
+
+    await rewrite(pool, created["game_id"], drop_a_move)
+    assert failure(await audit(client, created["game_id"])) in ("illegal_move", "events_differ")
+
+
+async def test_an_event_slipped_in_without_a_command_is_caught(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    created = await create_game(client, "bazaar", 2, seed="audit-slipped")
+    await play_some(client, created, 6, "audit-slipped")
+
+    def slip_in(rows: list[Row]) -> None:
+        roll = next(r for r in rows if r["type"] == "die_rolled")
+        rows.append({**roll, "cause": None})
+
+    await rewrite(pool, created["game_id"], slip_in)
+    assert failure(await audit(client, created["game_id"])) == "undecided_event"
