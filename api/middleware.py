@@ -172,6 +172,9 @@ INTERPRETED_HEADERS = (
     b"accept",
     b"content-type",
 )
+# A handler whose own validation names each refused character (``opt={CHECKS_OWN_TEXT: True}``, e.g. account
+# names: 422 name_invisible_character) gets the body's strings unchecked; nesting and encoding are still.
+CHECKS_OWN_TEXT = "checks_own_text"
 MAX_JSON_DEPTH = 32  # the deepest command body is 4 levels; this bounds the work a body can cause
 JSON_MEDIA = re.compile(r"^application/(?:[a-z0-9.+-]+\+)?json$")
 
@@ -192,26 +195,26 @@ def printable_text(raw: bytes, what: str) -> str:
     return text
 
 
-def check_json(value: Any, pointer: str = "", depth: int = 0) -> None:
-    """Refuse (400) a decoded JSON body nested deeper than MAX_JSON_DEPTH or holding a string (key or
-    value) with a control character or a lone surrogate; the pointer names the first offending place."""
+def check_json(value: Any, pointer: str = "", depth: int = 0, text: bool = True) -> None:
+    """Refuse (400) a decoded JSON body nested deeper than MAX_JSON_DEPTH or (with ``text``) holding a
+    string, key or value, with a control character or a lone surrogate; the pointer names the first place."""
     if depth > MAX_JSON_DEPTH:
         raise malformed("too_deep", f"the body is nested deeper than {MAX_JSON_DEPTH} levels", pointer)
     if isinstance(value, str):
-        if _CONTROL.search(value):
+        if text and _CONTROL.search(value):
             raise malformed("control_character", "a string holds a control character", pointer)
     elif isinstance(value, dict):
         for key, item in value.items():
             escaped = key.replace("~", "~0").replace("/", "~1")
-            if _CONTROL.search(key):
+            if text and _CONTROL.search(key):
                 raise malformed("control_character", "a key holds a control character", pointer)
-            check_json(item, f"{pointer}/{escaped}", depth + 1)
+            check_json(item, f"{pointer}/{escaped}", depth + 1, text)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            check_json(item, f"{pointer}/{index}", depth + 1)
+            check_json(item, f"{pointer}/{index}", depth + 1, text)
 
 
-def decode_json_body(body: bytes, content_type: str | None) -> Any:
+def decode_json_body(body: bytes, content_type: str | None, text: bool = True) -> Any:
     """A request body as JSON: 415 unless its media type is JSON (none given counts as JSON), 400 unless it
     is UTF-8 JSON without control characters, lone surrogates or deep nesting."""
     if content_type is not None:
@@ -224,7 +227,7 @@ def decode_json_body(body: bytes, content_type: str | None) -> Any:
         value = msgspec.json.decode(body)
     except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
         raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)") from None
-    check_json(value)
+    check_json(value, text=text)
     return value
 
 
@@ -240,7 +243,8 @@ class GuardedRequest(Request[Any, Any, Any]):
             else:
                 body = await self.body()
                 content_type = self.headers.get("content-type")
-                self._json = state.json = decode_json_body(body or b"null", content_type)
+                text = not self.route_handler.opt.get(CHECKS_OWN_TEXT, False)
+                self._json = state.json = decode_json_body(body or b"null", content_type, text)
         return self._json
 
 
