@@ -19,6 +19,7 @@ from api.accounts import AccountsController, signup_router
 from api.contract import publish
 from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
+from api.lobby import LobbyController
 from api.me_stream import MeStreamController
 from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
 from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
@@ -36,6 +37,7 @@ from service.accounts import AccountService, VerifiedClients
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
+from service.lobby import LobbyService
 from service.logging import configure_logging
 from service.notifications import Notifications
 from service.projections import GameProjection
@@ -105,8 +107,9 @@ def create_app(
             store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
         )
         app.state.games = games
+        app.state.lobby = LobbyService(games, accounts)
         app.state.tournaments = tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait
+            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
@@ -149,6 +152,7 @@ def create_app(
         MeStreamController,
         signup_router(settings.account_signups_per_hour),
         AccountsController,
+        LobbyController,
         TournamentsController,
         RatingsController,
         PlayersController,

@@ -35,11 +35,16 @@ def safe_cell(cell: Any) -> Any:
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A CSV table: the header line, then one line per row (None as an empty cell, formulas defused)."""
+    """A CSV table: the header line, then one line per row (None as an empty cell, booleans as in JSON,
+    formulas defused)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([safe_cell(column) for column in columns])
-    writer.writerows([safe_cell(cell) for cell in row] for row in rows)
+    cells = {None: "", True: "true", False: "false"}
+    writer.writerows(
+        [cells[cell] if cell is None or isinstance(cell, bool) else safe_cell(cell) for cell in row]
+        for row in rows
+    )
     return out.getvalue()
 
 

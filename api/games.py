@@ -14,6 +14,7 @@ from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
 from service import errors
 from service.games import GameService
+from service.lobby import LobbyService
 from service.models import (
     AuditReport,
     Catalog,
@@ -51,6 +52,12 @@ def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
 def service_of(state: State) -> GameService:
     """The GameService wired in by create_app."""
     service: GameService = state.games
+    return service
+
+
+def lobby_of(state: State) -> LobbyService:
+    """The LobbyService wired in by create_app."""
+    service: LobbyService = state.lobby
     return service
 
 
@@ -124,10 +131,19 @@ class GamesController(Controller):
         )
 
     @post("/games", operation_id="createGame", summary="Create a game", status_code=201)
-    async def create(self, state: State, data: JSONBody[CreateGame]) -> Response[GameCreated]:
-        """Create a game; the answer carries each seat's secret token (shown only here) and the seed commitment."""
-        created = await service_of(state).create(data)
-        return Response(created, status_code=201, headers={"Location": f"/v1/games/{created.game_id}"})
+    async def create(
+        self, request: Request[Any, Any, Any], state: State, data: JSONBody[CreateGame]
+    ) -> Response[GameCreated]:
+        """Create a game; the answer carries each hot-seat seat's secret token (shown only here) and the seed
+        commitment. Seats are ``{name}`` (hot-seat), ``{account: "me"}``, ``{invite: "<account>"}`` or
+        ``{open: true}``; a game with account seats needs the creator's account token, waits in the lobby
+        (``status: waiting``, ``Location`` its lobby entry) and starts when its last seat is filled.
+        ``rated: true`` needs account seats only, no ``seed`` and two seats or more (422 otherwise)."""
+        created = await lobby_of(state).create(data, bearer_token(request))
+        location = (
+            f"/v1/lobby/{created.game_id}" if created.status == "waiting" else f"/v1/games/{created.game_id}"
+        )
+        return Response(created, status_code=201, headers={"Location": location})
 
     @get("/games", operation_id="listGames", summary="List games, newest first")
     async def list_games(

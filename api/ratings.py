@@ -9,7 +9,7 @@ from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
-from service.models import PlayerProfile, RatingList
+from service.models import RatingList
 from service.ratings import RatingService
 
 
@@ -38,8 +38,3 @@ class RatingsController(Controller):
         Ratings are a projection of the finished rated games, up to date with every game finished before
         the request."""
         return await ratings_of(state).ratings(game, cursor, limit)
-
-    @get("/players/{name:str}", operation_id="getPlayer", summary="A player's ratings in every game")
-    async def player(self, state: State, name: FromPath[str]) -> PlayerProfile:
-        """The player's rating in each game they have played rated games of (404 if none)."""
-        return await ratings_of(state).player(name)

@@ -13,6 +13,7 @@ from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.games import accepts, bearer_token
 from domain.tournament import RoundView, StandingRow, TournamentView
 from service.models import CreateTournamentIn, TournamentCreatedOut
+from service.registrations import Registration
 from service.tournaments import TournamentService
 
 STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games")
@@ -41,11 +42,15 @@ class TournamentsController(Controller):
 
     @post("/", operation_id="createTournament", summary="Create a tournament", status_code=201)
     async def create(
-        self, state: State, data: JSONBody[CreateTournamentIn]
+        self, request: Request[Any, Any, Any], state: State, data: JSONBody[CreateTournamentIn]
     ) -> Response[TournamentCreatedOut]:
-        """Create a tournament; the answer carries the organizer's token and each player's token (shown only
-        here). A player's token acts as their seat in every game of the tournament."""
-        created = await tournaments_of(state).create(data)
+        """Create a tournament; the answer carries the organizer's token and, for a tournament of
+        ``{name}`` players, each player's token (shown only here), which acts as their seat in every game
+        of the tournament. A tournament of accounts (players ``{account: "me"}`` / ``{invite}``, or
+        ``open: true``) needs the organizer's account token and registers players
+        (``registering: true``) until its first round is seated; its players act with their account
+        tokens, and its games are rated unless a ``seed`` was given."""
+        created = await tournaments_of(state).create(data, bearer_token(request))
         return Response(
             created, status_code=201, headers={"Location": f"/v1/tournaments/{created.tournament_id}"}
         )
@@ -69,6 +74,53 @@ class TournamentsController(Controller):
         service = tournaments_of(state)
         await service.require_organizer(tournament_id, bearer_token(request))
         return await service.seat_next_round(tournament_id)
+
+    @get(
+        "/{tournament_id:str}/registration",
+        operation_id="getTournamentRegistration",
+        summary="An account tournament's registration",
+    )
+    async def registration(self, state: State, tournament_id: FromPath[str]) -> Registration:
+        """Its entries (``invited``, ``joined``, ``declined``) and status (``registering`` until the first
+        round is seated, then ``started``)."""
+        return await tournaments_of(state).registration(tournament_id)
+
+    @post(
+        "/{tournament_id:str}/join",
+        operation_id="joinTournament",
+        summary="Register (accept an invitation, or join an open tournament)",
+        status_code=200,
+    )
+    async def join(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> Registration:
+        """Account token. 403 ``not_invited`` for a tournament that is not open; 409 ``already_registered``,
+        ``registration_closed``."""
+        return await tournaments_of(state).join(tournament_id, bearer_token(request))
+
+    @post(
+        "/{tournament_id:str}/decline",
+        operation_id="declineTournament",
+        summary="Decline an invitation",
+        status_code=200,
+    )
+    async def decline(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> Registration:
+        """Account token; 409 ``not_invited`` without an open invitation."""
+        return await tournaments_of(state).decline(tournament_id, bearer_token(request))
+
+    @post(
+        "/{tournament_id:str}/leave",
+        operation_id="leaveTournament",
+        summary="Withdraw a registration before the first round",
+        status_code=200,
+    )
+    async def leave(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> Registration:
+        """Account token; 409 ``not_registered``, ``registration_closed``."""
+        return await tournaments_of(state).leave(tournament_id, bearer_token(request))
 
     @get(
         "/{tournament_id:str}/standings",

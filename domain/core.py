@@ -74,12 +74,18 @@ class Pending(msgspec.Struct, Generic[D], frozen=True, kw_only=True):
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of a finished game: per seat its score and rank (1 is best; equal ranks tie)."""
+    """The outcome of a finished game: per seat its score and rank (1 is best; equal ranks tie).
+
+    ``lower_is_better``: the scores count turns taken (Bazaar solitaire, Z-12), fewer is better; ``solved``
+    says whether such a game met its target (None for every game scored in points, higher is better).
+    """
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     winners: tuple[int, ...]
     note: str = ""
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class ScoreSheet(msgspec.Struct, frozen=True, kw_only=True):

@@ -307,3 +307,12 @@ class AccountService:
                 "SELECT seat, account_id FROM game_seats WHERE game_id = $1 ORDER BY seat", game_id
             )
         return [row["account_id"] for row in rows]
+
+    async def lobby_status(self, game_id: str) -> str | None:
+        """The lobby status of a game (``waiting``, ``starting``, ``started``, ``cancelled``), None if it never
+        was in the lobby."""
+        async with self.connection() as connection:
+            status: str | None = await connection.fetchval(
+                "SELECT status FROM lobby_games WHERE game_id = $1", game_id
+            )
+        return status

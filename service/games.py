@@ -27,6 +27,7 @@ from eventstore import (
     IdempotencyMismatch,
     NewEvent,
     RecordedEvent,
+    StreamExists,
     StreamInfo,
 )
 from service import errors
@@ -149,18 +150,33 @@ class GameService:
         except msgspec.ValidationError as exc:
             raise errors.RuleViolation("invalid_options", f"options: {exc}") from None
 
+    def configure(self, game: Game[Any], names: list[str], options: dict[str, Any] | None) -> GameConfig:
+        """The game's configuration for these seats and options (422 for a count or option it refuses)."""
+        config = GameConfig(players=tuple(names), options=self.parse_options(game, options))
+        try:
+            game.validate_config(config)
+        except Rejected as refusal:
+            raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
+        return config
+
     async def create(
         self,
         request: CreateGame,
         tournament: str | None = None,
         token_hashes: list[str] | None = None,
+        game_id: str | None = None,
+        accounts: list[str | None] | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
-        ``token_hashes`` (tournament games): the seats' stored token hashes; the answer's tokens are then empty.
+        ``token_hashes`` (tournament and lobby games): the seats' stored token hashes ("" for a seat an
+        account holds); the answer's tokens are then empty. ``game_id`` (a lobby game starting): the id
+        it was listed under; if its keys or stream exist already (a start cut short), they are kept.
+        ``accounts``: the account id holding each seat (None: none), kept in the creation metadata.
+        ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
         """
         game = self.game_named(request.game)
-        names = [player.name.strip() for player in request.players]
+        names = [(player.name or "").strip() for player in request.players]
         for name in names:
             if not name or len(name) > MAX_NAME_LENGTH:
                 raise errors.RuleViolation(
@@ -168,41 +184,52 @@ class GameService:
                 )
         if len(set(names)) != len(names):
             raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
-        config = GameConfig(players=tuple(names), options=self.parse_options(game, request.options))
-        try:
-            game.validate_config(config)
-        except Rejected as refusal:
-            raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
+        config = self.configure(game, names, request.options)
         seed = request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
-        opening = game.setup(config, Rng(seed, "setup"))
-        game_id = str(uuid.uuid4())
         if token_hashes is not None:
             seat_tokens = ["" for _ in names]
             hashes = tuple(token_hashes)
         else:
             seat_tokens = [new_token() for _ in names]
             hashes = tuple(hash_token(t) for t in seat_tokens)
-        keys = GameKeys(game_id=game_id, seed=seed, token_hashes=hashes)
-        await self.keys.save(keys)
+        existing = None if game_id is None else await self.keys.get(game_id)
+        game_id = game_id or str(uuid.uuid4())
+        if existing is None:
+            await self.keys.save(GameKeys(game_id=game_id, seed=seed, token_hashes=hashes))
+        else:
+            seed = existing.seed
+        opening = game.setup(config, Rng(seed, "setup"))
         metadata = {
             "players": names,
             "options": msgspec.to_builtins(config.options),
             "seed_commitment": seed_commitment(seed),
             "bots": [player.bot for player in request.players],
             "tournament": tournament,
-            "rated": request.rated or tournament is not None,
+            "rated": request.rated,
             "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
         }
-        result = await self.store.create_stream(
-            game_id, game.name, [new_event(e) for e in opening], metadata=metadata, chain_key=chain_key(seed)
-        )
-        log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=result.version)
+        if accounts is not None:
+            metadata["accounts"] = accounts
+        try:
+            result = await self.store.create_stream(
+                game_id,
+                game.name,
+                [new_event(e) for e in opening],
+                metadata=metadata,
+                chain_key=chain_key(seed),
+            )
+            version = result.version
+        except StreamExists:
+            if existing is None:
+                raise
+            version = (await self.info(game_id)).version
+        log.info("game_created", game_id=game_id, game=game.name, players=len(names), version=version)
         return GameCreated(
             game_id=game_id,
             game=game.name,
-            version=result.version,
+            version=version,
             seats=[
                 SeatToken(seat=i, name=n, token=t)
                 for i, (n, t) in enumerate(zip(names, seat_tokens, strict=True))
@@ -221,8 +248,17 @@ class GameService:
         """The stream row of a game (404 if unknown)."""
         info = await self.store.stream_info(game_id)
         if info is None or info.category not in self.games:
-            raise errors.NotFound("game_not_found", f"no game {game_id}")
+            raise await self.missing(game_id)
         return info
+
+    async def missing(self, game_id: str) -> errors.ServiceError:
+        """Why a game has no stream: 409 while it waits in the lobby (or was cancelled there), else 404."""
+        status = None if self.accounts is None else await self.accounts.lobby_status(game_id)
+        if status in ("waiting", "starting"):
+            return errors.Conflict("game_not_started", f"the game waits for players: see /v1/lobby/{game_id}")
+        if status == "cancelled":
+            return errors.Conflict("game_cancelled", "the game was cancelled in the lobby")
+        return errors.NotFound("game_not_found", f"no game {game_id}")
 
     async def game_keys(self, game_id: str) -> GameKeys:
         """A game's keys (immutable, so cached; least recently used keys fall out past the cache size)."""
@@ -230,7 +266,7 @@ class GameService:
         if keys is None:
             keys = await self.keys.get(game_id)
             if keys is None:
-                raise errors.NotFound("game_not_found", f"no game {game_id}")
+                raise await self.missing(game_id)
         _keep(self._keys_cache, game_id, keys, self._cache_size)
         return keys
 

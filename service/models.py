@@ -11,10 +11,16 @@ from domain.core import Result, ScoreSheet
 
 
 class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A player to seat: a display name (1-40 characters) and whether a bot plays the seat (informational)."""
+    """A seat at creation, exactly one of: ``name`` (hot-seat: a display name of 1-40 characters whose token
+    the creator receives; ``bot`` is informational), ``account: "me"`` (the creator's account takes the
+    seat), ``invite: "<account name>"`` (reserved for that account, which joins or declines) or
+    ``open: true`` (any account may join)."""
 
-    name: str
+    name: str | None = None
     bot: bool = False
+    account: str | None = None
+    invite: str | None = None
+    open: bool = False
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -25,14 +31,19 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     seed: str | None = None
     options: dict[str, Any] | None = None
     rated: bool = False
+    entropy: str | None = None
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat, its player's name and its secret bearer token (shown once, at creation)."""
+    """A seat, its player's name and its secret bearer token (shown once, at creation; empty for a seat
+    held by, reserved for or open to an account: the account's own token acts for it)."""
 
     seat: int
     name: str
     token: str
+    account: str | None = None
+    invited: str | None = None
+    open: bool = False
 
 
 class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,6 +54,7 @@ class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     seats: list[SeatToken]
     seed_commitment: str
+    status: str = "active"
 
 
 class Seat(msgspec.Struct, frozen=True, kw_only=True):
@@ -282,7 +294,12 @@ class Catalog(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Create a tournament: name, game, players, rounds, and optionally table size, options, duplicate, seed."""
+    """Create a tournament: name, game, players, rounds, and optionally table size, options, duplicate, seed.
+
+    Players are either all ``{name}`` (each gets a player token, as a hot-seat seat does) or accounts:
+    ``{account: "me"}`` (the organizer's account plays) and ``{invite: "<account>"}``; with ``open: true``
+    any account may register itself too. An account tournament registers players until its first round
+    is seated."""
 
     name: str
     game: str
@@ -292,6 +309,7 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     options: dict[str, Any] | None = None
     duplicate: bool = False
     seed: str | None = None
+    open: bool = False
 
 
 class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -307,6 +325,7 @@ class TournamentCreatedOut(msgspec.Struct, frozen=True, kw_only=True):
     tournament_id: str
     organizer_token: str
     players: list[PlayerToken]
+    registering: bool = False
 
 
 class PlayerRating(msgspec.Struct, frozen=True, kw_only=True):

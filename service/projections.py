@@ -658,11 +658,12 @@ async def rebuild_command(settings: Settings) -> None:
 
     from domain.registry import all_games
     from eventstore import PostgresEventStore
-    from service.database import create_pool, migrate, resolve_database_url
+    from service.database import create_pool, migrate_urls, resolve_database_urls
     from service.keys import PostgresKeyStore
 
-    url = resolve_database_url(settings.database_url, settings.data_dir)
-    migrate(url)
+    urls = resolve_database_urls(settings)
+    migrate_urls(urls)
+    url = urls.service
     pool = await create_pool(url, settings)
     try:
         games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import asyncpg
 import msgspec
@@ -34,11 +34,14 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
-from eventstore import ConcurrencyConflict, EventStore, pooled_connection
+from eventstore import ConcurrencyConflict, EventStore, StreamExists, pooled_connection
 from service import errors
+from service.accounts import Account, AccountService
 from service.games import GameService, Loaded, new_event
+from service.lobby import seat_kind
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
 from service.projections import FeedFollower, FeedPage, last_events
+from service.registrations import INVITED, JOINED, Closing, Registration, Registrations
 from service.tokens import hash_token, new_seed, new_token, token_matches
 
 log = structlog.get_logger("service.tournaments")
@@ -46,6 +49,7 @@ log = structlog.get_logger("service.tournaments")
 CATEGORY = "tournament"
 MAX_RETRIES = 8
 CONFLICT_CODES = frozenset({"round_in_progress", "tournament_complete"})
+COUNT_CODES = frozenset({"bad_player_count", "impossible_table_split", "duplicate_needs_equal_tables"})
 
 
 class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
@@ -141,11 +145,15 @@ class TournamentService:
         games: GameService,
         pool: asyncpg.Pool | None = None,
         acquire_timeout: float | None = None,
+        accounts: AccountService | None = None,
     ) -> None:
-        """With ``pool``, a results recorder (``recorder``) whose loop the app runs; reads wait for it."""
+        """With ``pool``, a results recorder (``recorder``) whose loop the app runs; reads wait for it;
+        with ``accounts``, tournaments of accounts (registration, account seats)."""
         self.store = store
         self.keys = keys
         self.games = games
+        self.accounts = accounts
+        self.registrations = None if accounts is None else Registrations(accounts)
         self._decoder = msgspec.json.Decoder(EVENT_TYPE)
         self.recorder = (
             None if pool is None else TournamentResults(pool, self, acquire_timeout=acquire_timeout)
@@ -164,6 +172,12 @@ class TournamentService:
         """The tournament folded from its stream (404 if unknown)."""
         info = await self.store.stream_info(tournament_id)
         if info is None or info.category != CATEGORY:
+            if self.registrations is not None and await self.registrations.status(tournament_id):
+                raise errors.Conflict(
+                    "tournament_registering",
+                    f"the tournament registers players until its first round: see "
+                    f"/v1/tournaments/{tournament_id}/registration",
+                )
             raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
         state = TOURNAMENT.initial()
         version = 0
@@ -198,23 +212,54 @@ class TournamentService:
 
     async def require_organizer(self, tournament_id: str, token: str | None) -> None:
         """401 without a token, 403 with a token that is not this tournament's organizer token."""
-        keys = await self.tournament_keys(tournament_id)
+        stored = await self.keys.get(tournament_id)
+        organizer = stored.organizer_hash if stored is not None else None
+        if organizer is None and self.registrations is not None:
+            organizer = await self.registrations.organizer_hash(tournament_id)
+        if organizer is None:
+            raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
         if token is None:
             raise errors.Unauthorized(
                 "token_required", "seating a round needs 'Authorization: Bearer <organizer token>'"
             )
-        if not token_matches(token, keys.organizer_hash):
+        if not token_matches(token, organizer):
             raise errors.Forbidden("not_organizer", "this token is not the tournament's organizer token")
 
     # ----------------------------------------------------------------- creation
 
-    async def create(self, request: CreateTournamentIn) -> TournamentCreatedOut:
-        """Validate against the game and the tournament rules, then store keys and the stream."""
-        game = self.games.game_named(request.game)
-        options = msgspec.to_builtins(self.games.parse_options(game, request.options))
+    async def create(self, request: CreateTournamentIn, token: str | None = None) -> TournamentCreatedOut:
+        """Validate against the game and the tournament rules, then store keys and the stream; a tournament
+        of accounts (``account``/``invite`` players or ``open``) opens its registration instead."""
+        named = [player.name is not None for player in request.players]
+        if any(named) and (not all(named) or request.open):
+            raise errors.RuleViolation(
+                "bad_player",
+                "players are either all {name} (player tokens) or all accounts (account, invite)",
+            )
+        if not all(named) or not request.players:
+            return await self._open_registration(request, token)
+        self._check_seed(request)
+        names = tuple((player.name or "").strip() for player in request.players)
+        events = self._creation(request, names)
+        tournament_id = str(uuid.uuid4())
+        organizer = new_token()
+        player_tokens = [new_token() for _ in names]
+        await self._store(tournament_id, request, hash_token(organizer), names, player_tokens, None, events)
+        return TournamentCreatedOut(
+            tournament_id=tournament_id,
+            organizer_token=organizer,
+            players=[PlayerToken(name=n, token=t) for n, t in zip(names, player_tokens, strict=True)],
+        )
+
+    @staticmethod
+    def _check_seed(request: CreateTournamentIn) -> None:
         if request.seed is not None and (not request.seed or len(request.seed) > 200):
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
-        names = tuple(player.name.strip() for player in request.players)
+
+    def _creation(self, request: CreateTournamentIn, names: tuple[str, ...]) -> list[Event]:
+        """The tournament's creation events for these players (422 for anything the rules refuse)."""
+        game = self.games.game_named(request.game)
+        options = msgspec.to_builtins(self.games.parse_options(game, request.options))
         command = CreateTournament(
             name=request.name,
             game=game.name,
@@ -227,30 +272,109 @@ class TournamentService:
             duplicate=request.duplicate,
             seed=request.seed if request.seed is not None else new_seed(),
         )
-        events = self._decide(TOURNAMENT.initial(), command, Rng(new_seed(), "create"))
-        tournament_id = str(uuid.uuid4())
-        organizer = new_token()
-        player_tokens = [new_token() for _ in names]
-        await self.keys.save(
-            TournamentKeys(
-                tournament_id=tournament_id,
-                organizer_hash=hash_token(organizer),
-                player_names=names,
-                player_hashes=tuple(hash_token(t) for t in player_tokens),
+        return self._decide(TOURNAMENT.initial(), command, Rng(new_seed(), "create"))
+
+    async def _store(
+        self,
+        tournament_id: str,
+        request: CreateTournamentIn,
+        organizer_hash: str,
+        names: tuple[str, ...],
+        player_tokens: list[str] | None,
+        account_ids: list[str] | None,
+        events: list[Event],
+    ) -> None:
+        """Store the keys and the stream of a new tournament (an account tournament's games are rated when
+        the server chose the seed; its players act with their account tokens, so they have no token here)."""
+        if await self.keys.get(tournament_id) is None:
+            await self.keys.save(
+                TournamentKeys(
+                    tournament_id=tournament_id,
+                    organizer_hash=organizer_hash,
+                    player_names=names,
+                    player_hashes=tuple(hash_token(t) for t in player_tokens)
+                    if player_tokens is not None
+                    else tuple("" for _ in names),
+                )
             )
+        metadata: dict[str, Any] = {"name": request.name, "game": request.game, "players": list(names)}
+        if account_ids is not None:
+            metadata["accounts"] = account_ids
+            metadata["rated"] = request.seed is None
+        try:
+            await self.store.create_stream(
+                tournament_id, CATEGORY, [new_event(e) for e in events], metadata=metadata
+            )
+        except StreamExists:
+            if account_ids is None:
+                raise
+        log.info("tournament_created", tournament_id=tournament_id, game=request.game, players=len(names))
+
+    async def _open_registration(
+        self, request: CreateTournamentIn, token: str | None
+    ) -> TournamentCreatedOut:
+        """An account tournament: the organizer's account opens registration (its players join, or accept
+        the organizer's invitation, until the first round is seated)."""
+        if self.accounts is None or self.registrations is None:
+            raise errors.Unavailable("no_accounts", "account tournaments need the PostgreSQL database")
+        organizer = await self.accounts.require(token)
+        self._check_seed(request)
+        plays = False
+        invited: list[Account] = []
+        for player in request.players:
+            kind = seat_kind(player)
+            if kind == "account":
+                plays = True
+            elif kind == "invite":
+                account = await self.accounts.by_name(player.invite or "")
+                if account is None:
+                    raise errors.RuleViolation("unknown_account", f"no account called {player.invite!r}")
+                invited.append(account)
+            else:
+                raise errors.RuleViolation(
+                    "bad_player",
+                    'tournament players are {account: "me"} or {invite}; "open": true is the tournament\'s',
+                )
+        ids = [a.account_id for a in invited] + ([organizer.account_id] if plays else [])
+        if len(set(ids)) != len(ids):
+            raise errors.RuleViolation("duplicate_account", "an account is invited at most once")
+        # The rules' refusals that do not depend on who registers (name, rounds, options...) come now.
+        # (checked as for one full table; the number registering is only known when the first round starts)
+        game = self.games.game_named(request.game)
+        try:
+            self._creation(request, tuple(f"player {i}" for i in range(game.max_players)))
+        except errors.RuleViolation as refused:
+            if refused.code not in COUNT_CODES:
+                raise
+        tournament_id = str(uuid.uuid4())
+        organizer_token = new_token()
+        await self.registrations.open(
+            tournament_id, request, hash_token(organizer_token), organizer, plays, invited
         )
-        await self.store.create_stream(
-            tournament_id,
-            CATEGORY,
-            [new_event(e) for e in events],
-            metadata={"name": request.name, "game": game.name, "players": list(names)},
-        )
-        log.info("tournament_created", tournament_id=tournament_id, game=game.name, players=len(names))
+        log.info("tournament_registration_opened", tournament_id=tournament_id, invited=len(invited))
         return TournamentCreatedOut(
-            tournament_id=tournament_id,
-            organizer_token=organizer,
-            players=[PlayerToken(name=n, token=t) for n, t in zip(names, player_tokens, strict=True)],
+            tournament_id=tournament_id, organizer_token=organizer_token, players=[], registering=True
         )
+
+    async def _close_registration(self, tournament_id: str) -> None:
+        """Open the tournament's stream with the registered accounts (its first round is being seated)."""
+        if self.registrations is None or await self.store.stream_info(tournament_id) is not None:
+            return
+
+        async def start(closing: Closing) -> None:
+            names = tuple(closing.names)
+            events = self._creation(closing.request, names)
+            await self._store(
+                tournament_id,
+                closing.request,
+                closing.organizer_hash,
+                names,
+                None,
+                closing.account_ids,
+                events,
+            )
+
+        await self.registrations.close(tournament_id, start)
 
     # ----------------------------------------------------------------- recording results
 
@@ -303,7 +427,9 @@ class TournamentService:
     # ----------------------------------------------------------------- rounds
 
     async def seat_next_round(self, tournament_id: str) -> RoundView:
-        """Seat the next round (or finish seating a round whose games are missing) and create its games."""
+        """Seat the next round (or finish seating a round whose games are missing) and create its games; the
+        first round of an account tournament closes its registration."""
+        await self._close_registration(tournament_id)
         await self._recorded()
         loaded = await self.load(tournament_id)
         if awaiting_games(loaded.state) is None:
@@ -313,18 +439,26 @@ class TournamentService:
         assert rnd is not None
         keys = await self.tournament_keys(tournament_id)
         state = loaded.state
+        metadata = (await self.store.stream_info(tournament_id)).metadata  # type: ignore[union-attr]
+        account_of = dict(zip(metadata.get("players", []), metadata.get("accounts") or [], strict=False))
         game_ids: list[str] = []
         for table in rnd.tables:
-            created = await self.games.create(
-                CreateGame(
-                    game=state.game,
-                    players=[PlayerIn(name=name) for name in table.players],
-                    seed=table.seed,
-                    options=state.options,
-                ),
-                tournament=tournament_id,
-                token_hashes=[keys.hash_of(name) for name in table.players],
+            request = CreateGame(
+                game=state.game,
+                players=[PlayerIn(name=name) for name in table.players],
+                seed=table.seed,
+                options=state.options,
+                rated=bool(metadata.get("rated")),
             )
+            hashes = [keys.hash_of(name) for name in table.players]
+            if not account_of:
+                created = await self.games.create(request, tournament=tournament_id, token_hashes=hashes)
+            else:
+                accounts = [account_of[name] for name in table.players]
+                game_id = await self.seat_accounts(accounts)
+                created = await self.games.create(
+                    request, tournament=tournament_id, token_hashes=hashes, game_id=game_id, accounts=accounts
+                )
             game_ids.append(created.game_id)
         events = self._decide(
             state, AttachGames(round=rnd.round, game_ids=tuple(game_ids)), Rng("", "attach")
@@ -334,6 +468,41 @@ class TournamentService:
             "tournament_round_seated", tournament_id=tournament_id, round=rnd.round, tables=len(game_ids)
         )
         return round_view(loaded.state.rounds[-1])
+
+    async def seat_accounts(self, accounts: list[str]) -> str:
+        """A new game id whose seats these accounts hold (in seat order), so their tokens act for them."""
+        assert self.accounts is not None
+        game_id = str(uuid.uuid4())
+        async with self.accounts.connection() as connection:
+            await connection.executemany(
+                "INSERT INTO game_seats (game_id, seat, kind, account_id, joined_at)"
+                " VALUES ($1, $2, 'account', $3, now())",
+                [(game_id, seat, account_id) for seat, account_id in enumerate(accounts)],
+            )
+        return game_id
+
+    # ----------------------------------------------------------------- registration
+
+    def _registrations(self) -> Registrations:
+        if self.registrations is None:
+            raise errors.Unavailable("no_accounts", "account tournaments need the PostgreSQL database")
+        return self.registrations
+
+    async def join(self, tournament_id: str, token: str | None) -> Registration:
+        """Register the caller's account (accepting its invitation, or joining an open tournament)."""
+        return await self._registrations().join(tournament_id, token)
+
+    async def decline(self, tournament_id: str, token: str | None) -> Registration:
+        """Decline the caller's invitation."""
+        return await self._registrations().withdraw(tournament_id, token, INVITED)
+
+    async def leave(self, tournament_id: str, token: str | None) -> Registration:
+        """Withdraw the caller's registration before the first round."""
+        return await self._registrations().withdraw(tournament_id, token, JOINED)
+
+    async def registration(self, tournament_id: str) -> Registration:
+        """The tournament's registration: its entries and whether it is still open."""
+        return await self._registrations().registration(tournament_id)
 
     # ----------------------------------------------------------------- reads
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Final
+
 from msgspec.structs import replace
 
 from domain.basari.components import ACTIONS_BY_PLAYERS, Action
@@ -31,6 +33,19 @@ from domain.core import Event
 
 __all__ = ["evolve"]
 
+# B-7, B-8: a new round or stage starts with no action left to resolve, no negotiation, no D turns.
+_NO_ACTIONS_UNDER_WAY: Final[dict[str, Any]] = {
+    "todo": (),
+    "negotiation": None,
+    "performer": None,
+    "d_turns": (),
+}
+
+
+def _no_picks(count: int) -> dict[str, Any]:
+    """B-6: nobody of ``count`` seats has picked an action card yet, and nothing is revealed."""
+    return {"picked": (False,) * count, "picks": (None,) * count, "revealed": False}
+
 
 ACTION_ORDER: tuple[Action, ...] = ("A", "B", "C", "D")
 
@@ -55,20 +70,11 @@ def evolve(state: State, event: Event) -> State:
                 players=tuple(Player(name=name, gems=held) for name, held in zip(names, gems, strict=False)),
                 actions=ACTIONS_BY_PLAYERS.get(count, ("A", "B", "C")),
                 stock=stock,
-                picked=(False,) * count,
-                picks=(None,) * count,
+                **_no_picks(count),
             )
         case PileShuffled(stage=stage, order=order):
             return replace(
-                state,
-                phase="resolve",
-                stage=stage,
-                round=0,
-                pile=order or (),
-                todo=(),
-                negotiation=None,
-                performer=None,
-                d_turns=(),
+                state, phase="resolve", stage=stage, round=0, pile=order or (), **_NO_ACTIONS_UNDER_WAY
             )
         case CardsDealt(round=number, cards=cards):
             players = tuple(
@@ -82,13 +88,8 @@ def evolve(state: State, event: Event) -> State:
                 round=number,
                 players=players,
                 pile=tuple(card for card in state.pile if card not in cards),
-                picked=(False,) * count,
-                picks=(None,) * count,
-                revealed=False,
-                todo=(),
-                negotiation=None,
-                performer=None,
-                d_turns=(),
+                **_no_picks(count),
+                **_NO_ACTIONS_UNDER_WAY,
             )
         case ActionChosen(seat=seat, action=action):
             picks = state.picks if action is None else (*state.picks[:seat], action, *state.picks[seat + 1 :])
@@ -212,12 +213,7 @@ def _evolve_stage_scored(state: State, event: StageScored) -> State:
         players=tuple(players),
         stock=stock,
         pile=(),
-        picked=(False,) * count,
-        picks=(None,) * count,
-        revealed=False,
-        todo=(),
-        negotiation=None,
-        performer=None,
-        d_turns=(),
         stages=(*state.stages, record),
+        **_no_picks(count),
+        **_NO_ACTIONS_UNDER_WAY,
     )

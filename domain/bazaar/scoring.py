@@ -6,9 +6,18 @@ from domain.bazaar.components import EDITION, Edition
 from domain.bazaar.state import BazaarState
 from domain.core import Result, ScoreSheet
 
-__all__ = ["SCORESHEET_COLUMNS", "is_over", "points", "result", "scoresheet", "stars_for"]
+__all__ = [
+    "SCORESHEET_COLUMNS",
+    "SOLITAIRE_COLUMNS",
+    "is_over",
+    "points",
+    "result",
+    "scoresheet",
+    "stars_for",
+]
 
 SCORESHEET_COLUMNS = ("turn", "player", "ware", "stars", "stones_left", "points", "total")
+SOLITAIRE_COLUMNS = ("player", "turns", "solved")  # Z-12: turns taken, fewer is better; never points
 
 
 def is_over(state: BazaarState) -> bool:
@@ -39,22 +48,42 @@ def result(state: BazaarState) -> Result:
     """Z-12, Z-13: scores, ranks and winners.
 
     Multiplayer: score = points; rank 1 is the highest score, ties broken by fewer wares, then shared.
-    Solitaire: score = the number of turns taken (fewer is better); solved, the player is the winner;
-    unsolved after the turn limit, the score is the turns played, there is no winner and the note says so.
+    Solitaire: score = the number of turns taken, ``lower_is_better``, with ``solved``; solved, the player is
+    the winner; unsolved after the turn limit, the score is the turns played and there is no winner.
     """
     if state.solitaire:
         turns = state.turn
-        if state.end_reason == "solitaire_solved":
+        solved = state.end_reason == "solitaire_solved"
+        if solved:
             note = f"solitaire solved in {turns} turns (score = turns taken; fewer is better)"
-            return Result(scores=(turns,), ranks=(1,), winners=(0,), note=note)
-        if state.end_reason == "solitaire_unsolved":
+        elif state.end_reason == "solitaire_unsolved":
             note = f"solitaire unsolved: no match within the {EDITION.solitaire_turn_limit}-turn limit"
-            return Result(scores=(turns,), ranks=(1,), winners=(), note=note)
-        return Result(scores=(turns,), ranks=(1,), winners=(), note="solitaire under way")
+        else:
+            note = "solitaire under way"
+        return Result(
+            scores=(turns,),
+            ranks=(1,),
+            winners=(0,) if solved else (),
+            note=note,
+            lower_is_better=True,
+            solved=solved,
+        )
     ranks = _ranks(state)
     winners = tuple(seat for seat, rank in enumerate(ranks) if rank == 1)
     note = "highest score wins; a tie goes to fewer wares, then the win is shared (Z-13)"
     return Result(scores=state.scores, ranks=ranks, winners=winners, note=note)
+
+
+def _solitaire_sheet(state: BazaarState) -> ScoreSheet:
+    """Z-12: the player, the turns taken (fewer is better) and whether solved (None while it runs)."""
+    solved = state.end_reason == "solitaire_solved" if state.over else None
+    name = state.players[0]
+    return ScoreSheet(
+        columns=SOLITAIRE_COLUMNS,
+        rows=((name, state.turn, solved),),
+        winners=(name,) if solved else (),
+        final=state.over,
+    )
 
 
 def scoresheet(state: BazaarState) -> ScoreSheet:
@@ -62,8 +91,11 @@ def scoresheet(state: BazaarState) -> ScoreSheet:
 
     Columns: turn (counted over all seats), player, ware id, stars after upgrades, stones left, points,
     running total of that player. The final row reads ``("final", <winners>, None, None, None, None,
-    <winning score>)``; in solitaire its total is the number of turns (``"unsolved"`` if none won).
+    <winning score>)``. Solitaire (Z-12) has no purchases: its one row is the player, the turns taken (fewer
+    is better) and whether the game was solved (None while it runs).
     """
+    if state.solitaire:
+        return _solitaire_sheet(state)
     totals = [0] * len(state.players)
     rows: list[tuple[str | int | None, ...]] = []
     for row in state.sheet:

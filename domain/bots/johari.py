@@ -30,7 +30,7 @@ from domain.johari.events import (
     GameStarted,
     NoblesAdvanced,
 )
-from domain.johari.rules import evolve
+from domain.johari.evolve import evolve
 from domain.johari.scoring import score
 from domain.johari.state import State, card
 
@@ -133,13 +133,16 @@ class JohariKit:
         )
 
     def holdings(self, state: State) -> tuple[tuple[str, ...], ...]:
-        """The Nobles each seat hired, by ability and prestige, and its Prestige Cards, by points."""
+        """The Nobles each seat hired (by ability and prestige), its Prestige Cards (by points) and its place in
+        the J-8 set-up pick order (``set-up pick 1`` first: the bottom of the random gold stack)."""
+        order = list(state.setup_order)
         return tuple(
             (
+                *(f"set-up pick {order.index(seat) + 1}" for _ in range(seat in order)),
                 *(f"noble {DATA.nobles[n].ability} ({DATA.nobles[n].prestige})" for n in p.nobles),
                 *(f"prestige card {card(c).prestige}" for c in p.prestige),
             )
-            for p in state.players
+            for seat, p in enumerate(state.players)
         )
 
 

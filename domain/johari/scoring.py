@@ -1,12 +1,14 @@
-"""Final scoring (J-15, J-16 end-game Nobles, J-17 score sheet): totals, tie-break, ranks and winners."""
+"""Final scoring (J-15, J-16 end-game Nobles, J-17 score sheet): totals, tie-break, ranks and winners; the end
+(``is_over``), the ``result`` and the ``scoresheet``."""
 
 from __future__ import annotations
 
 import msgspec
 
+from domain.core import Result, ScoreSheet
 from domain.johari.components import COLOURS, DATA
 from domain.johari.nobles import has
-from domain.johari.state import Player, card
+from domain.johari.state import Player, State, card
 
 
 class Score(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,3 +67,60 @@ def ranking(scores: list[Score]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
     winners = tuple(seat for seat, r in enumerate(ranks) if r == 1)
     return ranks, winners
+
+
+def is_over(state: State) -> bool:
+    """J-15: the game is over after Market Day 10."""
+    return state.phase == "over"
+
+
+def result(state: State) -> Result:
+    """J-15: totals, ranks by total then Gem Token sum, several winners on a full tie."""
+    scores = [score(p) for p in state.players]
+    ranks, winners = ranking(scores)
+    return Result(
+        scores=tuple(s.total for s in scores),
+        ranks=ranks,
+        winners=winners,
+        note="ties broken by the sum of Gem Token positions (J-15)",
+    )
+
+
+def scoresheet(state: State) -> ScoreSheet:
+    """J-17: gold, Gem Tokens, Nobles, Prestige Cards (public, J-18), end-game bonuses, total; the winners'
+    row once the game is over."""
+    final = state.phase == "over"
+    columns = (
+        "player",
+        "gold",
+        *(f"{c}_gem_token" for c in COLOURS),
+        "nobles",
+        "noble_points",
+        "prestige_cards",
+        "end_game_bonuses",
+        "total",
+        "gem_token_sum",
+    )
+    rows: list[tuple[str | int | None, ...]] = []
+    scores = [score(p) for p in state.players]
+    for player, s in zip(state.players, scores, strict=True):
+        nobles = ", ".join(f"{DATA.nobles[n].ability} ({DATA.nobles[n].prestige})" for n in s.nobles)
+        bonuses = s.bonuses + s.token_advance
+        rows.append(
+            (
+                player.name,
+                s.gold,
+                *s.tokens,
+                nobles,
+                s.noble_points,
+                s.prestige_cards,
+                bonuses,
+                s.total,
+                s.tiebreak,
+            )
+        )
+    _, winners = ranking(scores)
+    names = tuple(state.players[w].name for w in winners) if final else ()
+    if final:
+        rows.append(("winner(s)", *([None] * (len(columns) - 2)), ", ".join(names)))
+    return ScoreSheet(columns=columns, rows=tuple(rows), winners=names, final=final)

@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.johari.components import ACTIONS, DATA, STORES, Card
+from domain.johari.components import ACTIONS, DATA, STORES, Card, parse_place
 
 # new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
 # day_end: J-14; over: J-15.
@@ -113,3 +113,9 @@ def with_player(state: State, seat: int, player: Player) -> State:
 def gold_order(state: State) -> list[int]:
     """Seats by gold, most first; on equal gold the token higher in the stack first (J-11)."""
     return sorted(range(len(state.players)), key=lambda s: (-state.players[s].gold, -state.players[s].stamp))
+
+
+def place_index(state: State, name: str) -> int:
+    """The market index of a place name (stored events always name a real place)."""
+    index = parse_place(name, booths(state))
+    return 0 if index is None else index

@@ -20,7 +20,7 @@ from domain.tournament.events import (
     TournamentCompleted,
     TournamentCreated,
 )
-from domain.tournament.seating import game_seed, seat_first_round, seat_swiss, split_tables
+from domain.tournament.seating import MIN_TABLE, game_seed, seat_first_round, seat_swiss, split_tables
 from domain.tournament.standings import tallies
 from domain.tournament.state import Outcome, RoundState, State, TableState
 
@@ -82,25 +82,23 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
     if len(set(names)) != len(names):
         duplicated = sorted(name for name, n in Counter(names).items() if n > 1)
         raise Rejected("duplicate_player_name", detail=f"player names must differ: {', '.join(duplicated)}")
-    if not command.min_players <= len(names) <= MAX_PLAYERS:
+    smallest = max(MIN_TABLE, command.min_players)  # Z-12: never a table of one
+    if not smallest <= len(names) <= MAX_PLAYERS:
         raise Rejected(
             "bad_player_count",
-            detail=f"a tournament of this game needs {command.min_players} to {MAX_PLAYERS} players, "
-            f"not {len(names)}",
+            detail=f"a tournament of this game needs {smallest} to {MAX_PLAYERS} players, not {len(names)}",
         )
     if not 1 <= command.rounds <= MAX_ROUNDS:
         raise Rejected("bad_rounds", detail=f"a tournament has 1 to {MAX_ROUNDS} rounds")
     preferred = command.max_players
     if command.table_size is not None:
-        if not command.min_players <= command.table_size <= command.max_players:
+        if not smallest <= command.table_size <= command.max_players:
             raise Rejected(
                 "bad_table_size",
-                detail=f"this game seats {command.min_players} to {command.max_players} players at a table",
+                detail=f"a tournament table of this game seats {smallest} to {command.max_players} players",
             )
         preferred = command.table_size
-    sizes = split_tables(
-        len(names), command.min_players, command.max_players, preferred, equal=command.duplicate
-    )
+    sizes = split_tables(len(names), smallest, command.max_players, preferred, equal=command.duplicate)
     seed = command.seed if command.seed is not None else "".join(f"{rng.below(2**64):016x}" for _ in range(2))
     if not seed or len(seed) > MAX_SEED_LENGTH:
         raise Rejected("bad_seed", detail=f"a seed is 1-{MAX_SEED_LENGTH} characters")

@@ -1,6 +1,7 @@
 """Seating rules: table sizes, round 1 at random, later rounds Swiss-style, and the per-table game seeds.
 
-Table sizes (``split_tables``): every table of a round is within the game's [min, max] players; among the
+Table sizes (``split_tables``): every table of a round is within the game's [min, max] players, and never a
+table of one (``MIN_TABLE``, Z-12: solitaire is not a tournament game; the creation raises the minimum); among the
 table counts that allow that, the one whose tables come closest to the preferred size (least total
 difference) wins, then one with equal tables, then fewer tables; the players are spread as evenly as possible
 (sizes differ by at most one, largest first). Without a requested ``table_size`` the preferred size is the
@@ -28,7 +29,17 @@ from collections.abc import Mapping, Sequence
 
 from domain.core import Rejected, Rng
 
-__all__ = ["SEARCH_LIMIT", "WALK_LIMIT", "game_seed", "seat_first_round", "seat_swiss", "split_tables"]
+__all__ = [
+    "MIN_TABLE",
+    "SEARCH_LIMIT",
+    "WALK_LIMIT",
+    "game_seed",
+    "seat_first_round",
+    "seat_swiss",
+    "split_tables",
+]
+
+MIN_TABLE = 2  # Z-12: a tournament never has a table of one, even for a game with a solitaire variant
 
 SEARCH_LIMIT = 20_000  # branch-and-bound work per round (tables looked at): fast and deterministic
 WALK_LIMIT = 2_000  # random-walk swaps per round once the search stops short of a seating without repeats

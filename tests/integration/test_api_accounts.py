@@ -3,7 +3,6 @@ token rotation and revocation, and the sign-up rate limit."""
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -11,8 +10,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from api.app import create_app
-from service.settings import Settings
+from tests.support.accounts import bearer, unlimited_client
 
 pytestmark = pytest.mark.db
 
@@ -20,19 +18,13 @@ pytestmark = pytest.mark.db
 @pytest.fixture(scope="module")
 async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
     """The app wired to the test database (sign-up limit off: these tests sign up many accounts)."""
-    settings = dataclasses.replace(Settings.from_env(), database_url=database_url, account_signups_per_hour=0)
-    async with AsyncTestClient(app=create_app(settings)) as test_client:
+    async with unlimited_client(database_url) as test_client:
         yield test_client
 
 
 def unique(prefix: str = "p") -> str:
     """A name no other test uses."""
     return f"{prefix}{uuid.uuid4().hex[:10]}"
-
-
-def bearer(token: str) -> dict[str, str]:
-    """The Authorization header of a token."""
-    return {"Authorization": f"Bearer {token}"}
 
 
 async def sign_up(client: AsyncTestClient[Any], name: str, kind: str | None = None) -> Any:
@@ -141,8 +133,7 @@ async def test_me_without_or_with_a_made_up_token_is_401(client: AsyncTestClient
 
 
 async def test_sign_up_is_rate_limited_per_address(database_url: str) -> None:
-    settings = dataclasses.replace(Settings.from_env(), database_url=database_url, account_signups_per_hour=3)
-    async with AsyncTestClient(app=create_app(settings)) as limited:
+    async with unlimited_client(database_url, signups_per_hour=3) as limited:
         answers = [(await sign_up(limited, unique())).status_code for _ in range(5)]
         assert answers == [201, 201, 201, 429, 429]
         refused = await sign_up(limited, unique())

@@ -157,3 +157,12 @@ def test_only_the_four_colours_exist_b2() -> None:
     given(GAME, alone).when(ULI, ExchangeGems(give="white", take=gems(red=2))).rejects(
         "B-2", "no_such_colour"
     )  # type: ignore[arg-type]
+
+
+def test_d_is_resolved_after_c_b7() -> None:
+    """B-7 (house reading where the rulebook is silent): D is resolved after C, so the gems C takes from the
+    stock are gone before the D player chooses."""
+    history = play(started(5), *picks("AAAC"))
+    events = given(GAME, history).when(ULI, ChooseAction(action="D")).decide()
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("GemsTaken") < kinds.index("ActionDOpened") == len(kinds) - 1, kinds

@@ -79,6 +79,23 @@ def test_first_purchase_empties_a_stall_so_the_second_scores_one_star_higher_z11
     )
 
 
+def test_a_one_star_second_ware_scores_as_two_stars_and_the_emptying_purchase_is_not_upgraded_z11() -> None:
+    """Z-11 (the ruling on "the second Ware Card purchased is scored in the star column"): Z-9's upgrade applied
+    to the second card, a one-star ware scoring as two stars; the purchase that empties the stall is not
+    upgraded itself."""
+    stalls = [(6, 1, 3, 4, 5), (40, 13, 7, 8, 9), (23,), (2, 10, 11, 12, 14)]
+    hand = {"red": 5, "blue": 1, "green": 1, "yellow": 2, "white": 1}
+    history = [*table({0: hand}, stalls=stalls, double=True), rolled(0, "red")]
+    history = act(history, 0, Buy(ware=23))
+    assert history[-1] == WareBought(seat=0, ware=23, stall=2, paid=ONE_OF_EACH, stars=0, revealed=None)
+    events = given(GAME, history).when(0, Buy(ware=6)).decide()
+    assert events[1:] == [
+        PurchaseScored(seat=0, turn=3, ware=23, stars=0, stones_left=1, points=3),
+        PurchaseScored(seat=0, turn=3, ware=6, stars=2, stones_left=1, points=8),
+    ]
+    assert isinstance(events[0], WareBought) and events[0].stars == 2
+
+
 def test_first_purchase_empties_the_second_stall_so_the_game_ends_z11_z13() -> None:
     """Z-11, Z-13: one stall empty, the first purchase empties a second: game over, no second buy."""
     stalls = [STALLS[0], STALLS[1], (23,), ()]

@@ -29,9 +29,10 @@ def test_holding_exactly_the_wares_stones_ends_the_game_z12() -> None:
     assert GAME.is_over(state) and GAME.pending(state) == []
     result = GAME.result(state)
     assert (result.scores, result.ranks, result.winners) == ((7,), (1,), (0,))
-    assert "solved in 7 turns" in result.note
+    assert result.solved is True and result.lower_is_better and "solved in 7 turns" in result.note
     sheet = GAME.scoresheet(state)
-    assert sheet.rows == (("final", "p0", None, None, None, None, 7),) and sheet.winners == ("p0",)
+    assert sheet.columns == ("player", "turns", "solved") and sheet.final
+    assert sheet.rows == (("p0", 7, True),) and sheet.winners == ("p0",)
 
 
 def test_the_wares_stones_plus_others_is_not_a_match_z12() -> None:
@@ -104,10 +105,10 @@ def test_unsolved_after_the_turn_limit_z12() -> None:
         )
     )
     result = GAME.result(state)
-    assert result.scores == (100,) and result.winners == ()
-    assert "unsolved" in result.note
+    assert result.scores == (100,) and result.winners == () and result.solved is False
+    assert result.lower_is_better and "unsolved" in result.note
     sheet = GAME.scoresheet(state)
-    assert sheet.rows[-1][:2] == ("final", "unsolved") and sheet.winners == ()
+    assert sheet.rows == (("p0", 100, False),) and sheet.winners == ()
     given(GAME, [*history, *given(GAME, history, seed).when(0, Roll()).decide()]).when(0, Roll()).rejects(
         "Z-12", "game_over"
     )
@@ -118,3 +119,18 @@ def test_turn_99_is_not_the_limit_z12() -> None:
     history = table({0: {"green": 1}}, players=1, turn=99)
     events = given(GAME, history, seed_rolling("blue", history)).when(0, Roll()).decide()
     assert events[-1] == TurnStarted(turn=100, seat=0)
+
+
+def test_a_running_solitaire_shows_turns_not_points_z12() -> None:
+    """Z-12: wherever results are listed, solitaire shows turns (fewer is better) and ``solved``, never a
+    score where higher is better: the running sheet has the turns so far and no verdict yet."""
+    state = given(GAME, table({0: {"green": 1}}, players=1, turn=12)).state
+    sheet = GAME.scoresheet(state)
+    assert sheet.rows == (("p0", 12, None),) and not sheet.final
+    assert GAME.result(state).lower_is_better
+
+
+def test_multiplayer_results_are_points_higher_is_better_z12() -> None:
+    """Z-12 by contrast: a game of two or more is scored in points, higher is better, with no ``solved``."""
+    result = GAME.result(given(GAME, table(players=2)).state)
+    assert not result.lower_is_better and result.solved is None

@@ -117,3 +117,14 @@ def test_bad_game_limits_are_refused() -> None:
 
 def test_nothing_but_creation_before_creation() -> None:
     given([]).when(SeatNextRound()).rejects("tournament_not_created")
+
+
+def test_a_game_with_solitaire_never_gets_a_table_of_one_z12() -> None:
+    """Z-12: a tournament never has a table of one, though Bazaar seats 1 to 6: one player is refused, a
+    table size of 1 is refused, and every field of 2 to 40 is split into tables of at least two."""
+    given([]).when(create(players=("Ann",), min_players=1, max_players=6)).rejects("bad_player_count")
+    given([]).when(create(6, min_players=1, max_players=6, table_size=1)).rejects("bad_table_size")
+    for count in range(2, 41):
+        for size in (None, *range(2, 7)):
+            state = given([]).when(create(count, min_players=1, max_players=6, table_size=size)).then()
+            assert min(state.table_sizes) >= 2, (count, size, state.table_sizes)

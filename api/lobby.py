@@ -1,0 +1,115 @@
+"""Lobby endpoints: waiting games, joining, leaving and declining seats, the caller's games, account pages."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
+from litestar.params import Body, FromPath, QueryParameter
+
+from api.accounts import accounts_of
+from api.games import bearer_token, lobby_of
+from api.ratings import ratings_of
+from service import errors
+from service.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
+from service.models import PlayerRating
+
+ACCOUNT_PAGE_GAMES = 20
+
+
+class AccountPage(msgspec.Struct, frozen=True, kw_only=True):
+    """An account's page: its kind, its ratings in every game, and its latest games with, once finished,
+    its score and rank."""
+
+    name: str
+    kind: str | None
+    ratings: list[PlayerRating]
+    games: list[MyGame]
+
+
+class LobbyController(Controller):
+    """Meet: waiting games and their seats."""
+
+    path = "/v1"
+    tags = ["lobby"]
+
+    @get("/lobby", operation_id="listLobby", summary="Games waiting for players, newest first")
+    async def lobby(
+        self,
+        state: State,
+        game: Annotated[str | None, QueryParameter()] = None,
+        options: Annotated[str | None, QueryParameter(max_length=2000)] = None,
+        rated: Annotated[bool | None, QueryParameter()] = None,
+        cursor: Annotated[str | None, QueryParameter()] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+    ) -> LobbyPage:
+        """Filter by game, by ``options`` (a JSON object the game's options contain, e.g.
+        ``{"double_purchase":true}``) and ``rated``; page with ``cursor``."""
+        return await lobby_of(state).waiting(game, options, rated, cursor, limit)
+
+    @get("/lobby/{game_id:str}", operation_id="getLobbyGame", summary="A lobby game and its seats")
+    async def lobby_game(self, state: State, game_id: FromPath[str]) -> LobbyGame:
+        """Any status: ``waiting``, ``started`` (play it at ``/v1/games/{game_id}``) or ``cancelled``."""
+        return await lobby_of(state).lobby_game(game_id)
+
+    @post("/games/{game_id:str}/join", operation_id="joinGame", summary="Take a seat", status_code=200)
+    async def join(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        data: Annotated[JoinIn | None, Body()] = None,
+    ) -> LobbyGame:
+        """Account token. Body (optional) ``{seat?, entropy?}``: without ``seat``, the seat reserved for the
+        caller, else the first open one. The game starts when its last seat is filled (``status:
+        started``). 409 ``already_seated``, ``no_free_seat``, ``seat_taken``, ``game_started``,
+        ``game_cancelled``; 403 ``seat_reserved``."""
+        return await lobby_of(state).join(game_id, bearer_token(request), data or JoinIn())
+
+    @post("/games/{game_id:str}/leave", operation_id="leaveGame", summary="Give a seat back", status_code=200)
+    async def leave(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> LobbyGame:
+        """Account token; before the start only. The seat becomes open; the creator leaving cancels the game."""
+        return await lobby_of(state).leave(game_id, bearer_token(request))
+
+    @post(
+        "/games/{game_id:str}/decline",
+        operation_id="declineGame",
+        summary="Decline an invitation",
+        status_code=200,
+    )
+    async def decline(
+        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+    ) -> LobbyGame:
+        """The invited account's token; the game is cancelled (409 ``not_invited`` without an invitation)."""
+        return await lobby_of(state).decline(game_id, bearer_token(request))
+
+    @get("/me/games", operation_id="listMyGames", summary="The caller's games, newest first")
+    async def my_games(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        cursor: Annotated[str | None, QueryParameter()] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+    ) -> MyGamePage:
+        """Account token. Every game the account holds a seat of or is invited to: ``waiting``, ``active``,
+        ``finished`` (with score and rank) or ``cancelled``."""
+        return await lobby_of(state).my_games(bearer_token(request), cursor, limit)
+
+    @get("/players/{name:str}", operation_id="getPlayer", summary="An account's page")
+    async def player(self, state: State, name: FromPath[str]) -> AccountPage:
+        """The account's kind, its rating in every game it has rated games of, and its latest games (each
+        with its seat and, once finished, score and rank). 404 for a name that is neither an account nor
+        rated."""
+        account = await accounts_of(state).by_name(name)
+        try:
+            ratings = (await ratings_of(state).player(account.name if account else name)).ratings
+        except errors.NotFound:
+            if account is None:
+                raise
+            ratings = []
+        if account is None:
+            return AccountPage(name=name, kind=None, ratings=ratings, games=[])
+        games = await lobby_of(state).games_of(account, None, ACCOUNT_PAGE_GAMES)
+        return AccountPage(name=account.name, kind=account.kind, ratings=ratings, games=games.games)

@@ -1,0 +1,277 @@
+"""The lobby over the API against a real PostgreSQL: seats open, invited and taken by the creator, joins,
+leaves, declines, the start on the last seat, account tokens acting for their seats, the lobby listing,
+and rated play that cannot be forged (the attack of issue 11 refused at each step)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from tests.support.accounts import account, bearer, refused, unlimited_client
+from tests.support.client_play import play_existing
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to the test database (sign-up limit off: these tests sign up many accounts)."""
+    async with unlimited_client(database_url) as test_client:
+        yield test_client
+
+
+async def create(client: AsyncTestClient[Any], token: str | None, body: dict[str, Any]) -> Any:
+    """POST /v1/games with the creator's token."""
+    return await client.post("/v1/games", json=body, headers=bearer(token) if token else {})
+
+
+async def test_a_game_with_an_open_seat_and_an_invitation_starts_when_the_last_seat_is_filled(
+    client: AsyncTestClient[Any],
+) -> None:
+    host, host_token = await account(client, "host")
+    guest, guest_token = await account(client, "guest")
+    stranger, stranger_token = await account(client, "stranger")
+    body = {
+        "game": "basari",
+        "players": [{"account": "me"}, {"invite": guest}, {"open": True}],
+        "rated": True,
+    }
+    created = await create(client, host_token, body)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    game_id = game["game_id"]
+    assert game["status"] == "waiting" and game["version"] == 0
+    assert created.headers["location"] == f"/v1/lobby/{game_id}"
+    assert [s["token"] for s in game["seats"]] == ["", "", ""]
+    assert game["seats"][1]["invited"] == guest and game["seats"][2]["open"]
+    refused(await client.get(f"/v1/games/{game_id}"), 409, "game_not_started")
+    listed = (await client.get("/v1/lobby", params={"game": "basari", "rated": "true", "limit": 200})).json()
+    assert game_id in [g["game_id"] for g in listed["games"]]
+    # the stranger cannot take the invited seat; the guest's invitation shows in their games
+    refused(
+        await client.post(f"/v1/games/{game_id}/join", json={"seat": 1}, headers=bearer(stranger_token)),
+        403,
+        "seat_reserved",
+    )
+    mine = (await client.get("/v1/me/games", headers=bearer(guest_token))).json()["games"]
+    assert [(g["game_id"], g["invited"], g["status"]) for g in mine] == [(game_id, True, "waiting")]
+    joined = await client.post(f"/v1/games/{game_id}/join", headers=bearer(stranger_token))
+    assert joined.status_code == 200 and joined.json()["status"] == "waiting"
+    refused(
+        await client.post(f"/v1/games/{game_id}/join", headers=bearer(stranger_token)), 409, "already_seated"
+    )
+    last = await client.post(
+        f"/v1/games/{game_id}/join", json={"entropy": "guest dice"}, headers=bearer(guest_token)
+    )
+    assert last.status_code == 200 and last.json()["status"] == "started"
+    assert [s["name"] for s in last.json()["seats"]] == [host, guest, stranger]
+    # started: each account's own token acts for its seat, and sees that seat
+    for seat, token in enumerate((host_token, guest_token, stranger_token)):
+        detail = (await client.get(f"/v1/games/{game_id}", headers=bearer(token))).json()
+        assert detail["you"] == seat and detail["legal"]
+    assert [s["name"] for s in (await client.get(f"/v1/games/{game_id}")).json()["seats"]] == [
+        host,
+        guest,
+        stranger,
+    ]
+    refused(await client.post(f"/v1/games/{game_id}/leave", headers=bearer(guest_token)), 409, "game_started")
+    outsider = (await account(client))[1]
+    refused(await client.get(f"/v1/games/{game_id}", headers=bearer(outsider)), 403, "not_a_seat_token")
+    final = await play_existing(client, game_id, [host_token, guest_token, stranger_token], seed="lobby")
+    assert final["status"] == "finished"
+    audit = (await client.get(f"/v1/games/{game_id}/audit")).json()
+    assert audit["ok"], audit
+
+
+async def test_declining_an_invitation_cancels_the_game(client: AsyncTestClient[Any]) -> None:
+    _host, host_token = await account(client, "host")
+    guest, guest_token = await account(client, "guest")
+    _other, other_token = await account(client)
+    body = {"game": "johari", "players": [{"account": "me"}, {"invite": guest}]}
+    game_id = (await create(client, host_token, body)).json()["game_id"]
+    refused(
+        await client.post(f"/v1/games/{game_id}/decline", headers=bearer(other_token)), 409, "not_invited"
+    )
+    declined = await client.post(f"/v1/games/{game_id}/decline", headers=bearer(guest_token))
+    assert declined.status_code == 200 and declined.json()["status"] == "cancelled"
+    refused(
+        await client.post(f"/v1/games/{game_id}/join", headers=bearer(guest_token)), 409, "game_cancelled"
+    )
+    refused(await client.get(f"/v1/games/{game_id}"), 409, "game_cancelled")
+    listed = (await client.get("/v1/lobby", params={"limit": 200})).json()["games"]
+    assert game_id not in [g["game_id"] for g in listed]
+
+
+async def test_leaving_opens_the_seat_and_the_creator_leaving_cancels(client: AsyncTestClient[Any]) -> None:
+    _host, host_token = await account(client, "host")
+    _a, a_token = await account(client)
+    body = {"game": "basari", "players": [{"account": "me"}, {"open": True}, {"open": True}]}
+    game_id = (await create(client, host_token, body)).json()["game_id"]
+    taken = await client.post(f"/v1/games/{game_id}/join", json={"seat": 2}, headers=bearer(a_token))
+    assert [s["status"] for s in taken.json()["seats"]] == ["taken", "open", "taken"]
+    left = await client.post(f"/v1/games/{game_id}/leave", headers=bearer(a_token))
+    assert [s["status"] for s in left.json()["seats"]] == ["taken", "open", "open"]
+    refused(await client.post(f"/v1/games/{game_id}/leave", headers=bearer(a_token)), 409, "not_seated")
+    cancelled = await client.post(f"/v1/games/{game_id}/leave", headers=bearer(host_token))
+    assert cancelled.json()["status"] == "cancelled"
+
+
+async def test_joins_racing_for_the_last_seat_give_it_to_exactly_one(client: AsyncTestClient[Any]) -> None:
+    _host, host_token = await account(client, "host")
+    racers = [await account(client, "racer") for _ in range(6)]
+    body = {"game": "johari", "players": [{"account": "me"}, {"open": True}]}
+    game_id = (await create(client, host_token, body)).json()["game_id"]
+    answers = await asyncio.gather(
+        *(client.post(f"/v1/games/{game_id}/join", headers=bearer(token)) for _name, token in racers)
+    )
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200] + [409] * 5, [a.text for a in answers]
+    winner = next(racers[i][0] for i, a in enumerate(answers) if a.status_code == 200)
+    game = (await client.get(f"/v1/games/{game_id}")).json()
+    assert [s["name"] for s in game["seats"]][1] == winner and game["version"] > 0
+
+
+async def test_lobby_filters_by_game_options_and_rated_and_pages(client: AsyncTestClient[Any]) -> None:
+    _host, token = await account(client, "host")
+    ids = []
+    for _ in range(3):
+        body = {
+            "game": "bazaar",
+            "players": [{"account": "me"}, {"open": True}],
+            "options": {"double_purchase": True},
+        }
+        created = await create(client, token, body)
+        assert created.status_code == 201, created.text
+        ids.append(created.json()["game_id"])
+    seen: list[str] = []
+    cursor = None
+    while True:
+        params: dict[str, Any] = {
+            "game": "bazaar",
+            "options": json.dumps({"double_purchase": True}),
+            "limit": 2,
+        }
+        if cursor:
+            params["cursor"] = cursor
+        page = (await client.get("/v1/lobby", params=params)).json()
+        assert all(g["game"] == "bazaar" and g["options"]["double_purchase"] for g in page["games"])
+        seen += [g["game_id"] for g in page["games"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert set(ids) <= set(seen) and len(seen) == len(set(seen))
+    assert not [
+        g
+        for g in (await client.get("/v1/lobby", params={"rated": "true"})).json()["games"]
+        if g["game_id"] in ids
+    ]
+    refused(await client.get("/v1/lobby", params={"options": "[1]"}), 400, "bad_options_filter")
+    refused(await client.get("/v1/lobby", params={"cursor": "nonsense"}), 400, "bad_cursor")
+
+
+async def test_the_forged_rating_attack_is_refused_at_each_step(client: AsyncTestClient[Any]) -> None:
+    """Issue 11: a rated game naming the leader, with a chosen seed, played on every seat by one person."""
+    leader, leader_token = await account(client, "leader")
+    _attacker, attacker_token = await account(client, "attacker")
+    # 1. seats as free-text names (the attacker would hold every token): not rated
+    hotseat = {"game": "basari", "players": [{"name": leader}, {"name": "b"}, {"name": "c"}], "rated": True}
+    refused(await create(client, None, hotseat), 422, "rated_needs_accounts")
+    refused(await create(client, attacker_token, hotseat), 422, "rated_needs_accounts")
+    # 2. a seed of the attacker's choosing: not rated
+    seeded = {
+        "game": "basari",
+        "players": [{"account": "me"}, {"invite": leader}, {"open": True}],
+        "seed": "chosen",
+        "rated": True,
+    }
+    refused(await create(client, attacker_token, seeded), 422, "rated_seed_chosen")
+    # 3. the leader's name cannot be taken by another account, in any case or width
+    refused(await client.post("/v1/accounts", json={"name": leader.upper()}), 409, "name_taken")
+    # 4. the leader's seat is theirs alone: the attacker's token cannot take it or act for it
+    fair = {
+        "game": "basari",
+        "players": [{"account": "me"}, {"invite": leader}, {"open": True}],
+        "rated": True,
+    }
+    game_id = (await create(client, attacker_token, fair)).json()["game_id"]
+    _puppet, puppet_token = await account(client, "puppet")
+    refused(
+        await client.post(f"/v1/games/{game_id}/join", json={"seat": 1}, headers=bearer(puppet_token)),
+        403,
+        "seat_reserved",
+    )
+    refused(
+        await client.post(f"/v1/games/{game_id}/join", headers=bearer(attacker_token)), 409, "already_seated"
+    )
+    # 5. a one-player game is never rated
+    solo = {"game": "bazaar", "players": [{"account": "me"}], "rated": True}
+    refused(await create(client, attacker_token, solo), 422, "rated_needs_opponents")
+    # the leader declines: nothing is played, nothing is rated
+    assert (
+        await client.post(f"/v1/games/{game_id}/decline", headers=bearer(leader_token))
+    ).status_code == 200
+
+
+async def test_hot_seat_games_stay_available_and_unrated(client: AsyncTestClient[Any]) -> None:
+    body = {"game": "basari", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+    created = await create(client, None, body)
+    assert created.status_code == 201 and created.json()["status"] == "active"
+    assert all(seat["token"] for seat in created.json()["seats"])
+    export_like = (await client.get(f"/v1/games/{created.json()['game_id']}")).json()
+    assert export_like["version"] > 0
+
+
+async def test_a_creator_seat_with_hot_seat_seats_starts_at_once(client: AsyncTestClient[Any]) -> None:
+    host, token = await account(client, "host")
+    body = {"game": "basari", "players": [{"account": "me"}, {"name": "b"}, {"name": "c"}]}
+    created = await create(client, token, body)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    assert game["status"] == "active" and game["version"] > 0
+    assert [s["token"] != "" for s in game["seats"]] == [False, True, True]
+    detail = (await client.get(f"/v1/games/{game['game_id']}", headers=bearer(token))).json()
+    assert detail["you"] == 0 and detail["seats"][0]["name"] == host
+
+
+@pytest.mark.parametrize(
+    ("token_needed", "body", "status", "code"),
+    [
+        (False, {"players": [{"account": "me"}, {"open": True}]}, 401, "token_required"),
+        (True, {"players": [{"account": "you"}, {"open": True}]}, 422, "bad_seat"),
+        (True, {"players": [{"account": "me", "open": True}, {"open": True}]}, 422, "bad_seat"),
+        (True, {"players": [{}, {"open": True}]}, 422, "bad_seat"),
+        (True, {"players": [{"account": "me"}, {"account": "me"}]}, 422, "duplicate_account"),
+        (True, {"players": [{"account": "me"}, {"invite": "nobody-" + "x" * 20}]}, 422, "unknown_account"),
+        (True, {"players": [{"account": "me"}, {"open": True}], "entropy": "x" * 129}, 400, "bad_entropy"),
+        (True, {"players": [{"account": "me"}] + [{"open": True}] * 9}, 422, None),  # too many seats
+    ],
+)
+async def test_bad_lobby_bodies_are_refused_and_create_nothing(
+    client: AsyncTestClient[Any], token_needed: bool, body: dict[str, Any], status: int, code: str | None
+) -> None:
+    _name, token = await account(client)
+    response = await create(client, token if token_needed else None, {"game": "johari", **body})
+    assert response.status_code == status, response.text
+    if code is not None:
+        assert response.json()["code"] == code
+    assert (await client.get("/v1/me/games", headers=bearer(token))).json()["games"] == []
+
+
+async def test_an_account_page_shows_games_and_ratings(client: AsyncTestClient[Any]) -> None:
+    name, token = await account(client, "paged")
+    page = await client.get(f"/v1/players/{name.upper()}")
+    assert page.status_code == 200 and page.json() == {
+        "name": name,
+        "kind": "human",
+        "ratings": [],
+        "games": [],
+    }
+    await create(client, token, {"game": "johari", "players": [{"account": "me"}, {"open": True}]})
+    games = (await client.get(f"/v1/players/{name}")).json()["games"]
+    assert [g["status"] for g in games] == ["waiting"]
+    refused(await client.get("/v1/players/nobody-at-all-here"), 404, "player_not_found")
