@@ -254,7 +254,8 @@ async def test_problem_types_resolve_to_pages_and_titles_are_stable(client: Asyn
 async def test_validation_failures_list_each_field(client: AsyncTestClient[Any]) -> None:
     response = await client.post("/v1/games", json={"game": "basari", "players": [{"name": 5}]})
     body = assert_problem(response, 400)
-    assert body["errors"] == [{"pointer": "/players/0/name", "message": "Expected `str`, got `int`"}], body
+    assert [e["pointer"] for e in body["errors"]] == ["/players/0/name"], body
+    assert body["errors"][0]["message"].startswith("Expected `str"), body
     body = assert_problem(await client.get("/v1/games?limit=0"), 400)
     assert body["errors"][0]["pointer"] == "/query/limit", body
 
