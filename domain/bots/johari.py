@@ -1,11 +1,10 @@
 """Johari's bot kit (J-18 secrets): the seat's fold, its determinization, and the evaluation greedy and strong use.
 
 Hidden from a seat (J-18): the draw pile's order, the Noble stack's order, the action cards other seats have
-played and not yet revealed (and, while the rules still hide them, other seats' Prestige Cards).
+played and not yet revealed (Prestige Cards are public, J-13/J-18).
 - ``observe`` folds each redacted event with the game's ``evolve``, keeping what the seat does know: the pile
   and stack sizes (as placeholders, id 0), that a seat has played (its slot marked ``hidden`` until
-  ``ActionCardsRevealed`` names the card), the Nobles that left the track, and, for a Prestige Card taken
-  unseen, the Prestige Cards that lay on that place (the Market is public, so the seat saw which they were).
+  ``ActionCardsRevealed`` names the card) and the Nobles that left the track.
 - ``sample``: the pile is every card nobody holds and no place shows, in random order; the stack is, back by
   back (J-6: 1s on top, 3s at the bottom), Nobles of that back that never appeared; an unrevealed action
   card is one of that seat's hand, at random.
@@ -22,7 +21,7 @@ from msgspec.structs import replace
 
 from domain.core import Game, Rng
 from domain.johari import GAME
-from domain.johari.components import DATA
+from domain.johari.components import COMPONENTS
 from domain.johari.events import (
     ActionCardPlayed,
     ActionCardsRevealed,
@@ -95,18 +94,20 @@ class JohariKit:
         held = [*state.discard, *(c for m in state.market for c in m)]
         for p in state.players:
             held += [*p.display, *p.trade, *p.prestige]
-        pool = iter(rng.shuffle(sorted(set(DATA.cards) - set(held))))
+        pool = iter(rng.shuffle(sorted(set(COMPONENTS.cards) - set(held))))
         draw = tuple(next(pool, UNKNOWN) if c == UNKNOWN else c for c in state.draw)
         stack = state.noble_stack
         if UNKNOWN in stack:
             shown = set(known.gone) | {n for n in state.noble_track if n is not None}
             shown |= {n for p in state.players for n in p.nobles}
-            per_back = DATA.nobles_per_back
+            per_back = COMPONENTS.nobles_per_back
             backs = [b for b in (1, 2, 3) for _ in range(per_back)][3 * per_back - len(stack) :]
             unseen = {
                 b: iter(
                     rng.shuffle(
-                        sorted(n for n, noble in DATA.nobles.items() if noble.back == b and n not in shown)
+                        sorted(
+                            n for n, noble in COMPONENTS.nobles.items() if noble.back == b and n not in shown
+                        )
                     )
                 )
                 for b in (1, 2, 3)
@@ -139,7 +140,10 @@ class JohariKit:
         return tuple(
             (
                 *(f"set-up pick {order.index(seat) + 1}" for _ in range(seat in order)),
-                *(f"noble {DATA.nobles[n].ability} ({DATA.nobles[n].prestige})" for n in p.nobles),
+                *(
+                    f"noble {COMPONENTS.nobles[n].ability} ({COMPONENTS.nobles[n].prestige})"
+                    for n in p.nobles
+                ),
                 *(f"prestige card {card(c).prestige}" for c in p.prestige),
             )
             for seat, p in enumerate(state.players)

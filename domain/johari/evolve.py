@@ -7,7 +7,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain.core import Event
-from domain.johari.components import ACTIONS, COLOURS, DATA, STORES
+from domain.johari.components import ACTIONS, COLOURS, COMPONENTS, STORES
 from domain.johari.events import (
     ActionCardPlayed,
     ActionCardsRevealed,
@@ -77,6 +77,11 @@ def _on_top(state: State, seat: int) -> State:
     return replace(_player_update(state, seat, stamp=counter), stamp_counter=counter)
 
 
+def _change_row(state: State, seat: int) -> State:
+    """J-11: the seat's turn came (paid, free or skipped): its Gold Token changes row, landing on top."""
+    return _player_update(_on_top(state, seat), seat, bottom_row=not state.players[seat].bottom_row)
+
+
 def evolve(state: State, event: Event) -> State:
     """Apply one event (never validates, never mutates ``state``)."""
     match event:
@@ -84,7 +89,7 @@ def evolve(state: State, event: Event) -> State:
             n = len(event.players)
             stamps = {seat: height for height, seat in enumerate(event.gold_stack)}
             players = tuple(
-                Player(name=name, gold=DATA.gold_start, stamp=stamps.get(seat, 0))
+                Player(name=name, gold=COMPONENTS.gold_start, stamp=stamps.get(seat, 0))
                 for seat, name in enumerate(event.players)
             )
             return State(
@@ -142,13 +147,13 @@ def evolve(state: State, event: Event) -> State:
         case TurnStarted():
             stage = event.action
             return replace(
-                _on_top(state, event.seat),
+                _change_row(state, event.seat),
                 turn=Turn(
                     seat=event.seat, card=event.card, action=event.action, cost=event.cost, stage=stage
                 ),
             )
         case ActionSkipped():
-            return _player_update(_on_top(state, event.seat), event.seat, acted=True)
+            return _player_update(_change_row(state, event.seat), event.seat, acted=True)
         case TurnEnded():
             return replace(_player_update(state, event.seat, acted=True), turn=None)
         case GoldChanged():

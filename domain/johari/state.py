@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.johari.components import ACTIONS, DATA, STORES, Card, parse_place
+from domain.johari.components import ACTIONS, COMPONENTS, STORES, Card, parse_place
 
 # new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
 # day_end: J-14; over: J-15.
@@ -35,6 +35,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     gold: int
     stamp: int  # height on the gold track: on equal gold the higher stamp is higher in the stack (J-11)
+    bottom_row: bool = False  # J-11: the Gold Track row (all start in the top row, J-8); a turn changes it
     tokens: tuple[int, ...] = (0, 0, 0, 0)  # Gem Token positions by COLOURS
     display: tuple[int, ...] = ()  # gem and Gold Cards
     prestige: tuple[int, ...] = ()  # Prestige Cards, kept beside the display (public, J-13/J-18)
@@ -45,7 +46,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     slots: tuple[str | None, ...] = (None, None, None)
     nobles: tuple[int, ...] = ()
     noble_slots: tuple[tuple[int, int], ...] = ()  # (noble id, slot 1..3) for slot-discount Nobles
-    protected: bool = False  # Bribe / baksheesh_protects until the end of the day
+    protected: bool = False  # Bribe / baksheesh_protects carried out: safe until the end of the day (J-13)
     acted: bool = False  # acted (or skipped) in this Market Round
     cashable: tuple[int, ...] = ()  # Gold Cards just taken that may still be cashed
     owes_fake: bool = False  # must choose a fake gem card to discard
@@ -90,12 +91,12 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
 def card(cid: int) -> Card:
     """The card with this id."""
-    return DATA.cards[cid]
+    return COMPONENTS.cards[cid]
 
 
 def abilities(player: Player) -> frozenset[str]:
     """The abilities of the player's hired Nobles (J-16)."""
-    return frozenset(DATA.nobles[n].ability for n in player.nobles)
+    return frozenset(COMPONENTS.nobles[n].ability for n in player.nobles)
 
 
 def booths(state: State) -> int:

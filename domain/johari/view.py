@@ -3,11 +3,13 @@ likewise (the draw pile, the Noble stack and unrevealed action cards are the onl
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from domain.core import Event
 from domain.johari.actions import protected
-from domain.johari.components import COLOURS, DATA, place_name
+from domain.johari.components import COLOURS, COMPONENTS, place_name
 from domain.johari.events import ActionCardPlayed, DiscardReshuffled, GameStarted
 from domain.johari.state import State, gold_order
 
@@ -37,6 +39,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     name: str
     gold: int
+    gold_row: Literal["top", "bottom"]  # J-11: the Gold Track row; every turn of the round changes it
     gem_tokens: dict[str, int]
     display: tuple[int, ...]
     trade_card: tuple[int, ...]
@@ -85,6 +88,7 @@ def view(state: State, seat: int | None) -> JohariView:
                 seat=index,
                 name=p.name,
                 gold=p.gold,
+                gold_row="bottom" if p.bottom_row else "top",
                 gem_tokens=dict(zip(COLOURS, p.tokens, strict=True)),
                 display=p.display,
                 trade_card=p.trade,
@@ -129,7 +133,7 @@ def view(state: State, seat: int | None) -> JohariView:
         draw_pile_size=len(state.draw),
         discard=state.discard,
         noble_track={str(i + 1): n for i, n in enumerate(state.noble_track)},
-        noble_costs={str(k): v for k, v in DATA.noble_space_costs.items()},
+        noble_costs={str(k): v for k, v in COMPONENTS.noble_space_costs.items()},
         noble_stack_size=len(state.noble_stack),
         turn=turn,
         setup_order=state.setup_order,
