@@ -43,6 +43,7 @@ from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
+from service.signing import load_signer
 from service.tournaments import (
     PostgresTournamentKeyStore,
     TournamentService,
@@ -96,6 +97,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         url = resolve_database_url(settings.database_url, settings.data_dir)
+        app.state.signer = load_signer(settings.signing_key, settings.data_dir)
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
@@ -104,7 +106,11 @@ def create_app(
         accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
         app.state.accounts = accounts
         games = GameService(
-            store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
+            store,
+            PostgresKeyStore(pool, acquire_timeout=wait),
+            all_games(),
+            accounts=accounts,
+            signer=app.state.signer,
         )
         app.state.games = games
         app.state.lobby = LobbyService(games, accounts)

@@ -15,6 +15,9 @@ class Settings:
 
     database_url: str | None
     migration_database_url: str | None  # the tables' owner, for migrations (default: database_url)
+    signing_key: (
+        str | None
+    )  # the Ed25519 private key (PEM, or a path to one); default: DATA_DIR/signing-key.pem
     host: str
     port: int
     workers: int
@@ -42,6 +45,7 @@ class Settings:
         return Settings(
             database_url=env.get("DATABASE_URL") or None,
             migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
+            signing_key=env.get("SIGNING_KEY") or None,
             host=env.get("HOST", "127.0.0.1"),
             port=int(env.get("PORT", "8000")),
             workers=int(env.get("WORKERS", "1")),
