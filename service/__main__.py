@@ -31,6 +31,7 @@ def serve(settings: Settings) -> None:
         log_level="warning",
         access_log=False,
         proxy_headers=False,
+        http="api.server:H11WithHeadTimeout",  # request heads that stop arriving are dropped
     )
 
 
