@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi bench install install-serve clean
+.PHONY: run test test-fast lint openapi golden bench install install-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,9 +38,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q tests/unit tests/property
 
-## bench: set up, then throughput against raw asyncpg / bare Litestar (BENCH_SCALE=0.25 for a quick run)
+## bench: set up, then throughput against raw asyncpg / bare Litestar, then bots against random and strong's think time (BENCH_SCALE=0.25 for a quick run)
 bench: $(STAMP)
 	$(PY) -m tests.bench
+	$(PY) -m tests.bench.bots
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -50,6 +51,10 @@ lint: $(STAMP)
 
 openapi: $(SERVE_STAMP)
 	$(PY) -m api.openapi
+
+# the recorded playthroughs (tests/golden) as the code plays them today; review the diff before committing
+golden: $(STAMP)
+	$(PY) -m tests.golden
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -7,6 +7,7 @@ import os
 from urllib.parse import urlsplit, urlunsplit
 
 from alembic import context
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -24,6 +25,18 @@ def run_with(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=None, transaction_per_migration=False)
     with context.begin_transaction():
         context.run_migrations()
+        grant_service_role(connection)
+
+
+def grant_service_role(connection: Connection) -> None:
+    """After upgrading, as the owner: give SERVICE_ROLE (the role the service connects as) exactly its
+    rights (migrations/versions/0009_least_privilege.py), in the migrations' transaction."""
+    role = os.environ.get("SERVICE_ROLE")
+    if not role:
+        return
+    exists = connection.exec_driver_sql("SELECT to_regprocedure('grant_service_role(text)') IS NOT NULL")
+    if exists.scalar():
+        connection.execute(text("SELECT grant_service_role(:role)"), {"role": role})
 
 
 async def run_online() -> None:

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from service.audit import verify_file
-from service.database import migrate, resolve_database_url
+from service.database import migrate_urls, resolve_database_urls
 from service.settings import Settings
 
 
@@ -17,9 +17,9 @@ def serve(settings: Settings) -> None:
     """Resolve the database (embedded if DATABASE_URL is unset), migrate it, and serve with uvicorn."""
     import uvicorn
 
-    url = resolve_database_url(settings.database_url, settings.data_dir)
-    migrate(url)
-    os.environ["DATABASE_URL"] = url  # every worker process connects to the same database
+    urls = resolve_database_urls(settings)
+    migrate_urls(urls)
+    os.environ["DATABASE_URL"] = urls.service  # every worker process connects to the same database
     uvicorn.run(
         "api.app:create_app",
         factory=True,
@@ -37,8 +37,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m service", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="migrate and serve HTTP on HOST:PORT with WORKERS processes")
-    commands.add_parser("migrate", help="run alembic upgrade head")
-    commands.add_parser("database-url", help="start the embedded database if needed and print its URL")
+    commands.add_parser(
+        "migrate", help="run alembic upgrade head as the owner, then grant the service role its rights"
+    )
+    commands.add_parser(
+        "database-url", help="start the embedded database if needed and print the service role's URL"
+    )
     verify = commands.add_parser("verify", help="re-verify a game export offline (exit 1 on any mismatch)")
     verify.add_argument("file", type=Path, help="a document from GET /v1/games/{id}/export (- for stdin)")
     projections = commands.add_parser("projections", help="maintain the read models")
@@ -58,9 +62,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         serve(settings)
     elif args.command == "migrate":
-        migrate(resolve_database_url(settings.database_url, settings.data_dir))
+        migrate_urls(resolve_database_urls(settings))
     elif args.command == "database-url":
-        print(resolve_database_url(settings.database_url, settings.data_dir))
+        print(resolve_database_urls(settings).service)
     elif args.command == "projections":
         from service.projections import rebuild_command
 

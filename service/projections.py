@@ -124,6 +124,14 @@ def _insert_results(t: Tables) -> str:
     )
 
 
+# The accounts holding the seats of games (a game's seats are fixed once it has started, so a rebuild reads
+# the same ones).
+_SEAT_ACCOUNTS = (
+    "SELECT s.game_id, s.seat, a.name FROM game_seats s JOIN accounts a USING (account_id)"
+    " WHERE s.game_id = ANY($1::text[])"
+)
+
+
 def _read_ratings(t: Tables) -> str:
     return f"SELECT player, mu, sigma, games FROM {t.ratings} WHERE game = $1 AND player = ANY($2::text[])"
 
@@ -402,11 +410,18 @@ class GameProjection(FeedFollower):
                 [loaded.game_id for loaded in finished],
             )
         }
+        accounts: dict[str, dict[int, str]] = {}  # game -> seat -> the name of the account holding it
+        for row in await connection.fetch(_SEAT_ACCOUNTS, [loaded.game_id for loaded in finished]):
+            accounts.setdefault(row["game_id"], {})[row["seat"]] = row["name"]
         current: dict[tuple[str, str], Rating] = {}
         rated: list[tuple[Any, ...]] = []
         for loaded in finished:
             game = loaded.game.name
-            identities = rated_identities(loaded.info.metadata, len(loaded.game.result(loaded.state).ranks))
+            identities = rated_identities(
+                loaded.info.metadata,
+                len(loaded.game.result(loaded.state).ranks),
+                accounts.get(loaded.game_id, {}),
+            )
             if identities is None or loaded.game_id in done:
                 continue
             missing = [who for who in identities if (game, who) not in current]
@@ -481,7 +496,8 @@ class GameProjection(FeedFollower):
                 # DELETE, not TRUNCATE: readers keep seeing the old rows until this commits
                 await connection.execute(f"DELETE FROM {table}")
                 await connection.execute(f"INSERT INTO {table} SELECT * FROM {source}")
-            tx, position = await connection.fetchrow(_CHECKPOINT, rebuilt.checkpoint)
+            reached = await connection.fetchrow(_CHECKPOINT, rebuilt.checkpoint)
+            tx, position = reached["tx"], reached["position"]
             await connection.execute(_SAVE_CHECKPOINT, live.checkpoint, tx, position)
             await connection.execute(f"TRUNCATE {', '.join(rebuilt.data)}")
             await connection.execute(_SAVE_CHECKPOINT, rebuilt.checkpoint, 0, 0)
@@ -652,17 +668,19 @@ def _seat_results(players: list[str], rows: list[tuple[int, int, int]]) -> list[
 
 
 async def rebuild_command(settings: Settings) -> None:
-    """``python -m service projections rebuild``: rebuild the game projection from zero while the service
+    """``python -m service projections rebuild``: rebuild the game projection (listing, histories, results,
+    ratings) from zero while the service
     runs, with a progress bar of feed positions (the live checkpoint's position is the expected end)."""
     from tqdm import tqdm  # type: ignore[import-untyped]  # (no type hints shipped)
 
     from domain.registry import all_games
     from eventstore import PostgresEventStore
-    from service.database import create_pool, migrate, resolve_database_url
+    from service.database import create_pool, migrate_urls, resolve_database_urls
     from service.keys import PostgresKeyStore
 
-    url = resolve_database_url(settings.database_url, settings.data_dir)
-    migrate(url)
+    urls = resolve_database_urls(settings)
+    migrate_urls(urls)
+    url = urls.service
     pool = await create_pool(url, settings)
     try:
         games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())

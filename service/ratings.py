@@ -3,7 +3,8 @@
 The projector (service/projections.py) folds every finished rated game into the ``ratings`` rows in feed
 order, in the transaction that moves its checkpoint, through ``rate``; the endpoints only read those rows.
 So the numbers never depend on which process or request computed them, and a rebuild from zero gives the
-same ones. A game is rated when its creation metadata says so, it has two or more seats held by distinct
+same ones. A seat's identity is the account holding it (by its name, unique), else the player name it was created
+with. A game is rated when its creation metadata says so, it has two or more seats held by distinct
 identities, and its result ranks every seat: a one-player game (Z-12) or anything OpenSkill refuses is
 left out, never an error of a ratings or player endpoint.
 """
@@ -23,6 +24,7 @@ from openskill.models import PlackettLuce
 
 from eventstore import pooled_connection
 from service import errors
+from service.accounts import name_key
 from service.models import PlayerProfile, PlayerRating, RatingList
 
 MAX_PAGE = 200
@@ -49,12 +51,16 @@ def initial_rating() -> Rating:
     return Rating(mu=fresh.mu, sigma=fresh.sigma, games=0)
 
 
-def rated_identities(metadata: dict[str, Any], seats: int) -> list[str] | None:
-    """The identities a finished game rates, by seat, or None when it is not rated: not created rated, fewer
-    than two seats, or an identity holding two seats (nobody is rated against themselves)."""
+def rated_identities(
+    metadata: dict[str, Any], seats: int, accounts: dict[int, str] | None = None
+) -> list[str] | None:
+    """The identities a finished game rates, by seat: the name of the account holding the seat, else the
+    seat's player name; None when the game is not rated: not created rated, fewer than two seats, or an
+    identity holding two seats (nobody is rated against themselves)."""
     if not metadata.get("rated"):
         return None
-    identities = [str(name) for name in metadata.get("players") or []]
+    accounts = accounts or {}
+    identities = [accounts.get(seat, str(name)) for seat, name in enumerate(metadata.get("players") or [])]
     if len(identities) < 2 or len(identities) != seats or len(set(identities)) != len(identities):
         return None
     return identities
@@ -170,9 +176,14 @@ class RatingService:
         )
 
     async def player(self, name: str) -> PlayerProfile:
-        """The identity's rating and rank in every game it has rated games of (404 if none)."""
+        """The identity's rating and rank in every game it has rated games of (404 if none); an account is
+        found by its name compared as account names are (NFKC, case-folded)."""
         await self._wait()
         async with self.connection() as connection:
+            account = await connection.fetchval(
+                "SELECT name FROM accounts WHERE name_key = $1", name_key(name)
+            )
+            name = account or name
             rows = await connection.fetch(
                 "SELECT r.game, r.player, r.mu, r.sigma, r.ordinal, r.games,"
                 " 1 + (SELECT count(*) FROM ratings b WHERE b.game = r.game AND (b.ordinal > r.ordinal"

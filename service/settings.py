@@ -14,6 +14,7 @@ class Settings:
     """Everything configurable, with the defaults `make run` uses."""
 
     database_url: str | None
+    migration_database_url: str | None  # the tables' owner, for migrations (default: database_url)
     host: str
     port: int
     workers: int
@@ -39,6 +40,7 @@ class Settings:
         env = os.environ
         return Settings(
             database_url=env.get("DATABASE_URL") or None,
+            migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
             host=env.get("HOST", "127.0.0.1"),
             port=int(env.get("PORT", "8000")),
             workers=int(env.get("WORKERS", "1")),

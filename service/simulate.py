@@ -162,7 +162,7 @@ def _aggregate(
     held_wins: dict[str, float] = defaultdict(float)
     for row in rows:
         scores = [int(s) for s in row["scores"].split("|")]
-        winners = [int(s) for s in row["winners"].split("|")]
+        winners = [int(s) for s in row["winners"].split("|") if s]
         levels = row["bots"].split("|")
         holdings = [h.split(";") if h else [] for h in row["holdings"].split("|")]
         for seat, score in enumerate(scores):

@@ -16,7 +16,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from tests.support.databases import fresh_database
+from tests.support.databases import fresh_database, superuser_pool_on
 
 
 @pytest.fixture(scope="session")
@@ -38,15 +38,23 @@ def server_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 async def database_url(server_url: str) -> AsyncIterator[str]:
-    """A fresh database, migrated to head, dropped after the session."""
+    """A fresh database, migrated to head as the tables' owner, dropped after the session; its URL connects
+    as the service's role."""
     async with fresh_database(server_url) as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    """An asyncpg pool on the test database."""
+    """An asyncpg pool on the test database, as the service's role."""
     created = await asyncpg.create_pool(database_url, min_size=1, max_size=20)
     assert created is not None
     yield created
     await created.close()
+
+
+@pytest.fixture(scope="session")
+async def superuser_pool(database_url: str, server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on the test database as the server's superuser: what an operator could do (tampering)."""
+    async with superuser_pool_on(database_url, server_url) as created:
+        yield created

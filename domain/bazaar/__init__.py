@@ -8,13 +8,12 @@ from domain.bazaar import evolve, legal, rules, scoring, view
 from domain.bazaar.commands import BazaarCommand
 from domain.bazaar.events import BazaarEvent
 from domain.bazaar.options import BazaarOptions
-from domain.bazaar.state import BazaarState
-from domain.bazaar.view import BazaarView
+from domain.bazaar.state import State
 from domain.core import GameSpec
 
-__all__ = ["GAME", "BazaarOptions", "BazaarState", "BazaarView"]
+__all__ = ["GAME", "BazaarOptions"]
 
-GAME: Final = GameSpec[BazaarState](
+GAME: Final = GameSpec[State](
     name="bazaar",
     title="Sid Sackson's Bazaar",
     rules="rules/bazaar.md",
@@ -24,8 +23,8 @@ GAME: Final = GameSpec[BazaarState](
     options_type=BazaarOptions,
     command_type=BazaarCommand,
     event_type=BazaarEvent,
-    view_type=BazaarView,
-    initial=BazaarState,
+    view_type=view.BazaarView,
+    initial=State,
     deal=rules.setup,
     decide=rules.decide,
     evolve=evolve.evolve,

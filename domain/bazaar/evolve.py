@@ -21,7 +21,7 @@ from domain.bazaar.events import (
     TurnStarted,
     WareBought,
 )
-from domain.bazaar.state import UNKNOWN_WARE, BazaarState, ScoreRow, Unscored
+from domain.bazaar.state import UNKNOWN_WARE, ScoreRow, State, Unscored
 from domain.core import Event
 
 __all__ = ["evolve"]
@@ -41,12 +41,12 @@ def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, 
     return (*items[:index], value, *items[index + 1 :])
 
 
-def evolve(state: BazaarState, event: Event) -> BazaarState:
+def evolve(state: State, event: Event) -> State:
     """Apply one event to a new state; never validates, never fails on a stored event, never mutates."""
     match event:
         case GameStarted(players=players, double_purchase=double):
             none = EDITION.none()
-            return BazaarState(
+            return State(
                 players=tuple(players),
                 double_purchase=double,
                 hands=tuple(none for _ in players),
@@ -124,7 +124,7 @@ def evolve(state: BazaarState, event: Event) -> BazaarState:
     return state
 
 
-def _take(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
+def _take(state: State, seat: int, stones: Stones) -> State:
     """``seat`` takes ``stones`` from the bank."""
     if not 0 <= seat < len(state.hands):
         return state
@@ -133,7 +133,7 @@ def _take(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
     )
 
 
-def _give(state: BazaarState, seat: int, stones: Stones) -> BazaarState:
+def _give(state: State, seat: int, stones: Stones) -> State:
     """``seat`` returns ``stones`` to the bank."""
     if not 0 <= seat < len(state.hands):
         return state

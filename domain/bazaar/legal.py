@@ -19,7 +19,7 @@ from itertools import combinations_with_replacement
 
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
 from domain.bazaar.components import EDITION, covers
-from domain.bazaar.state import UNKNOWN_WARE, BazaarState, Decision
+from domain.bazaar.state import UNKNOWN_WARE, Decision, State
 from domain.core import Command, Pending
 
 __all__ = ["DISCARD_ENUMERATION_LIMIT", "legal", "pending"]
@@ -29,7 +29,7 @@ DISCARD_ENUMERATION_LIMIT = 120
 """Z-10: above this many ways to return the whole excess, ``legal`` offers one stone at a time."""
 
 
-def pending(state: BazaarState) -> list[Pending[Decision]]:
+def pending(state: State) -> list[Pending[Decision]]:
     """Z-6..Z-10: who acts: roll (first turn), roll_or_trade, choose_colour, buy_or_end, discard_excess."""
     match state.phase:
         case "roll_or_trade":
@@ -41,7 +41,7 @@ def pending(state: BazaarState) -> list[Pending[Decision]]:
     return []
 
 
-def legal(state: BazaarState, seat: int) -> list[Command]:
+def legal(state: State, seat: int) -> list[Command]:
     """Every command ``seat`` may send now (see the module docstring for how each decision is listed)."""
     if not any(p.seat == seat for p in pending(state)):
         return []
@@ -59,7 +59,7 @@ def legal(state: BazaarState, seat: int) -> list[Command]:
     return []
 
 
-def _trades(state: BazaarState, seat: int) -> list[Command]:
+def _trades(state: State, seat: int) -> list[Command]:
     """Z-6, Z-7: every affordable trade, each equation in each direction; none on a seat's first turn."""
     if state.first_turn:
         return []
@@ -73,7 +73,7 @@ def _trades(state: BazaarState, seat: int) -> list[Command]:
     return out
 
 
-def _buys(state: BazaarState, seat: int) -> list[Command]:
+def _buys(state: State, seat: int) -> list[Command]:
     """Z-8, Z-11: every displayed ware the seat can pay for, while the turn allows another purchase."""
     if state.purchases >= state.purchases_allowed:
         return []
@@ -85,7 +85,7 @@ def _buys(state: BazaarState, seat: int) -> list[Command]:
     return out
 
 
-def _discards(state: BazaarState) -> list[Command]:
+def _discards(state: State) -> list[Command]:
     """Z-10: the whole excess in every possible way if few, else one stone of each colour held."""
     if state.offender is None:
         return []

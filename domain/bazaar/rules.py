@@ -41,7 +41,7 @@ from domain.bazaar.events import (
 from domain.bazaar.evolve import evolve
 from domain.bazaar.options import BazaarOptions
 from domain.bazaar.scoring import points, stars_for
-from domain.bazaar.state import BazaarState
+from domain.bazaar.state import State
 from domain.core import Command, Event, GameConfig, Rejected, Rng
 
 __all__ = ["decide", "setup"]
@@ -88,7 +88,7 @@ def setup(config: GameConfig, rng: Rng) -> list[Event]:
 # --------------------------------------------------------------------------------------------- decide
 
 
-def decide(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Event]:
+def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
     """Z-1..Z-13: validate ``command`` from ``seat``; return its events or raise Rejected."""
     if state.phase == "setup":
         raise Rejected("not_started", rule="Z-1", detail="the game has not been set up")
@@ -127,7 +127,7 @@ def decide(state: BazaarState, seat: int, command: Command, rng: Rng) -> list[Ev
             )
 
 
-def _must_act_now(state: BazaarState, what: str) -> None:
+def _must_act_now(state: State, what: str) -> None:
     """Z-6, Z-7: a roll or trade is allowed only as the turn's one action, not after *choice* is pending."""
     if state.phase == "choose_colour":
         raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
@@ -139,7 +139,7 @@ def _must_act_now(state: BazaarState, what: str) -> None:
         )
 
 
-def _roll(state: BazaarState, seat: int, rng: Rng) -> list[Event]:
+def _roll(state: State, seat: int, rng: Rng) -> list[Event]:
     """Z-5..Z-7: roll the die (drawn as ``rng.below(6)`` over the data's face order) and take the stone."""
     _must_act_now(state, "roll")
     face = EDITION.die_faces[rng.below(len(EDITION.die_faces))]
@@ -154,7 +154,7 @@ def _roll(state: BazaarState, seat: int, rng: Rng) -> list[Event]:
     return [rolled, *_after_action(evolve(state, rolled))]
 
 
-def _choose_colour(state: BazaarState, seat: int, colour: str) -> list[Event]:
+def _choose_colour(state: State, seat: int, colour: str) -> list[Event]:
     """Z-7: after *choice*, take one stone of a colour the bank still has."""
     if state.phase != "choose_colour":
         raise Rejected("no_choice_rolled", rule="Z-7", detail="a colour is chosen only after rolling choice")
@@ -172,7 +172,7 @@ def _choose_colour(state: BazaarState, seat: int, colour: str) -> list[Event]:
     return [chosen, *_after_action(evolve(state, chosen))]
 
 
-def _trade(state: BazaarState, seat: int, command: Trade) -> list[Event]:
+def _trade(state: State, seat: int, command: Trade) -> list[Event]:
     """Z-3, Z-6, Z-7: one trade by one equation in either direction, if both sides can pay."""
     _must_act_now(state, "trade")
     if state.first_turn:
@@ -204,7 +204,7 @@ def _trade(state: BazaarState, seat: int, command: Trade) -> list[Event]:
     return [traded, *_after_action(evolve(state, traded))]
 
 
-def _after_action(state: BazaarState) -> list[Event]:
+def _after_action(state: State) -> list[Event]:
     """Z-12: in solitaire the turn ends right after its roll or trade (and the game once the hand matches)."""
     if not state.solitaire or state.phase != "buy_or_end":
         return []
@@ -214,7 +214,7 @@ def _after_action(state: BazaarState) -> list[Event]:
     return _end_turn_events(state, 0)
 
 
-def _buy(state: BazaarState, seat: int, ware_id: int) -> list[Event]:
+def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
     """Z-8, Z-11, Z-13: buy a displayed ware after this turn's roll or trade, paying exactly its stones."""
     if state.solitaire:
         raise Rejected("no_purchase_in_solitaire", rule="Z-12", detail="solitaire has no purchases")
@@ -261,7 +261,7 @@ def _buy(state: BazaarState, seat: int, ware_id: int) -> list[Event]:
     return [bought]
 
 
-def _settle(state: BazaarState, seat: int) -> list[Event]:
+def _settle(state: State, seat: int) -> list[Event]:
     """Z-9, Z-11: score the turn's purchases by the stones the buyer holds after all of them."""
     left = sum(state.hands[seat])
     return [
@@ -277,7 +277,7 @@ def _settle(state: BazaarState, seat: int) -> list[Event]:
     ]
 
 
-def _end_turn(state: BazaarState, seat: int) -> list[Event]:
+def _end_turn(state: State, seat: int) -> list[Event]:
     """Z-6, Z-8: the turn ends, after its roll or trade, with or without a purchase."""
     if state.phase == "choose_colour":
         raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
@@ -288,7 +288,7 @@ def _end_turn(state: BazaarState, seat: int) -> list[Event]:
     return _end_turn_events(state, seat)
 
 
-def _end_turn_events(state: BazaarState, seat: int) -> list[Event]:
+def _end_turn_events(state: State, seat: int) -> list[Event]:
     """Z-10, Z-12: settle purchases and end the turn; then the hand limit, solitaire limit or next turn."""
     events: list[Event] = _settle(state, seat)
     held = sum(state.hands[seat])
@@ -303,7 +303,7 @@ def _end_turn_events(state: BazaarState, seat: int) -> list[Event]:
     return events
 
 
-def _discard_excess(state: BazaarState, seat: int, command: DiscardExcess) -> list[Event]:
+def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Event]:
     """Z-10: the next seat returns some of the offender's excess stones; the turn starts once at the limit."""
     if seat != state.chooser or state.offender is None:
         raise Rejected(

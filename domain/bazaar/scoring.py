@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.bazaar.components import EDITION, Edition
-from domain.bazaar.state import BazaarState
+from domain.bazaar.state import State
 from domain.core import Result, ScoreSheet
 
 __all__ = [
@@ -20,12 +20,12 @@ SCORESHEET_COLUMNS = ("turn", "player", "ware", "stars", "stones_left", "points"
 SOLITAIRE_COLUMNS = ("player", "turns", "solved")  # Z-12: turns taken, fewer is better; never points
 
 
-def is_over(state: BazaarState) -> bool:
+def is_over(state: State) -> bool:
     """Z-12, Z-13: the game is over once two stalls are sold out (or the solitaire game is decided)."""
     return state.over
 
 
-def stars_for(state: BazaarState, ware: int, edition: Edition = EDITION) -> int:
+def stars_for(state: State, ware: int, edition: Edition = EDITION) -> int:
     """Z-9: a ware's stars, one higher once any stall is sold out (at most two)."""
     base = 1 if edition.wares[ware].star else 0
     upgrade = 1 if state.empty_stalls > 0 else 0
@@ -38,13 +38,13 @@ def points(stones_left: int, stars: int, edition: Edition = EDITION) -> int:
     return row[min(max(stars, 0), len(row) - 1)]
 
 
-def _ranks(state: BazaarState) -> tuple[int, ...]:
+def _ranks(state: State) -> tuple[int, ...]:
     """Z-13: higher score first; on a tie fewer wares first; still tied, equal rank."""
     keys = [(-score, len(wares)) for score, wares in zip(state.scores, state.wares, strict=False)]
     return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
 
 
-def result(state: BazaarState) -> Result:
+def result(state: State) -> Result:
     """Z-12, Z-13: scores, ranks and winners.
 
     Multiplayer: score = points; rank 1 is the highest score, ties broken by fewer wares, then shared.
@@ -74,7 +74,7 @@ def result(state: BazaarState) -> Result:
     return Result(scores=state.scores, ranks=ranks, winners=winners, note=note)
 
 
-def _solitaire_sheet(state: BazaarState) -> ScoreSheet:
+def _solitaire_sheet(state: State) -> ScoreSheet:
     """Z-12: the player, the turns taken (fewer is better) and whether solved (None while it runs)."""
     solved = state.end_reason == "solitaire_solved" if state.over else None
     name = state.players[0]
@@ -86,7 +86,7 @@ def _solitaire_sheet(state: BazaarState) -> ScoreSheet:
     )
 
 
-def scoresheet(state: BazaarState) -> ScoreSheet:
+def scoresheet(state: State) -> ScoreSheet:
     """Z-14: one row per purchase with the player's running total; once over, a final row names the winners.
 
     Columns: turn (counted over all seats), player, ware id, stars after upgrades, stones left, points,

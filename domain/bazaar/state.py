@@ -13,7 +13,7 @@ import msgspec
 
 from domain.bazaar.components import EDITION, Stones
 
-__all__ = ["UNKNOWN_WARE", "BazaarState", "Decision", "Phase", "ScoreRow", "Unscored"]
+__all__ = ["UNKNOWN_WARE", "Decision", "Phase", "ScoreRow", "State", "Unscored"]
 
 UNKNOWN_WARE = 0
 """A face-down card whose identity was redacted (no ware has id 0)."""
@@ -56,7 +56,7 @@ class ScoreRow(msgspec.Struct, frozen=True, kw_only=True):
     points: int
 
 
-class BazaarState(msgspec.Struct, frozen=True, kw_only=True):
+class State(msgspec.Struct, frozen=True, kw_only=True):
     """Everything about one Bazaar game, secrets included."""
 
     players: tuple[str, ...] = ()

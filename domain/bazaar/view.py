@@ -10,7 +10,7 @@ import msgspec
 
 from domain.bazaar.components import EDITION
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
-from domain.bazaar.state import BazaarState
+from domain.bazaar.state import State
 from domain.core import Event
 
 __all__ = [
@@ -108,7 +108,7 @@ def _ware(ware_id: int) -> WareView | None:
     return WareView(id=ware.id, stones=EDITION.named(ware.stones), star=ware.star)
 
 
-def view(state: BazaarState, seat: int | None) -> BazaarView:
+def view(state: State, seat: int | None) -> BazaarView:
     """Z-15: everything public: exchange, stall sizes, displayed wares, bank, every seat's stones, score."""
     equations = EDITION.equations(state.exchange)
     limit_view = None

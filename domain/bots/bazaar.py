@@ -19,7 +19,7 @@ from msgspec.structs import replace
 from domain.bazaar import GAME
 from domain.bazaar.components import EDITION
 from domain.bazaar.evolve import evolve
-from domain.bazaar.state import UNKNOWN_WARE, BazaarState
+from domain.bazaar.state import UNKNOWN_WARE, State
 from domain.core import Game, Rng
 
 __all__ = ["KIT", "BazaarKit"]
@@ -28,18 +28,18 @@ __all__ = ["KIT", "BazaarKit"]
 class BazaarKit:
     """The Bazaar part of a bot."""
 
-    game: Game[BazaarState] = GAME
+    game: Game[State] = GAME
     scale = 4.0
 
-    def initial(self) -> BazaarState:
+    def initial(self) -> State:
         """Nothing seen yet."""
-        return BazaarState()
+        return State()
 
-    def observe(self, known: BazaarState, event: Any, seat: int) -> BazaarState:
+    def observe(self, known: State, event: Any, seat: int) -> State:
         """Z-15: a redacted event folds as it is (unknown face-down wares)."""
         return evolve(known, event)
 
-    def sample(self, known: BazaarState, seat: int, rng: Rng) -> BazaarState:
+    def sample(self, known: State, seat: int, rng: Rng) -> State:
         """Z-15: every face-down place gets a ware this seat has not seen, at random."""
         unknown = sum(1 for stall in known.stalls for ware in stall if ware == UNKNOWN_WARE)
         if not unknown:
@@ -53,7 +53,7 @@ class BazaarKit:
         )
         return replace(known, stalls=stalls)
 
-    def evaluate(self, state: BazaarState) -> tuple[float, ...]:
+    def evaluate(self, state: State) -> tuple[float, ...]:
         """Points so far plus 3 x (share of the best displayed ware's stones already in hand) squared."""
         displayed = [
             EDITION.wares[stall[0]].stones for stall in state.stalls if stall and stall[0] in EDITION.wares
@@ -70,7 +70,7 @@ class BazaarKit:
             values.append(float(state.scores[seat]) + 3.0 * progress * progress)
         return tuple(values)
 
-    def holdings(self, state: BazaarState) -> tuple[tuple[str, ...], ...]:
+    def holdings(self, state: State) -> tuple[tuple[str, ...], ...]:
         """The wares each seat bought, as ``ware <id>`` (with ``*`` for a star ware)."""
         return tuple(
             tuple(f"ware {w}{'*' if EDITION.wares[w].star else ''}" for w in bought) for bought in state.wares

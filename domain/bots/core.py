@@ -52,9 +52,9 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
     simulation runs past its choice before it is evaluated. ``seconds`` is a wall-clock cap the service
     enforces through ``stop`` (the domain reads no clock); tests use iterations only."""
 
-    iterations: int = 200
+    iterations: int = 60
     samples: int = 2
-    horizon: int = 40
+    horizon: int = 12
     exploration: float = 0.7
     seconds: float | None = None
 

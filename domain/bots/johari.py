@@ -22,7 +22,7 @@ from msgspec.structs import replace
 
 from domain.core import Game, Rng
 from domain.johari import GAME
-from domain.johari.components import DATA
+from domain.johari.components import COMPONENTS
 from domain.johari.events import (
     ActionCardPlayed,
     ActionCardsRevealed,
@@ -95,18 +95,20 @@ class JohariKit:
         held = [*state.discard, *(c for m in state.market for c in m)]
         for p in state.players:
             held += [*p.display, *p.trade, *p.prestige]
-        pool = iter(rng.shuffle(sorted(set(DATA.cards) - set(held))))
+        pool = iter(rng.shuffle(sorted(set(COMPONENTS.cards) - set(held))))
         draw = tuple(next(pool, UNKNOWN) if c == UNKNOWN else c for c in state.draw)
         stack = state.noble_stack
         if UNKNOWN in stack:
             shown = set(known.gone) | {n for n in state.noble_track if n is not None}
             shown |= {n for p in state.players for n in p.nobles}
-            per_back = DATA.nobles_per_back
+            per_back = COMPONENTS.nobles_per_back
             backs = [b for b in (1, 2, 3) for _ in range(per_back)][3 * per_back - len(stack) :]
             unseen = {
                 b: iter(
                     rng.shuffle(
-                        sorted(n for n, noble in DATA.nobles.items() if noble.back == b and n not in shown)
+                        sorted(
+                            n for n, noble in COMPONENTS.nobles.items() if noble.back == b and n not in shown
+                        )
                     )
                 )
                 for b in (1, 2, 3)
@@ -133,13 +135,19 @@ class JohariKit:
         )
 
     def holdings(self, state: State) -> tuple[tuple[str, ...], ...]:
-        """The Nobles each seat hired, by ability and prestige, and its Prestige Cards, by points."""
+        """The Nobles each seat hired (by ability and prestige), its Prestige Cards (by points) and its place in
+        the J-8 set-up pick order (``set-up pick 1`` first: the bottom of the random gold stack)."""
+        order = list(state.setup_order)
         return tuple(
             (
-                *(f"noble {DATA.nobles[n].ability} ({DATA.nobles[n].prestige})" for n in p.nobles),
+                *(f"set-up pick {order.index(seat) + 1}" for _ in range(seat in order)),
+                *(
+                    f"noble {COMPONENTS.nobles[n].ability} ({COMPONENTS.nobles[n].prestige})"
+                    for n in p.nobles
+                ),
                 *(f"prestige card {card(c).prestige}" for c in p.prestige),
             )
-            for p in state.players
+            for seat, p in enumerate(state.players)
         )
 
 

@@ -36,10 +36,14 @@ def play(
     max_commands: int = 20_000,
     record: list[Event] | None = None,
     check: Callable[[Any, int, Any], None] | None = None,
+    clock: Callable[[], float] | None = None,
+    timings: list[tuple[str, int, float]] | None = None,
 ) -> Played:
     """Play one game with ``levels[seat]`` at each seat; every command is the bot's, from its own knowledge.
 
-    ``check(true_state, seat, knowledge)`` runs before every decision (tests compare the two there)."""
+    ``check(true_state, seat, knowledge)`` runs before every decision (tests compare the two there). With a
+    ``clock`` (the domain reads none of its own), each decision's (level, legal count, seconds) goes to
+    ``timings``."""
     from domain.bots import kit as kit_of
     from domain.registry import all_games
 
@@ -63,9 +67,12 @@ def play(
         level = levels[seat]
         if check is not None:
             check(state, seat, seats[seat].state)
+        started = clock() if clock is not None else 0.0
         command = choose(
             kit, seats[seat].state, seat, legal, level, f"{seed}:{seat}:{len(history)}", budgets.get(level)
         )
+        if clock is not None and timings is not None:
+            timings.append((level, len(legal), clock() - started))
         if command not in legal:
             raise RuntimeError(f"bot at seat {seat} chose {command!r}, not in its legal list")
         new = game.decide(state, seat, command, Rng(seed, f"v{len(history)}"))

@@ -20,7 +20,7 @@ from domain.johari.commands import (
     SellToCollector,
     TradeFromStore,
 )
-from domain.johari.components import COLOURS, DATA, STORES, card_type, place_name, store_of
+from domain.johari.components import COLOURS, COMPONENTS, STORES, card_type, place_name, store_of
 from domain.johari.events import (
     CardDiscardedForAdvance,
     CardsExchanged,
@@ -55,14 +55,14 @@ from domain.johari.state import Player, State, Turn, card, with_player
 def gold_change(state: State, seat: int, delta: int) -> GoldChanged:
     """J-5: a gold move, clamped to 0..gold_max (more is lost, never below 0)."""
     gold = state.players[seat].gold
-    return GoldChanged(seat=seat, delta=delta, gold=max(0, min(DATA.gold_max, gold + delta)))
+    return GoldChanged(seat=seat, delta=delta, gold=max(0, min(COMPONENTS.gold_max, gold + delta)))
 
 
 def token_advance(state: State, seat: int, colour: str, steps: int) -> GemTokenAdvanced:
     """J-5: a Gem Token advance, never past the end of the prestige track."""
     position = state.players[seat].tokens[COLOURS.index(colour)]
     return GemTokenAdvanced(
-        seat=seat, colour=colour, steps=steps, position=min(DATA.track_max, position + steps)
+        seat=seat, colour=colour, steps=steps, position=min(COMPONENTS.track_max, position + steps)
     )
 
 
@@ -346,7 +346,7 @@ def _after_hire(state: State, seat: int, noble: int) -> list[Event]:
     if is_slot_noble(noble):
         return []
     events: list[Event] = []
-    if DATA.nobles[noble].ability == "gold_seven":
+    if COMPONENTS.nobles[noble].ability == "gold_seven":
         events.append(gold_change(state, seat, 7))
     events.append(TurnEnded(seat=seat))
     return events

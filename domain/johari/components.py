@@ -16,13 +16,13 @@ __all__ = [
     "ACTIONS",
     "ALL_ABILITIES",
     "COLOURS",
-    "DATA",
+    "COMPONENTS",
     "STORES",
     "Ability",
     "ActionCosts",
     "Card",
     "ComponentDataError",
-    "Data",
+    "Components",
     "DataFile",
     "Noble",
     "card_type",
@@ -112,8 +112,8 @@ class Noble(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     prestige: NonNegative
 
 
-class Data(msgspec.Struct, frozen=True, kw_only=True):
-    """The validated house data."""
+class Components(msgspec.Struct, frozen=True, kw_only=True):
+    """Johari's components as the rules use them: cards and Nobles by id, the tracks, costs and discounts."""
 
     cards: dict[int, Card]
     nobles: dict[int, Noble]
@@ -206,10 +206,10 @@ class DataFile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
             raise ValueError("nobles in play must be two on the track plus one per Market Day (J-6, J-15)")
 
 
-def load(raw: Any = None) -> Data:
+def load(raw: Any = None) -> Components:
     """The house data (default: ``domain/data/johari.json``) checked against ``DataFile``; ComponentDataError."""
     data = convert_component_data("johari", load_component_data("johari") if raw is None else raw, DataFile)
-    return Data(
+    return Components(
         cards={c.id: c for c in data.gem_cards},
         nobles={n.id: n for n in data.nobles},
         market_days=data.market_days,
@@ -224,4 +224,4 @@ def load(raw: Any = None) -> Data:
     )
 
 
-DATA: Data = load()
+COMPONENTS: Components = load()

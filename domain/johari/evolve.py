@@ -7,7 +7,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain.core import Event
-from domain.johari.components import ACTIONS, COLOURS, DATA, STORES
+from domain.johari.components import ACTIONS, COLOURS, COMPONENTS, STORES
 from domain.johari.events import (
     ActionCardPlayed,
     ActionCardsRevealed,
@@ -84,7 +84,7 @@ def evolve(state: State, event: Event) -> State:
             n = len(event.players)
             stamps = {seat: height for height, seat in enumerate(event.gold_stack)}
             players = tuple(
-                Player(name=name, gold=DATA.gold_start, stamp=stamps.get(seat, 0))
+                Player(name=name, gold=COMPONENTS.gold_start, stamp=stamps.get(seat, 0))
                 for seat, name in enumerate(event.players)
             )
             return State(

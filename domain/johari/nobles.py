@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.johari.components import COLOURS, DATA
+from domain.johari.components import COLOURS, COMPONENTS
 from domain.johari.state import Player, State, abilities, card
 
 # J-16: the slot-discount Nobles and how much they take off actions played on their slot.
@@ -16,18 +16,18 @@ def has(player: Player, ability: str) -> bool:
 
 def is_slot_noble(noble: int) -> bool:
     """J-16: slot-discount Nobles are placed on a card slot when hired."""
-    return DATA.nobles[noble].ability in SLOT_NOBLE_DISCOUNT
+    return COMPONENTS.nobles[noble].ability in SLOT_NOBLE_DISCOUNT
 
 
 def noble_slot_discount(player: Player, slot: int) -> int:
     """J-16 slot_discount_1/2: the discount of the Nobles the player placed on ``slot``."""
-    return sum(SLOT_NOBLE_DISCOUNT[DATA.nobles[n].ability] for n, s in player.noble_slots if s == slot)
+    return sum(SLOT_NOBLE_DISCOUNT[COMPONENTS.nobles[n].ability] for n, s in player.noble_slots if s == slot)
 
 
 def action_cost(player: Player, action: str, slot: int) -> int:
     """J-12: base cost minus the slot's discount (slot 3 free) minus Noble discounts, never below 0."""
-    base = DATA.action_costs[action] or 0
-    slot_discount = DATA.slot_discounts[slot - 1]
+    base = COMPONENTS.action_costs[action] or 0
+    slot_discount = COMPONENTS.slot_discounts[slot - 1]
     if slot_discount is None:
         return 0
     cost = base - slot_discount - noble_slot_discount(player, slot)
@@ -46,7 +46,7 @@ def resolved_action(player: Player, slot: int) -> str:
 
 def hire_cost(player: Player, space: int) -> int:
     """J-4/J-16: the gems a Noble on ``space`` costs this player (hire_two_fewer: 2 fewer, never below 0)."""
-    cost = DATA.noble_space_costs[space]
+    cost = COMPONENTS.noble_space_costs[space]
     if has(player, "hire_two_fewer"):
         cost -= 2
     return max(0, cost)

@@ -27,7 +27,7 @@ from domain.johari.commands import (
     TradeFromStore,
 )
 from domain.johari.components import (
-    DATA,
+    COMPONENTS,
     STORES,
     card_type,
     parse_place,
@@ -97,11 +97,11 @@ def setup(config: GameConfig, rng: Rng) -> list[Event]:
     n = len(config.players)
     stack: list[int] = []
     for back in (1, 2, 3):  # J-6: 1s on top, then 2s, 3s at the bottom
-        ids = sorted(nid for nid, noble in DATA.nobles.items() if noble.back == back)
-        stack.extend(rng.shuffle(ids)[: DATA.nobles_per_back])
+        ids = sorted(nid for nid, noble in COMPONENTS.nobles.items() if noble.back == back)
+        stack.extend(rng.shuffle(ids)[: COMPONENTS.nobles_per_back])
     track: tuple[int | None, ...] = (None, None, None, stack[1], stack[0])  # top two on spaces 5 and 4
     stack = stack[2:]
-    draw = tuple(rng.shuffle(sorted(DATA.cards)))
+    draw = tuple(rng.shuffle(sorted(COMPONENTS.cards)))
     gold_stack = tuple(rng.shuffle(list(range(n))))
     started = GameStarted(
         players=config.players,
@@ -174,11 +174,11 @@ def _next_steps(state: State, rng: Rng) -> list[Event]:
             return []
         if any(not p.acted for p in state.players):
             return _start_turn(state)
-        if state.round < DATA.rounds_per_day:
+        if state.round < COMPONENTS.rounds_per_day:
             return [RoundStarted(round=state.round + 1)]
         return [DayEnded(day=state.day)]
     if state.phase == "day_end":
-        if state.day >= DATA.market_days:
+        if state.day >= COMPONENTS.market_days:
             scores = [score(p) for p in state.players]
             _, winners = ranking(scores)
             return [GameEnded(scores=tuple(s.total for s in scores), winners=winners)]
@@ -262,7 +262,7 @@ def _why(state: State, seat: int, command: Command, owed: Decision) -> Rejected:
         case PayNobleGold() if not has(player, "hire_with_gold"):
             return Rejected("needs_noble", rule="J-16", detail="paying gold needs the hire_with_gold Noble")
         case PayNobleCard(card=cid) if (
-            cid in DATA.cards and card(cid).kind == "gold" and not has(player, "hire_with_gold")
+            cid in COMPONENTS.cards and card(cid).kind == "gold" and not has(player, "hire_with_gold")
         ):
             return Rejected("needs_noble", rule="J-16", detail="paying gold needs the hire_with_gold Noble")
         case PayNobleCard():

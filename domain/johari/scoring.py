@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.core import Result, ScoreSheet
-from domain.johari.components import COLOURS, DATA
+from domain.johari.components import COLOURS, COMPONENTS
 from domain.johari.nobles import has
 from domain.johari.state import Player, State, card
 
@@ -27,7 +27,7 @@ class Score(msgspec.Struct, frozen=True, kw_only=True):
 
 def advance_gain(tokens: tuple[int, ...]) -> int:
     """J-16 advance_tokens: the best of one token +2 or two tokens +1, within the track (owner's best)."""
-    room = [DATA.track_max - t for t in tokens]
+    room = [COMPONENTS.track_max - t for t in tokens]
     one = max(min(2, r) for r in room)
     two = sum(sorted((min(1, r) for r in room), reverse=True)[:2])
     return max(one, two)
@@ -35,7 +35,7 @@ def advance_gain(tokens: tuple[int, ...]) -> int:
 
 def score(player: Player) -> Score:
     """J-15: Nobles' prestige + Prestige Cards + Gem Token positions + end-game Noble abilities."""
-    noble_points = sum(DATA.nobles[n].prestige for n in player.nobles)
+    noble_points = sum(COMPONENTS.nobles[n].prestige for n in player.nobles)
     prestige = sum(card(c).prestige for c in player.prestige)
     bonuses = 0
     if has(player, "prestige_cards_plus_one"):
@@ -104,7 +104,9 @@ def scoresheet(state: State) -> ScoreSheet:
     rows: list[tuple[str | int | None, ...]] = []
     scores = [score(p) for p in state.players]
     for player, s in zip(state.players, scores, strict=True):
-        nobles = ", ".join(f"{DATA.nobles[n].ability} ({DATA.nobles[n].prestige})" for n in s.nobles)
+        nobles = ", ".join(
+            f"{COMPONENTS.nobles[n].ability} ({COMPONENTS.nobles[n].prestige})" for n in s.nobles
+        )
         bonuses = s.bonuses + s.token_advance
         rows.append(
             (

@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.johari.components import ACTIONS, DATA, STORES, Card, parse_place
+from domain.johari.components import ACTIONS, COMPONENTS, STORES, Card, parse_place
 
 # new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
 # day_end: J-14; over: J-15.
@@ -90,12 +90,12 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
 def card(cid: int) -> Card:
     """The card with this id."""
-    return DATA.cards[cid]
+    return COMPONENTS.cards[cid]
 
 
 def abilities(player: Player) -> frozenset[str]:
     """The abilities of the player's hired Nobles (J-16)."""
-    return frozenset(DATA.nobles[n].ability for n in player.nobles)
+    return frozenset(COMPONENTS.nobles[n].ability for n in player.nobles)
 
 
 def booths(state: State) -> int:

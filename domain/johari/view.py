@@ -7,7 +7,7 @@ import msgspec
 
 from domain.core import Event
 from domain.johari.actions import protected
-from domain.johari.components import COLOURS, DATA, place_name
+from domain.johari.components import COLOURS, COMPONENTS, place_name
 from domain.johari.events import ActionCardPlayed, DiscardReshuffled, GameStarted
 from domain.johari.state import State, gold_order
 
@@ -129,7 +129,7 @@ def view(state: State, seat: int | None) -> JohariView:
         draw_pile_size=len(state.draw),
         discard=state.discard,
         noble_track={str(i + 1): n for i, n in enumerate(state.noble_track)},
-        noble_costs={str(k): v for k, v in DATA.noble_space_costs.items()},
+        noble_costs={str(k): v for k, v in COMPONENTS.noble_space_costs.items()},
         noble_stack_size=len(state.noble_stack),
         turn=turn,
         setup_order=state.setup_order,

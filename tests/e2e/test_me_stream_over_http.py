@@ -20,32 +20,13 @@ from httpx_sse import ServerSentEvent, aconnect_sse
 from domain.registry import all_games
 from eventstore import PostgresEventStore
 from service.games import GameService
-from service.keys import GameKeys, PostgresKeyStore
 from service.models import CreateGame, PlayerIn
+from tests.support.account_seats import SeatingKeyStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
 WAIT = 30.0
 GAME_WAIT = 180.0
-
-
-class SeatingKeyStore(PostgresKeyStore):
-    """Saves a new game's keys and, first, gives its seats to accounts (as the lobby does before a game's
-    opening events are appended)."""
-
-    def __init__(self, pool: asyncpg.Pool, account_ids: list[str]) -> None:
-        super().__init__(pool)
-        self.pool = pool
-        self.account_ids = account_ids
-
-    async def save(self, keys: GameKeys) -> None:
-        """Seat the accounts, then save the keys."""
-        await self.pool.executemany(
-            "INSERT INTO game_seats (game_id, seat, kind, account_id, joined_at)"
-            " VALUES ($1, $2, 'account', $3, now())",
-            [(keys.game_id, seat, account) for seat, account in enumerate(self.account_ids)],
-        )
-        await super().save(keys)
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -79,54 +60,50 @@ async def notifications(
 
 
 class Bot:
-    """A bot that acts only when its stream says a decision of its is due; it never polls a game."""
+    """A bot that acts only on what its stream tells it: it accepts invitations, moves when a decision of its
+    is due, and stops after ``games`` games finished; it never polls a game or the lobby."""
 
-    def __init__(self, base: str, name: str, token: str, seed: str) -> None:
-        self.base, self.name, self.token = base, name, token
-        self.chooser = random.Random(seed)
+    def __init__(self, base: str, name: str, token: str, games: int = 1) -> None:
+        self.base, self.name, self.token, self.games = base, name, token, games
+        self.chooser = random.Random(name)
         self.notices: list[tuple[str, dict[str, Any]]] = []
-        self.last_id: str | None = None
-        self.finished: asyncio.Event = asyncio.Event()
         self.ready = asyncio.Event()
-        self.requests = 0
 
     async def act(self, http: httpx.AsyncClient, game_id: str) -> None:
         """Make one legal move in the game (again while the answer says it is still this seat's turn)."""
         while True:
-            self.requests += 1
             game = (await http.get(f"/v1/games/{game_id}", headers=bearer(self.token))).json()
             if game["status"] != "active" or not game["legal"]:
                 return
             command = self.chooser.choice(game["legal"])
-            self.requests += 1
             answer = await http.post(
                 f"/v1/games/{game_id}/commands", json=command, headers=bearer(self.token)
             )
             if answer.status_code == 200:
                 return  # what comes next is told by the stream
 
-    async def run(self, game_ids: set[str]) -> None:
-        """Follow the stream until every game of ``game_ids`` finished."""
+    async def run(self) -> None:
+        """Follow the stream until ``games`` games finished."""
         async with (
             httpx.AsyncClient(base_url=self.base, timeout=WAIT) as http,
             notifications(self.base, self.token) as events,
         ):
             async for event in events:
-                if event.id:
-                    self.last_id = event.id
                 data = json.loads(event.data) if event.data else {}
                 self.notices.append((event.event, data))
                 if event.event == "snapshot":
                     self.ready.set()
                     for game in data["games"]:
-                        if game["your_turn"] and game["game_id"] in game_ids:
+                        if game["your_turn"]:
                             await self.act(http, game["game_id"])
-                elif event.event == "your_turn" and data["game_id"] in game_ids:
+                elif event.event == "invited":
+                    joined = await http.post(f"/v1/games/{data['game_id']}/join", headers=bearer(self.token))
+                    assert joined.status_code == 200, joined.text
+                elif event.event == "your_turn":
                     await self.act(http, data["game_id"])
-                elif event.event == "game_finished" and data["game_id"] in game_ids:
-                    game_ids.discard(data["game_id"])
-                    if not game_ids:
-                        self.finished.set()
+                elif event.event == "game_finished":
+                    self.games -= 1
+                    if not self.games:
                         return
 
 
@@ -138,41 +115,50 @@ async def http(server: str) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def test_bots_that_never_poll_play_a_game_from_their_streams(
-    server: str, http: httpx.AsyncClient, pool: asyncpg.Pool
+    any_server: str, pool: asyncpg.Pool
 ) -> None:
+    """With one and with two server processes (a bot's stream and its commands may be served by either)."""
+    server = any_server
+    async with httpx.AsyncClient(base_url=server, timeout=WAIT) as http:
+        await play_from_streams(server, http, pool)
+
+
+async def play_from_streams(server: str, http: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    """Three bot accounts follow their streams; one creates a rated game inviting the two others, who learn
+    of it from their streams and join; the game starts and they play it to the end."""
     accounts = [await sign_up(http, pool, f"streambot{i}") for i in range(3)]
-    # the game is started from this process, as one more server process would start a lobby game
-    store = PostgresEventStore(pool)
-    service = GameService(store, SeatingKeyStore(pool, [a[2] for a in accounts]), all_games())
-    game_ids: set[str] = set()
-    bots = [Bot(server, name, token, f"seed-{name}") for name, token, _ in accounts]
-    pending = {bot.name: {"placeholder"} for bot in bots}
-    tasks = [asyncio.create_task(bot.run(pending[bot.name])) for bot in bots]
+    bots = [Bot(server, name, token) for name, token, _ in accounts]
+    tasks = [asyncio.create_task(bot.run()) for bot in bots]
     try:
         await asyncio.wait_for(asyncio.gather(*(bot.ready.wait() for bot in bots)), WAIT)
-        created = await service.create(
-            CreateGame(game="basari", players=[PlayerIn(name=name) for name, _, _ in accounts])
-        )
-        game_ids.add(created.game_id)
-        for bot in bots:
-            pending[bot.name].clear()
-            pending[bot.name].add(created.game_id)
+        body = {
+            "game": "basari",
+            "players": [{"account": "me"}, {"invite": bots[1].name}, {"invite": bots[2].name}],
+            "rated": True,
+        }
+        created = await http.post("/v1/games", json=body, headers=bearer(bots[0].token))
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
         await asyncio.wait_for(asyncio.gather(*tasks), GAME_WAIT)
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    final = (await http.get(f"/v1/games/{created.game_id}")).json()
+    final = (await http.get(f"/v1/games/{game_id}")).json()
     assert final["status"] == "finished"
     for seat, bot in enumerate(bots):
-        kinds = [kind for kind, data in bot.notices if data.get("game_id") == created.game_id]
-        assert kinds[0] == "seated" and kinds[-1] == "game_finished", kinds
+        kinds = [kind for kind, data in bot.notices if data.get("game_id") == game_id]
+        told = ["seated"] if seat == 0 else ["invited", "seated"]
+        assert kinds[: len(told)] == told and kinds[-1] == "game_finished", kinds
         assert "your_turn" in kinds
         seated = next(data for kind, data in bot.notices if kind == "seated")
         assert (seated["seat"], seated["game"]) == (seat, "basari")
         finished = next(data for kind, data in bot.notices if kind == "game_finished")
         assert finished["result"] == final["result"]
-
+    ratings = (await http.get("/v1/ratings/basari?limit=200")).json()["players"]
+    assert {r["name"]: r["games"] for r in ratings if r["name"] in {b.name for b in bots}} == {
+        bot.name: 1 for bot in bots
+    }, "a rated game of accounts rates each account"
     async with notifications(server, bots[0].token) as events:
         snapshot = await anext(events)
         assert snapshot.event == "snapshot" and snapshot.id

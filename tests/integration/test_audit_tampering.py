@@ -18,7 +18,7 @@ from api.app import create_app
 from eventstore import GENESIS_HASH, event_hash
 from service.settings import Settings
 from tests.support.client_play import create_game, play_to_end
-from tests.support.databases import fresh_database
+from tests.support.databases import fresh_database, superuser_pool_on
 
 pytestmark = pytest.mark.db
 
@@ -33,12 +33,10 @@ async def own_database(server_url: str) -> AsyncIterator[str]:
 
 
 @pytest.fixture(scope="module")
-async def pool(own_database: str) -> AsyncIterator[asyncpg.Pool]:
-    """A connection pool as the tables' owner (the operator)."""
-    created = await asyncpg.create_pool(own_database, min_size=1, max_size=4)
-    assert created is not None
-    yield created
-    await created.close()
+async def pool(own_database: str, server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A connection pool as the server's superuser: the operator."""
+    async with superuser_pool_on(own_database, server_url) as created:
+        yield created
 
 
 @pytest.fixture(scope="module")

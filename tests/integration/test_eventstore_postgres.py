@@ -30,7 +30,7 @@ pytestmark = pytest.mark.db
 
 @pytest.fixture
 def store(pool: asyncpg.Pool) -> PostgresEventStore:
-    """The PostgreSQL store on the session's database."""
+    """The PostgreSQL store on the session's database, as the service's role."""
     return PostgresEventStore(pool)
 
 
@@ -71,7 +71,7 @@ async def feed_end(store: PostgresEventStore) -> FeedPosition | None:
     ids=lambda value: value.split()[0].lower() if " " in value else value,
 )
 async def test_stored_rows_cannot_be_changed(
-    pool: asyncpg.Pool, store: PostgresEventStore, table: str, statement: str
+    superuser_pool: asyncpg.Pool, store: PostgresEventStore, table: str, statement: str
 ) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [])
@@ -81,21 +81,23 @@ async def test_stored_rows_cannot_be_changed(
     sql = statement.format(table=table)
     args = [stream] if "$1" in sql else []
     with pytest.raises(asyncpg.PostgresError, match="append-only") as refused:
-        await pool.execute(sql, *args)
+        await superuser_pool.execute(sql, *args)
     assert refused.value.sqlstate == "ES405"
-    assert await pool.fetchval(f"SELECT count(*) FROM {table} WHERE stream_id = $1", stream) == 1
+    assert await superuser_pool.fetchval(f"SELECT count(*) FROM {table} WHERE stream_id = $1", stream) == 1
 
 
 # Hashes computed by the database (es_append and the plain append statements)
 
 
-async def test_database_hashes_agree_with_event_hash(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+async def test_database_hashes_agree_with_event_hash(
+    superuser_pool: asyncpg.Pool, store: PostgresEventStore
+) -> None:
     stream = new_id()
     body = '{"name": "Zoë", "emoji": "\U0001f48e", "spaces":  [1, 2]}'.encode()
     await store.create_stream(stream, "basari", [NewEvent(type="ünïcode", schema_version=7, data=body)])
     await store.append(stream, 1, [event(2), event(3, "other")])  # the several-event statement
     await store.append(stream, 3, [event(4)])  # the single-event statement
-    rows = await pool.fetch(
+    rows = await superuser_pool.fetch(
         "SELECT version, type, schema_version, data::text, hash FROM events"
         " WHERE stream_id = $1 ORDER BY version",
         stream,
@@ -107,60 +109,64 @@ async def test_database_hashes_agree_with_event_hash(pool: asyncpg.Pool, store: 
             previous, stream, row["version"], row["type"], row["schema_version"], row["data"].encode()
         )
         assert row["hash"] == previous
-    head = await pool.fetchval("SELECT head_hash FROM streams WHERE stream_id = $1", stream)
+    head = await superuser_pool.fetchval("SELECT head_hash FROM streams WHERE stream_id = $1", stream)
     assert head == previous
 
 
 # Tamper evidence
 
 
-async def _tamper(pool: asyncpg.Pool, sql: str, *args: object) -> None:
+async def _tamper(superuser_pool: asyncpg.Pool, sql: str, *args: object) -> None:
     """Run ``sql`` behind the store's back: as superuser, with the append-only triggers switched off."""
-    async with pool.acquire() as connection, connection.transaction():
+    async with superuser_pool.acquire() as connection, connection.transaction():
         await connection.execute("SET LOCAL session_replication_role = replica")
         await connection.execute(sql, *args)
 
 
 async def test_a_changed_body_is_found_with_its_version(
-    pool: asyncpg.Pool, store: PostgresEventStore
+    superuser_pool: asyncpg.Pool, store: PostgresEventStore
 ) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [event(i) for i in range(1, 6)])
     assert (await store.verify_chain(stream)).ok
     await _tamper(
-        pool, """UPDATE events SET data = '{"n": 300}' WHERE stream_id = $1 AND version = 3""", stream
+        superuser_pool,
+        """UPDATE events SET data = '{"n": 300}' WHERE stream_id = $1 AND version = 3""",
+        stream,
     )
     check = await store.verify_chain(stream)
     assert (check.ok, check.first_bad_version, check.events) == (False, 3, 5)
     assert "3" in check.detail
 
 
-async def test_a_changed_header_is_found(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+async def test_a_changed_header_is_found(superuser_pool: asyncpg.Pool, store: PostgresEventStore) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [event(i) for i in range(1, 4)])
-    await _tamper(pool, "UPDATE events SET type = 'forged' WHERE stream_id = $1 AND version = 2", stream)
+    await _tamper(
+        superuser_pool, "UPDATE events SET type = 'forged' WHERE stream_id = $1 AND version = 2", stream
+    )
     check = await store.verify_chain(stream)
     assert (check.ok, check.first_bad_version) == (False, 2)
 
 
-async def test_a_deleted_event_is_found(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+async def test_a_deleted_event_is_found(superuser_pool: asyncpg.Pool, store: PostgresEventStore) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [event(i) for i in range(1, 5)])
     # The other way round the trigger: disable it, delete, enable it again, all in one transaction.
-    async with pool.acquire() as connection, connection.transaction():
+    async with superuser_pool.acquire() as connection, connection.transaction():
         await connection.execute("ALTER TABLE events DISABLE TRIGGER events_no_update_delete")
         await connection.execute("DELETE FROM events WHERE stream_id = $1 AND version = 2", stream)
         await connection.execute("ALTER TABLE events ENABLE TRIGGER events_no_update_delete")
     check = await store.verify_chain(stream)
     assert (check.ok, check.first_bad_version) == (False, 2)
     with pytest.raises(asyncpg.PostgresError, match="append-only"):  # the trigger is back
-        await pool.execute("DELETE FROM events WHERE stream_id = $1", stream)
+        await superuser_pool.execute("DELETE FROM events WHERE stream_id = $1", stream)
 
 
-async def test_a_dropped_tail_is_found(pool: asyncpg.Pool, store: PostgresEventStore) -> None:
+async def test_a_dropped_tail_is_found(superuser_pool: asyncpg.Pool, store: PostgresEventStore) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [event(i) for i in range(1, 4)])
-    await _tamper(pool, "DELETE FROM events WHERE stream_id = $1 AND version = 3", stream)
+    await _tamper(superuser_pool, "DELETE FROM events WHERE stream_id = $1 AND version = 3", stream)
     check = await store.verify_chain(stream)
     assert (check.ok, check.first_bad_version, check.events) == (False, 3, 2)
 
@@ -168,19 +174,21 @@ async def test_a_dropped_tail_is_found(pool: asyncpg.Pool, store: PostgresEventS
 # Versioned schemas: the stored row stays as written
 
 
-async def test_upcasting_never_rewrites_the_stored_row(pool: asyncpg.Pool) -> None:
+async def test_upcasting_never_rewrites_the_stored_row(superuser_pool: asyncpg.Pool) -> None:
     stream = new_id()
     old = b'{"title": "ruby"}'
-    plain = PostgresEventStore(pool)
+    plain = PostgresEventStore(superuser_pool)
     await plain.create_stream(stream, "basari", [NewEvent(type="relic_found", schema_version=1, data=old)])
 
     def rename(body: dict[str, object]) -> dict[str, object]:
         return {"name": body["title"]}
 
-    upcasting = PostgresEventStore(pool, {("relic_found", 1): rename})
+    upcasting = PostgresEventStore(superuser_pool, {("relic_found", 1): rename})
     [read] = await upcasting.read_stream(stream)
     assert (read.schema_version, msgspec.json.decode(read.data)) == (2, {"name": "ruby"})
-    row = await pool.fetchrow("SELECT schema_version, data::text FROM events WHERE stream_id = $1", stream)
+    row = await superuser_pool.fetchrow(
+        "SELECT schema_version, data::text FROM events WHERE stream_id = $1", stream
+    )
     assert (row["schema_version"], row["data"].encode()) == (1, old)
     [raw] = await plain.read_stream(stream)
     assert (raw.schema_version, raw.data) == (1, old)
@@ -246,9 +254,11 @@ async def test_a_bad_append_among_concurrent_ones_fails_alone(store: PostgresEve
         assert [e.data for e in stored] == ([] if i == 2 else [event(i).data])
 
 
-async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(pool: asyncpg.Pool) -> None:
+async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(
+    superuser_pool: asyncpg.Pool,
+) -> None:
     # Two stores stand for two processes: their batches lock the same rows, in the same (stream id) order.
-    first, second = PostgresEventStore(pool), PostgresEventStore(pool)
+    first, second = PostgresEventStore(superuser_pool), PostgresEventStore(superuser_pool)
     streams = [new_id() for _ in range(10)]
     for stream in streams:
         await first.create_stream(stream, "basari", [])
@@ -272,7 +282,7 @@ async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(
 
 
 async def test_feed_never_skips_an_event_that_commits_late(
-    pool: asyncpg.Pool, store: PostgresEventStore
+    superuser_pool: asyncpg.Pool, store: PostgresEventStore
 ) -> None:
     start = await feed_end(store)
     slow, fast = new_id(), [new_id() for _ in range(4)]
@@ -284,7 +294,7 @@ async def test_feed_never_skips_an_event_that_commits_late(
 
     async def slow_writer() -> None:
         # Takes its transaction id (and the lower positions) first, commits last.
-        async with pool.acquire() as connection, connection.transaction():
+        async with superuser_pool.acquire() as connection, connection.transaction():
             await connection.fetch(
                 "SELECT * FROM es_append($1, 0, $2, $3, $4)",
                 slow,
@@ -372,14 +382,14 @@ async def test_feed_never_skips_an_event_that_commits_late(
         "list_metadata",
     ],
 )
-async def test_hot_queries_have_an_index(pool: asyncpg.Pool, query: str, index: str) -> None:
+async def test_hot_queries_have_an_index(superuser_pool: asyncpg.Pool, query: str, index: str) -> None:
     """Each query can run on one index alone: every condition an index condition, the order the index's.
 
     The tables are small here, so the planner is told to avoid anything else rather than asked to cost it.
     """
     gin = index == "streams_metadata_idx"  # a GIN index is read through a bitmap
     acceptable = index.split()
-    async with pool.acquire() as connection, connection.transaction():
+    async with superuser_pool.acquire() as connection, connection.transaction():
         await connection.execute("SET LOCAL enable_seqscan = off")
         await connection.execute("SET LOCAL enable_sort = off")
         await connection.execute(f"SET LOCAL enable_bitmapscan = {'on' if gin else 'off'}")
@@ -390,9 +400,9 @@ async def test_hot_queries_have_an_index(pool: asyncpg.Pool, query: str, index: 
         assert "Filter:" not in plan, plan
 
 
-async def test_unique_constraints_lead_with_the_stream_id(pool: asyncpg.Pool) -> None:
+async def test_unique_constraints_lead_with_the_stream_id(superuser_pool: asyncpg.Pool) -> None:
     """Distributable by stream id later (DESIGN.md "Running it"): every unique index starts with it."""
-    rows = await pool.fetch(
+    rows = await superuser_pool.fetch(
         """
         SELECT c.relname AS index, a.attname AS first_column
           FROM pg_index i
@@ -419,7 +429,7 @@ def _closed_port() -> int:
 
 @pytest.fixture
 async def unreachable_pool() -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a server that is not there (it connects lazily, so creating it succeeds)."""
+    """A superuser_pool on a server that is not there (it connects lazily, so creating it succeeds)."""
     created = await asyncpg.create_pool(f"postgresql://nobody@127.0.0.1:{_closed_port()}/none", min_size=0)
     yield created
     await created.close()
@@ -470,7 +480,7 @@ async def test_concurrent_appends_on_a_closed_pool_are_each_store_unavailable(da
 
 
 async def test_connections_the_server_dropped_are_unavailable_then_replaced(
-    pool: asyncpg.Pool, database_url: str
+    superuser_pool: asyncpg.Pool, database_url: str
 ) -> None:
     name = f"victim-{uuid.uuid4().hex[:8]}"
     own = await asyncpg.create_pool(
@@ -479,7 +489,7 @@ async def test_connections_the_server_dropped_are_unavailable_then_replaced(
     try:
         store = PostgresEventStore(own)
         await store.read_stream(new_id())
-        terminated = await pool.fetchval(
+        terminated = await superuser_pool.fetchval(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1", name
         )
         assert terminated == 2
@@ -497,10 +507,10 @@ async def test_connections_the_server_dropped_are_unavailable_then_replaced(
         await own.close()
 
 
-async def test_a_closed_connection_is_unavailable(pool: asyncpg.Pool, database_url: str) -> None:
+async def test_a_closed_connection_is_unavailable(superuser_pool: asyncpg.Pool, database_url: str) -> None:
     victim = await asyncpg.connect(database_url)
     try:
-        await pool.execute("SELECT pg_terminate_backend($1)", victim.get_server_pid())
+        await superuser_pool.execute("SELECT pg_terminate_backend($1)", victim.get_server_pid())
         await asyncio.sleep(0.1)
         with pytest.raises(asyncpg.InterfaceError) as failure:
             await victim.fetch("SELECT 1")
@@ -521,7 +531,7 @@ async def test_a_closed_connection_is_unavailable(pool: asyncpg.Pool, database_u
         asyncpg.exceptions.TooManyConnectionsError("sorry, too many clients already"),
         asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
         asyncpg.exceptions.InterfaceError("connection is closed"),
-        asyncpg.exceptions.InterfaceError("pool is closing"),
+        asyncpg.exceptions.InterfaceError("superuser_pool is closing"),
         asyncpg.exceptions.InternalClientError(
             "cannot switch to state 12; another operation (2) is in progress"
         ),

@@ -15,11 +15,13 @@ import pytest
 from domain.registry import all_games
 from eventstore import PostgresEventStore
 from service import errors
+from service.accounts import AccountService
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, REBUILD, GameProjection
 from service.ratings import MODEL, RatingService, initial_rating, rate, rated_identities
+from tests.support.account_seats import SeatingKeyStore
 from tests.support.finished_games import finish
 
 pytestmark = pytest.mark.db
@@ -184,3 +186,22 @@ async def test_a_rebuild_from_zero_gives_the_same_ratings(
         rebuilt = [tuple(r) for r in await pool.fetch(f"SELECT * FROM {rebuilt_table} ORDER BY 1, 2")]
         assert rebuilt == current and current
     await shadow.reset()
+
+
+async def test_a_seat_held_by_an_account_is_rated_as_the_account(
+    pool: asyncpg.Pool, service: GameService, ratings: RatingService
+) -> None:
+    """The rated identity of a seat is the account holding it, whatever name the seat was created with;
+    the player page finds it by the account name compared as account names are (case-folded)."""
+    accounts = AccountService(pool)
+    held = [(await accounts.create(name))[0] for name in names("Account", 3)]
+    seating = GameService(service.store, SeatingKeyStore(pool, [a.account_id for a in held]), service.games)
+    created = await seating.create(
+        CreateGame(game="basari", players=[PlayerIn(name=n) for n in names("seat", 3)], rated=True)
+    )
+    await finish(service, created.game_id, created.game_id)
+    for account in held:
+        (rating,) = (await ratings.player(account.name.upper())).ratings
+        assert (rating.name, rating.games) == (account.name, 1)
+    with pytest.raises(errors.NotFound):
+        await ratings.player(created.seats[0].name)

@@ -17,10 +17,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.bazaar import GAME, BazaarOptions, BazaarState
+from domain.bazaar import GAME, BazaarOptions
 from domain.bazaar.commands import Buy, ChooseColour, Trade
 from domain.bazaar.components import EDITION
 from domain.bazaar.events import WareBought
+from domain.bazaar.state import State
 from domain.core import Command, Event, GameConfig, Rng, fold
 from tests.support.random_play import play_randomly
 
@@ -28,7 +29,7 @@ PLAYER_COUNTS = [1, 2, 3, 4, 5, 6]
 MAX_COMMANDS = 10_000  # uniform play needs ~700 commands a game (at most ~2,700 seen over 1,200 games)
 
 
-def invariant(state: BazaarState) -> None:
+def invariant(state: State) -> None:
     """Z-2, Z-4, Z-9, Z-10: conservation of stones and wares, scores match the sheet, limit kept."""
     if not state.players:
         return
@@ -97,7 +98,7 @@ def test_redacted_history_shows_the_same_table_z15(players: int) -> None:
             assert GAME.view(public, None) == GAME.view(full, None)
 
 
-def _deficit(state: BazaarState, hand: tuple[int, ...], pairs: bool) -> int:
+def _deficit(state: State, hand: tuple[int, ...], pairs: bool) -> int:
     """Stones missing for the cheapest displayed ware (or pair of wares) from ``hand``."""
     shown = [EDITION.wares[s[0]].stones for s in state.stalls if s]
     if state.solitaire and state.solitaire_ware is not None:
@@ -114,7 +115,7 @@ def _deficit_of(ware: int, hand: tuple[int, ...]) -> int:
     return sum(max(0, n - h) for n, h in zip(EDITION.wares[ware].stones, hand, strict=True))
 
 
-def _after(state: BazaarState, seat: int, command: Command) -> tuple[int, ...]:
+def _after(state: State, seat: int, command: Command) -> tuple[int, ...]:
     """The hand ``command`` would leave (a roll counts as no change)."""
     if isinstance(command, Trade):
         equation = EDITION.equations(state.exchange)[command.equation]
@@ -129,7 +130,7 @@ def _after(state: BazaarState, seat: int, command: Command) -> tuple[int, ...]:
     return state.hands[seat]
 
 
-def purposeful(state: BazaarState, seat: int, legal: list[Command], chooser: random.Random) -> Command:
+def purposeful(state: State, seat: int, legal: list[Command], chooser: random.Random) -> Command:
     """A biased but legal choice: buy when possible; otherwise mostly the action nearest to a purchase."""
     buys = [c for c in legal if isinstance(c, Buy)]
     if buys and state.double_purchase and state.purchases == 0:
@@ -154,7 +155,7 @@ def purposeful(state: BazaarState, seat: int, legal: list[Command], chooser: ran
 
 def play_purposefully(
     players: int, seed: str, double: bool, check_all_legal: bool = False
-) -> tuple[list[Event], BazaarState, int]:
+) -> tuple[list[Event], State, int]:
     """One game of ``purposeful`` choices, checked like ``play_randomly`` (invariant, replay, JSON)."""
     config = GameConfig(players=tuple(f"p{i}" for i in range(players)), options=options(double))
     GAME.validate_config(config)

@@ -241,11 +241,11 @@ def bazaar_twin(state: Any, seat: int, shuffle: random.Random) -> Any:
 
 def johari_twin(state: Any, seat: int, shuffle: random.Random) -> Any:
     """J-18: another draw pile order, another Noble stack order (backs kept in place), other unrevealed cards."""
-    from domain.johari.components import ACTIONS, DATA
+    from domain.johari.components import ACTIONS, COMPONENTS
 
     stack = list(state.noble_stack)
-    for back in {DATA.nobles[n].back for n in stack}:
-        places = [i for i, n in enumerate(stack) if DATA.nobles[n].back == back]
+    for back in {COMPONENTS.nobles[n].back for n in stack}:
+        places = [i for i, n in enumerate(stack) if COMPONENTS.nobles[n].back == back]
         for place, noble in zip(places, shuffle.sample([stack[i] for i in places], len(places)), strict=True):
             stack[place] = noble
     players = list(state.players)

@@ -17,7 +17,7 @@ import pytest
 from domain.core import Event
 from domain.johari import GAME
 from domain.johari.commands import ExchangeGive
-from domain.johari.components import DATA
+from domain.johari.components import COMPONENTS
 from domain.johari.events import (
     CardsTaken,
     DayEnded,
@@ -29,7 +29,7 @@ from domain.johari.events import (
 from domain.johari.state import State
 from tests.support.random_play import play_randomly
 
-ALL_CARDS = sorted(DATA.cards)
+ALL_CARDS = sorted(COMPONENTS.cards)
 
 
 def invariant(state: State) -> None:
@@ -39,10 +39,10 @@ def invariant(state: State) -> None:
     places = [*state.draw, *state.discard, *(c for m in state.market for c in m)]
     for p in state.players:
         places += [*p.display, *p.trade, *p.prestige]
-        assert 0 <= p.gold <= DATA.gold_max
-        assert all(0 <= t <= DATA.track_max for t in p.tokens)
-        assert all(DATA.cards[c].kind == "prestige" for c in p.prestige)
-        assert all(DATA.cards[c].kind != "prestige" for c in p.display)
+        assert 0 <= p.gold <= COMPONENTS.gold_max
+        assert all(0 <= t <= COMPONENTS.track_max for t in p.tokens)
+        assert all(COMPONENTS.cards[c].kind == "prestige" for c in p.prestige)
+        assert all(COMPONENTS.cards[c].kind != "prestige" for c in p.display)
         if state.phase == "day_end":
             assert not p.trade  # J-14: the Trade card is emptied at the end of the day
     assert sorted(places) == ALL_CARDS, Counter(places) - Counter(ALL_CARDS)
@@ -52,13 +52,13 @@ def invariant(state: State) -> None:
         assert not offered & set(state.players[turn.seat].trade)
     nobles = [n for p in state.players for n in p.nobles]
     nobles += [n for n in state.noble_track if n is not None] + list(state.noble_stack)
-    assert len(nobles) == len(set(nobles)) <= 3 * DATA.nobles_per_back
+    assert len(nobles) == len(set(nobles)) <= 3 * COMPONENTS.nobles_per_back
 
 
 def _check_end(run_events: Sequence[Event], state: State) -> None:
-    assert GAME.is_over(state) and state.day == DATA.market_days
+    assert GAME.is_over(state) and state.day == COMPONENTS.market_days
     days = [e.day for e in run_events if isinstance(e, DayEnded)]
-    assert days == list(range(1, DATA.market_days + 1))
+    assert days == list(range(1, COMPONENTS.market_days + 1))
     assert isinstance(run_events[-1], GameEnded)
     assert not state.noble_stack  # J-15: the last Noble entered on day 10
     result = GAME.result(state)

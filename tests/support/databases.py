@@ -9,7 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from service.database import migrate
+from service.database import BOOTSTRAP_SQL, OWNER_ROLE, SERVICE_ROLE, migrate, with_user
 
 
 def _with_database(url: str, database: str) -> str:
@@ -18,9 +18,35 @@ def _with_database(url: str, database: str) -> str:
     return urlunsplit(parts._replace(path="/" + database))
 
 
+TEST_PASSWORD = "bazaar-test-only"
+
+
+def superuser_url(url: str, server_url: str) -> str:
+    """``url``'s database as the server's superuser (what an operator could do: tampering tests)."""
+    return _with_database(server_url, urlsplit(url).path.lstrip("/"))
+
+
+@asynccontextmanager
+async def superuser_pool_on(url: str, server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A small pool on ``url``'s database as the server's superuser."""
+    created = await asyncpg.create_pool(superuser_url(url, server_url), min_size=1, max_size=4)
+    assert created is not None
+    try:
+        yield created
+    finally:
+        await created.close()
+
+
+def owner_url(url: str) -> str:
+    """``url``'s database as the owner of its tables (the role migrations run as)."""
+    parts = urlsplit(url)
+    return with_user(url, OWNER_ROLE, parts.password)
+
+
 @asynccontextmanager
 async def fresh_database(server_url: str) -> AsyncIterator[str]:
-    """A new database on that server, migrated to head, dropped on exit."""
+    """A new database on that server with the owner and service roles, migrated to head as the owner,
+    dropped on exit; the URL given connects as the service role, as the service does."""
     name = f"t_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(server_url)
     try:
@@ -28,9 +54,20 @@ async def fresh_database(server_url: str) -> AsyncIterator[str]:
     finally:
         await admin.close()
     url = _with_database(server_url, name)
-    migrate(url)
+    password = urlsplit(server_url).password  # a server that wants passwords: the roles get one for the tests
+    admin = await asyncpg.connect(url)
     try:
-        yield url
+        await admin.execute(BOOTSTRAP_SQL)
+        if password:
+            for role in (OWNER_ROLE, SERVICE_ROLE):
+                await admin.execute(f"ALTER ROLE {role} PASSWORD '{TEST_PASSWORD}'")
+    finally:
+        await admin.close()
+    secret = TEST_PASSWORD if password else None
+    service = with_user(url, SERVICE_ROLE, secret)
+    migrate(with_user(url, OWNER_ROLE, secret), service)
+    try:
+        yield service
     finally:
         admin = await asyncpg.connect(server_url)
         try:

@@ -8,8 +8,9 @@ import typing
 import msgspec
 import pytest
 
-from domain.bazaar import GAME, BazaarState
+from domain.bazaar import GAME
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
+from domain.bazaar.state import State
 from domain.bazaar.view import BazaarView
 from domain.core import Command, Event, Game, GameConfig, Rng, fold
 from tests.support.scenario import given
@@ -19,7 +20,7 @@ from .tables import ONE_OF_EACH, act, rolled, table
 
 def test_game_satisfies_the_protocol_z1() -> None:
     """Z-1: GAME is a ``Game`` seating 1 (solitaire) to 6 players."""
-    game: Game[BazaarState] = GAME
+    game: Game[State] = GAME
     assert (game.name, game.min_players, game.max_players, game.rules) == ("bazaar", 1, 6, "rules/bazaar.md")
     assert game.view_type is BazaarView
 

@@ -8,7 +8,7 @@ from domain.bazaar import GAME
 from domain.bazaar.commands import Buy, EndTurn, Roll
 from domain.bazaar.events import GameEnded, PurchaseScored, WareBought
 from domain.bazaar.scoring import SCORESHEET_COLUMNS
-from domain.bazaar.state import BazaarState
+from domain.bazaar.state import State
 from domain.core import Event, Result
 from tests.support.scenario import given
 
@@ -82,7 +82,7 @@ def test_ranks_by_score_then_fewer_wares_then_shared_z13(
     winners: tuple[int, ...],
 ) -> None:
     """Z-13: highest score; on a tie fewer wares; still tied, the tied players share the victory."""
-    state = BazaarState(
+    state = State(
         players=tuple(f"p{i}" for i in range(len(scores))), scores=scores, wares=wares, phase="over"
     )
     result = GAME.result(state)
@@ -124,9 +124,7 @@ def test_scoresheet_while_the_game_runs_has_no_final_row_z14() -> None:
 
 def test_scoresheet_final_row_names_every_sharing_winner_z14() -> None:
     """Z-14, Z-13: a shared victory names all the tied winners."""
-    state = BazaarState(
-        players=("ann", "bob", "cy"), scores=(5, 5, 1), wares=((1,), (2,), (3,)), phase="over"
-    )
+    state = State(players=("ann", "bob", "cy"), scores=(5, 5, 1), wares=((1,), (2,), (3,)), phase="over")
     sheet = GAME.scoresheet(state)
     assert sheet.rows[-1] == ("final", "ann, bob", None, None, None, None, 5)
     assert sheet.winners == ("ann", "bob")

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from domain.core import Command, Event
+from domain.core import Command, Event, GameConfig, Rng, fold
 from domain.johari import GAME
-from domain.johari.commands import PlayActionCard
-from domain.johari.components import COLOURS, DATA
+from domain.johari.commands import ActionName, PlayActionCard
+from domain.johari.components import COLOURS, COMPONENTS
 from domain.johari.events import (
     ActionCardPlayed,
+    ActionCardsRevealed,
     CardsDealt,
     CardsSold,
+    CardsTaken,
     DayStarted,
     GameStarted,
     GemTokenAdvanced,
@@ -28,7 +30,7 @@ from domain.johari.events import (
     RoundStarted,
     SetupCardPicked,
 )
-from domain.johari.state import card
+from domain.johari.state import State, card
 from tests.support.scenario import given
 
 
@@ -36,7 +38,7 @@ def gem(colour: str, gems: int, fake: bool = False, nth: int = 0) -> int:
     """The id of the ``nth`` gem card of that colour, gem count and fakeness."""
     ids = [
         c.id
-        for c in DATA.cards.values()
+        for c in COMPONENTS.cards.values()
         if c.kind == "gem" and c.colour == colour and c.gems == gems and c.fake == fake
     ]
     return ids[nth]
@@ -44,17 +46,17 @@ def gem(colour: str, gems: int, fake: bool = False, nth: int = 0) -> int:
 
 def gold_card(amount: int, nth: int = 0) -> int:
     """The id of a Gold Card worth ``amount``."""
-    return [c.id for c in DATA.cards.values() if c.kind == "gold" and c.gold == amount][nth]
+    return [c.id for c in COMPONENTS.cards.values() if c.kind == "gold" and c.gold == amount][nth]
 
 
 def prestige_card(points: int, nth: int = 0) -> int:
     """The id of a Prestige Card worth ``points``."""
-    return [c.id for c in DATA.cards.values() if c.kind == "prestige" and c.prestige == points][nth]
+    return [c.id for c in COMPONENTS.cards.values() if c.kind == "prestige" and c.prestige == points][nth]
 
 
 def noble(ability: str) -> int:
     """The id of the Noble with this ability."""
-    return next(n.id for n in DATA.nobles.values() if n.ability == ability)
+    return next(n.id for n in COMPONENTS.nobles.values() if n.ability == ability)
 
 
 R1, R2, R3 = gem("red", 1, nth=1), gem("red", 2), gem("red", 3)
@@ -71,14 +73,14 @@ def opening(
     draw: Sequence[int] = (),
     track: tuple[int | None, ...] = (None, None, None, None, None),
     stack: Sequence[int] = (),
-    top: int | None = None,
+    top: int | None = 0,
 ) -> list[Event]:
     """Set-up done (nobody took a card), ``market`` dealt, ``draw`` left face down; the game waits before
-    day 1. The gold stack is seat order from the bottom, with ``top`` (default the last seat) on top."""
+    day 1. The gold stack is seat order from the bottom, with ``top`` (default seat 0) on top."""
     market = market or {}
     dealt = [c for cards in market.values() for c in cards]
     places = [place for place, cards in market.items() for _ in cards]
-    top = players - 1 if top is None else top
+    top = 0 if top is None else top
     stack_order = (*(s for s in range(players) if s != top), top)
     events: list[Event] = [
         GameStarted(
@@ -112,7 +114,7 @@ def holding(seat: int, *cards: int) -> SetupCardPicked:
     )
 
 
-def gold(seat: int, amount: int, before: int = DATA.gold_start) -> GoldChanged:
+def gold(seat: int, amount: int, before: int = COMPONENTS.gold_start) -> GoldChanged:
     """``seat``'s Gold Token is on ``amount`` (and on top of that space)."""
     return GoldChanged(seat=seat, delta=amount - before, gold=amount)
 
@@ -165,3 +167,37 @@ def since(history: Sequence[Event], before: Sequence[Event]) -> list[Event]:
     """The events of ``history`` after its prefix ``before``."""
     assert list(history[: len(before)]) == list(before)
     return list(history[len(before) :])
+
+
+def on_trade_card(seat: int, *cards: int) -> CardsTaken:
+    """``cards`` lie on ``seat``'s Trade card (taken from Store red: the fold does not check where)."""
+    return CardsTaken(seat=seat, place="store_red", to="trade", cards=cards, prestige_cards=())
+
+
+def now(history: Sequence[Event]) -> State:
+    """The state the history folds to."""
+    return fold(GAME, history)
+
+
+def turn(
+    history: Sequence[Event], seat: int, action: ActionName, previous: ActionName | None = None
+) -> tuple[list[Event], list[Event]]:
+    """``seat`` plays ``action`` this round (after ``previous`` in the round before), every other seat plays
+    Baksheesh (Bribe the round before); returns the history at the seat's first decision (or after its turn
+    if nothing is left to decide) and the events since the reveal. The seat must be first in gold order."""
+    history = list(history)
+    state = now(history)
+    if previous is not None:
+        history += [
+            played(s, state.round - 1, previous if s == seat else "bribe") for s in range(len(state.players))
+        ]
+    history = plays(history, {s: action if s == seat else "baksheesh" for s in range(len(state.players))})
+    revealed = max(i for i, e in enumerate(history) if isinstance(e, ActionCardsRevealed))
+    return history, history[revealed + 1 :]
+
+
+def started(players: int = 2, seed: str = "seed") -> tuple[list[Event], State]:
+    """A real set-up from ``seed``: the opening events and the state they fold to."""
+    config = GameConfig(players=tuple(f"p{i}" for i in range(players)), options=GAME.options_type())
+    events = GAME.setup(config, Rng(seed, "setup"))
+    return events, now(events)

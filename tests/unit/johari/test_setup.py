@@ -10,18 +10,19 @@ from domain.core import GameConfig, Rejected, Rng
 from domain.data import load_component_data
 from domain.johari import GAME
 from domain.johari.commands import PickCard
-from domain.johari.components import COLOURS, DATA, STORES, ComponentDataError, load
+from domain.johari.components import COLOURS, COMPONENTS, STORES, ComponentDataError, load
 from domain.johari.events import (
     CardsDealt,
     DayStarted,
     GameStarted,
+    GoldChanged,
     NoblesAdvanced,
     RoundStarted,
     SetupCardPicked,
 )
 from domain.johari.state import card
 from tests.support.scenario import given
-from tests.unit.johari.helpers import started
+from tests.unit.johari.tables import started
 
 
 @pytest.mark.parametrize("players", [1, 5])
@@ -42,11 +43,11 @@ def test_j1_seats_are_numbered_from_zero() -> None:
 
 def test_j2_house_data_has_96_cards_of_three_kinds() -> None:
     """J-2: 96 cards: gem cards of four colours (some fake), Gold Cards and Prestige Cards."""
-    assert len(DATA.cards) == 96
-    kinds = {c.kind for c in DATA.cards.values()}
+    assert len(COMPONENTS.cards) == 96
+    kinds = {c.kind for c in COMPONENTS.cards.values()}
     assert kinds == {"gem", "gold", "prestige"}
-    assert {c.colour for c in DATA.cards.values() if c.kind == "gem"} == set(COLOURS)
-    assert any(c.fake for c in DATA.cards.values())
+    assert {c.colour for c in COMPONENTS.cards.values() if c.kind == "gem"} == set(COLOURS)
+    assert any(c.fake for c in COMPONENTS.cards.values())
 
 
 @pytest.mark.parametrize(
@@ -84,17 +85,17 @@ def test_j3_stores_hold_only_their_type_and_there_are_players_plus_two_booths() 
 
 def test_j4_nobles_cost_by_track_space() -> None:
     """J-4: 24 Nobles, eight per back; spaces 5..1 cost as in the data file."""
-    assert len(DATA.nobles) == 24
+    assert len(COMPONENTS.nobles) == 24
     for back in (1, 2, 3):
-        assert sum(1 for n in DATA.nobles.values() if n.back == back) == 8
-    assert DATA.noble_space_costs == {5: 8, 4: 7, 3: 6, 2: 5, 1: 4}
+        assert sum(1 for n in COMPONENTS.nobles.values() if n.back == back) == 8
+    assert COMPONENTS.noble_space_costs == {5: 8, 4: 7, 3: 6, 2: 5, 1: 4}
 
 
 def test_j5_player_starts_with_seven_action_cards_tokens_at_zero_and_gold_on_15() -> None:
     """J-5: seven action cards, four Gem Tokens at 0, Gold Token on the start space."""
     _, state = started(3)
     for p in state.players:
-        assert len(p.hand) == 7 and p.tokens == (0, 0, 0, 0) and p.gold == DATA.gold_start
+        assert len(p.hand) == 7 and p.tokens == (0, 0, 0, 0) and p.gold == COMPONENTS.gold_start
 
 
 def test_j6_four_nobles_per_back_stacked_ones_on_top_and_two_on_the_track() -> None:
@@ -105,7 +106,7 @@ def test_j6_four_nobles_per_back_stacked_ones_on_top_and_two_on_the_track() -> N
     on_track = [n for n in begun.noble_track if n is not None]
     everything = [begun.noble_track[4], begun.noble_track[3], *begun.noble_stack]
     assert len(on_track) == 2 and begun.noble_track[:3] == (None, None, None)
-    backs = [DATA.nobles[n].back for n in everything if n is not None]
+    backs = [COMPONENTS.nobles[n].back for n in everything if n is not None]
     assert backs == [1] * 4 + [2] * 4 + [3] * 4
     assert len(state.noble_stack) == 10
 
@@ -158,9 +159,8 @@ def test_j8_pick_must_be_a_face_up_market_card() -> None:
 def test_j5_gold_track_caps_at_gold_max_and_never_goes_below_zero() -> None:
     """J-5: gold beyond the track's end is lost; the Gold Token never goes below 0."""
     from domain.johari.actions import gold_change
-    from tests.unit.johari.helpers import edit, table, turn_of
+    from tests.unit.johari.tables import gold, now, table, turn
 
-    state = edit(table(2), 0, gold=DATA.gold_max - 1)
-    _, events = turn_of(state, 0, "baksheesh")
-    assert events[1].gold == DATA.gold_max  # type: ignore[attr-defined]
-    assert gold_change(edit(table(2), 1, gold=1), 1, -3).gold == 0
+    _, events = turn([*table(2), gold(0, COMPONENTS.gold_max - 1)], 0, "baksheesh")
+    assert events[1] == GoldChanged(seat=0, delta=2, gold=COMPONENTS.gold_max)
+    assert gold_change(now([*table(2), gold(1, 1)]), 1, -3).gold == 0

@@ -188,13 +188,6 @@ def test_event_json_is_tagged_by_type() -> None:
     assert tags[-2:] == ["round_closed", "tournament_completed"]
 
 
-def test_deciding_never_mutates_the_state() -> None:
-    run = seated()
-    before = fold(run.events)
-    TOURNAMENT.decide(run.state, record(run), Rng("x", "y"))
-    assert run.state == before
-
-
 def test_evolve_ignores_an_event_that_matches_nothing() -> None:
     run = seated()
     stray = GameFinished(round=7, table=1, game_id="g", ranks=(1,), scores=(0,), audit_head="h")
