@@ -175,14 +175,14 @@ class GameStreamController(Controller):
         seat = await service.seat_of(game_id, token)
         assert seat is not None
         keys = await service.game_keys(game_id)
-        issued = stream_ticket(game_id, seat, keys.token_hashes[seat], time.time())
+        issued = stream_ticket(game_id, seat, keys.seed, keys.token_hashes[seat], time.time())
         return StreamTicket(ticket=issued, seat=seat, expires_in=STREAM_TICKET_SECONDS)
 
 
 async def seat_of_ticket(service: GameService, game_id: str, ticket: str) -> int:
     """The seat a stream ticket opens (401 ``bad_stream_ticket`` for a forged, foreign or expired one)."""
     keys = await service.game_keys(game_id)
-    seat = ticket_seat(game_id, ticket, keys.token_hashes, time.time())
+    seat = ticket_seat(game_id, ticket, keys.seed, keys.token_hashes, time.time())
     if seat is None:
         raise errors.Unauthorized(
             "bad_stream_ticket", "the stream ticket is invalid or expired; get a new one"

@@ -21,6 +21,7 @@ Every game package has the same files with the same roles, so the three read sid
 plus helpers that only one game has: ``basari/bids.py`` (comparing bids, B-8), ``johari/actions.py`` (resolving
 an action card, J-13) and ``johari/nobles.py`` (Noble abilities, J-16). Where a game needs a table it declares
 one: Basari's ``ACTIONS_BY_PLAYERS`` (components), Johari's ``DECISIONS`` (legal.py). ``tournament/`` is the
-tournament decider (commands, events, state, decider, seating, standings, view). ``bots/`` plays the games
+tournament decider in the same layout where it applies (commands, events, state, rules, evolve, view, and
+seating.py, standings.py; ``TOURNAMENT`` declared in its ``__init__.py``). ``bots/`` plays the games
 through the same ``GAME`` surface.
 """

@@ -41,7 +41,7 @@ function basari(view, names) {
       el("div", {}, el("span", { class: "muted" }, "Gems "), chips(p.gems, order)),
       el("div", { class: "row" }, basariCard(p.current_card, "this round"),
         el("div", { class: "pick", "aria-label": "action pick" },
-          p.action ? el("span", { class: "action-badge" }, p.action) : el("span", { class: "muted" }, p.picked ? "picked (hidden)" : "choosing…"))),
+          p.action ? el("span", { class: "action-badge" }, p.action) : view.phase === "choose" ? el("span", { class: "muted" }, p.picked ? "picked (hidden)" : "choosing…") : null)),
       p.cards.length ? el("details", {}, el("summary", {}, `${p.cards.length} cards collected`),
         el("div", { class: "row wrap" }, p.cards.map((c) => basariCard(c)))) : null))));
   let talks = null;

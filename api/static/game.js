@@ -96,10 +96,10 @@ function drawControls() {
     index += 1;
     if (commands.length <= BUTTONS_AT_MOST) {
       parts.push(el("div", { class: "choices", role: "group", "aria-label": type.replaceAll("_", " ") },
-        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(command) }, label(command)))));
+        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, label(command)))));
     } else {
       const id = `choose-${index}`;
-      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i }, label(command))));
+      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, label(command))));
       parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${type.replaceAll("_", " ")} (${commands.length} choices)`), select,
         el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
     }

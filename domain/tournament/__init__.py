@@ -46,10 +46,12 @@ organizer errors, not game rules (map them to 422, like a game's rule refusal).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
 
 from domain.core import Command, Event, Rng
-from domain.tournament import decider
+from domain.tournament import evolve, rules
 from domain.tournament.commands import (
     AttachGames,
     CreateTournament,
@@ -57,7 +59,6 @@ from domain.tournament.commands import (
     SeatNextRound,
     TournamentCommand,
 )
-from domain.tournament.decider import meetings, seating_rng
 from domain.tournament.events import (
     EVENT_TYPE,
     GameFinished,
@@ -69,6 +70,7 @@ from domain.tournament.events import (
     TournamentCreated,
     TournamentEvent,
 )
+from domain.tournament.rules import meetings, seating_rng
 from domain.tournament.seating import game_seed, split_tables
 from domain.tournament.standings import ResultRow, ResultSeat, StandingRow, results, standings
 from domain.tournament.state import Outcome, RoundState, State, TableState
@@ -127,36 +129,29 @@ __all__ = [
 COMMAND_TYPE: Any = TournamentCommand
 
 
+@dataclass(frozen=True, kw_only=True)
 class Tournament:
-    """The tournament decider surface, for the service: initial, decide, evolve and the read models."""
+    """The tournament decider declared for the service: its types, initial, decide, evolve and read models."""
 
-    name: str = "tournament"
-    command_type: Any = TournamentCommand
-    event_type: Any = TournamentEvent
-
-    def initial(self) -> State:
-        """The empty state every tournament stream is folded from."""
-        return State()
-
-    def decide(self, state: State, command: Command, rng: Rng) -> list[Event]:
-        """Validate ``command`` and return the events it causes (raises Rejected)."""
-        return decider.decide(state, command, rng)
-
-    def evolve(self, state: State, event: Event) -> State:
-        """Apply one event (never validates, never mutates)."""
-        return decider.evolve(state, event)
-
-    def standings(self, state: State) -> list[StandingRow]:
-        """The standings, best first."""
-        return standings(state)
-
-    def results(self, state: State) -> list[ResultRow]:
-        """One row per finished game, by round then table."""
-        return results(state)
-
-    def overview(self, state: State) -> TournamentView:
-        """Status, rounds, tables and their games."""
-        return overview(state)
+    name: str
+    command_type: Any
+    event_type: Any
+    initial: Callable[[], State]
+    decide: Callable[[State, Command, Rng], list[Event]]
+    evolve: Callable[[State, Event], State]
+    standings: Callable[[State], list[StandingRow]]  # best first
+    results: Callable[[State], list[ResultRow]]  # one row per finished game, by round then table
+    overview: Callable[[State], TournamentView]  # status, rounds, tables and their games
 
 
-TOURNAMENT = Tournament()
+TOURNAMENT: Final = Tournament(
+    name="tournament",
+    command_type=TournamentCommand,
+    event_type=TournamentEvent,
+    initial=State,
+    decide=rules.decide,
+    evolve=evolve.evolve,
+    standings=standings,
+    results=results,
+    overview=overview,
+)
