@@ -21,6 +21,7 @@ import structlog
 
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, fold
 from eventstore import (
+    GENESIS_HASH,
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
@@ -50,6 +51,7 @@ from service.models import (
     SeatToken,
     SeedReveal,
 )
+from service.signing import SignedHead, Signer
 from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
 
 log = structlog.get_logger("service.games")
@@ -69,6 +71,7 @@ class Loaded:
     keys: GameKeys
     state: Any
     version: int
+    head: bytes = GENESIS_HASH  # the hash of the event at ``version``
 
     @property
     def finished(self) -> bool:
@@ -81,6 +84,7 @@ class _Cached:
     version: int
     state: Any
     info: StreamInfo  # metadata never changes; version and status as of the last load
+    head: bytes  # the hash of the event at ``version``
 
 
 def event_tag(event: Event) -> str:
@@ -121,8 +125,10 @@ class GameService:
         games: dict[str, Game[Any]],
         cache_size: int = 2048,
         accounts: AccountService | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
+        self.signer = signer  # signs the head shown with every view and command answer (None: unsigned)
         self.store = store
         self.keys = keys
         self.games = games
@@ -276,18 +282,22 @@ class GameService:
         game = self.games[info.category]
         keys = await self.game_keys(game_id)
         cached = self._cache.get(game_id)
-        state, version = (cached.state, cached.version) if cached else (game.initial(), 0)
+        state, version, head = (
+            (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
+        )
         if version < info.version:
             newer = await self.store.read_stream(game_id, after=version)
             for recorded in newer:
                 state = game.evolve(state, self.decode(game, recorded))
-                version = recorded.version
-            self._remember(game_id, version, state, info)
-        return Loaded(game_id=game_id, game=game, info=info, keys=keys, state=state, version=version)
+                version, head = recorded.version, recorded.hash
+            self._remember(game_id, version, state, info, head)
+        return Loaded(
+            game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
+        )
 
-    def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo) -> None:
+    def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo, head: bytes) -> None:
         """Keep a folded state; least recently used states fall out past the cache size."""
-        _keep(self._cache, game_id, _Cached(version, state, info), self._cache_size)
+        _keep(self._cache, game_id, _Cached(version, state, info, head), self._cache_size)
 
     def cached(self, game_id: str) -> Loaded | None:
         """The game as this process last saw it, without asking the store (it may have moved on since)."""
@@ -303,6 +313,7 @@ class GameService:
             keys=keys,
             state=cached.state,
             version=cached.version,
+            head=cached.head,
         )
 
     async def seat_of(self, game_id: str, token: str | None) -> int | None:
@@ -374,7 +385,18 @@ class GameService:
             pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
             legal=self.legal(loaded, seat),
             result=game.result(state) if finished else None,
+            seed_commitment=loaded.info.metadata.get("seed_commitment"),
+            head=self.signed_head(loaded.game_id, loaded.version, loaded.head, loaded.info, finished),
         )
+
+    def signed_head(
+        self, game_id: str, version: int, head: bytes, info: StreamInfo, finished: bool
+    ) -> SignedHead | None:
+        """The game's head hash at ``version``, signed (None without a signer, and for a running game whose
+        chain is not keyed: its hash would let anyone test guesses of a hidden pick)."""
+        if self.signer is None or not (finished or info.metadata.get("chain_keyed")):
+            return None
+        return self.signer.sign(game_id, version, head)
 
     async def history(
         self, game_id: str, seat: int | None, after: int = 0, limit: int | None = None
@@ -442,7 +464,7 @@ class GameService:
                 if command_id is not None:
                     earlier = await self.store.find_command(game_id, command_id)
                     if earlier is not None:
-                        return self._replay(earlier, fingerprint)
+                        return await self._replay(game_id, earlier, fingerprint)
                 raise
             finished_now = loaded.game.is_over(new_state)
             record = None
@@ -471,8 +493,9 @@ class GameService:
                     "idempotency_key_reused", "this Idempotency-Key was used with another command"
                 ) from None
             if result.replayed is not None:
-                return self._replay(result.replayed, fingerprint)
-            self._remember(game_id, result.version, new_state, loaded.info)
+                return await self._replay(game_id, result.replayed, fingerprint)
+            head = result.events[-1].hash if result.events else loaded.head
+            self._remember(game_id, result.version, new_state, loaded.info, head)
             log.info(
                 "command_accepted",
                 game_id=game_id,
@@ -480,13 +503,15 @@ class GameService:
                 command=command.__struct_config__.tag,
                 version=result.version,
             )
+            signed = self.signed_head(game_id, result.version, head, loaded.info, finished_now)
             if finished_now:
                 # the game just ended: every event is public now, so answer with the whole events
                 return CommandAccepted(
                     version=accepted.version,
                     events=[self.envelope(loaded.game, r, seat, public=True) for r in result.events],
+                    head=signed,
                 )
-            return accepted
+            return msgspec.structs.replace(accepted, head=signed)
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
 
     def _decide(
@@ -519,14 +544,22 @@ class GameService:
         ]
         return CommandAccepted(version=loaded.version + len(appended), events=events), state, appended
 
-    @staticmethod
-    def _replay(record: CommandRecord, fingerprint: str) -> CommandAccepted:
-        """The first answer to an idempotent retry (422 if the key came with another command)."""
+    async def _replay(self, game_id: str, record: CommandRecord, fingerprint: str) -> CommandAccepted:
+        """The first answer to an idempotent retry (422 if the key came with another command), with the head
+        it produced signed again (the answer was stored before its events were hashed)."""
         if record.request_hash != fingerprint:
             raise errors.RuleViolation(
                 "idempotency_key_reused", "this Idempotency-Key was used with another command"
             )
-        return msgspec.json.decode(record.response, type=CommandAccepted)
+        answer = msgspec.json.decode(record.response, type=CommandAccepted)
+        if answer.head is not None or self.signer is None:
+            return answer
+        last = await self.store.read_stream(game_id, after=answer.version - 1, limit=1)
+        info = await self.info(game_id)
+        if not last:
+            return answer
+        head = self.signed_head(game_id, answer.version, last[0].hash, info, info.status == FINISHED)
+        return msgspec.structs.replace(answer, head=head)
 
     # ----------------------------------------------------------------- audit and scores
 
