@@ -215,6 +215,8 @@ class GameService:
             "tournament": tournament,
             "rated": request.rated,
             "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
+            # a seed the client chose (never in a rated game) is shown as such: it may be guessable
+            "seed_chosen": request.seed is not None and tournament is None,
         }
         if accounts is not None:
             metadata["accounts"] = accounts
@@ -386,6 +388,7 @@ class GameService:
             legal=self.legal(loaded, seat),
             result=game.result(state) if finished else None,
             seed_commitment=loaded.info.metadata.get("seed_commitment"),
+            seed_chosen=bool(loaded.info.metadata.get("seed_chosen", False)),
             head=self.signed_head(loaded.game_id, loaded.version, loaded.head, loaded.info, finished),
         )
 

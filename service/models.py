@@ -87,6 +87,7 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     legal: list[Any]
     result: Any = None
     seed_commitment: str | None = None  # SHA-256 of the seed, public from creation (the seed: once it ends)
+    seed_chosen: bool = False  # the creator chose the seed (unrated games only): it may be guessable
     head: SignedHead | None = None  # the hash chain's head at ``version``, signed by the service
 
 

@@ -1,16 +1,18 @@
 """The lobby over real HTTP, on one server process and on two: accounts racing for the last seats of a game
 get exactly as many seats as there are, the game starts exactly once, and each winner's account token acts
-for its seat."""
+for its seat; the rate limit counts made-up tokens by address and real ones by account."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.e2e.conftest import start_server
 from tests.support.accounts import account, bearer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -97,3 +99,30 @@ async def test_sign_up_and_play_as_the_readme_says(server: str) -> None:
         assert (await http.get(f"/v1/games/{game_id}", headers=bearer(ben))).json()["you"] == 1
         mine = (await http.get("/v1/me/games", headers=bearer(ana))).json()["games"]
         assert [(g["game_id"], g["rated"]) for g in mine] == [(game_id, True)]
+
+
+@pytest.fixture(scope="module")
+def limited(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server allowing each client five requests a minute."""
+    process, base = start_server(
+        database_url,
+        log_file=tmp_path_factory.mktemp("limited-accounts") / "server.log",
+        settings={"RATE_LIMIT_PER_MINUTE": "5"},
+    )
+    yield base
+    process.terminate()
+    process.wait(10)
+
+
+async def test_made_up_tokens_share_the_address_budget_and_an_account_has_its_own(limited: str) -> None:
+    """Issue 11: invented bearer tokens count by address (tried before: 300 of 300 went through a limit of
+    120); a real account token counts by its account from its first request."""
+    async with httpx.AsyncClient(base_url=limited, timeout=30) as http:
+        _name, token = await account(http, "limited")  # the address's first request of five
+        answers = [
+            (await http.get("/v1/catalog", headers=bearer(f"made-up-{i}"))).status_code for i in range(6)
+        ]
+        assert answers == [200] * 4 + [429] * 2
+        assert (await http.get("/v1/catalog")).status_code == 429
+        mine = [(await http.get("/v1/me", headers=bearer(token))).status_code for _ in range(6)]
+        assert mine == [200] * 5 + [429]

@@ -237,6 +237,9 @@ async def test_every_view_and_command_answer_carries_a_signed_head(client: Async
         key["public_key"],
     )
     assert verify_head(head) and detail["seed_commitment"] == created["seed_commitment"]
+    assert detail["seed_chosen"] is True  # the client chose "receipts-shown": shown as such
+    served = await create_game(client, "bazaar", 2)
+    assert (await client.get(f"/v1/games/{served['game_id']}")).json()["seed_chosen"] is False
     command = detail["legal"][0]
     answer = (
         await client.post(f"/v1/games/{created['game_id']}/commands", json=command, headers=auth)
