@@ -241,7 +241,7 @@ class GamesController(Controller):
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
         return Response(
-            EventPage(game_id=game_id, version=loaded.version, redacted=not loaded.finished, events=events)
+            EventPage(game_id=game_id, version=loaded.version, redacted=not loaded.public, events=events)
         )
 
     @get(

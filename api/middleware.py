@@ -251,7 +251,9 @@ class GuardedRequest(Request[Any, Any, Any]):
 def check_scope(scope: Scope) -> None:
     """Refuse (400) a path or query with a control character or invalid UTF-8, and an interpreted header
     with anything but visible ASCII."""
-    printable_text(scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape"), "path")
+    printable_text(scope.get("raw_path") or b"", "path")
+    # Litestar percent-decodes path parameters once more (``%2500`` reaches a handler as NUL): check that too
+    printable_text(scope["path"].encode("utf-8", "surrogateescape"), "path")
     query: bytes = scope.get("query_string", b"")
     if query:
         printable_text(query, "query")

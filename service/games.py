@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -72,11 +72,18 @@ class Loaded:
     state: Any
     version: int
     head: bytes = GENESIS_HASH  # the hash of the event at ``version``
+    sealed: bool = False  # a finished game of a duplicate round whose other tables still play
 
     @property
     def finished(self) -> bool:
-        """Whether the game is over (its events are then public)."""
+        """Whether the game is over."""
         return bool(self.game.is_over(self.state))
+
+    @property
+    def public(self) -> bool:
+        """Whether its events, seed, audit and export are public: once it is over, and for a game of a
+        duplicate tournament round once every table of the round is over (they share one deal)."""
+        return self.finished and not self.sealed
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,7 @@ class GameService:
         token_hashes: list[str] | None = None,
         game_id: str | None = None,
         accounts: list[str | None] | None = None,
+        duplicate_round: tuple[str, int] | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
@@ -180,6 +188,8 @@ class GameService:
         it was listed under; if its keys or stream exist already (a start cut short), they are kept.
         ``accounts``: the account id holding each seat (None: none), kept in the creation metadata.
         ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
+        ``duplicate_round``: (round key, number of tables) of a duplicate tournament round; the game keeps
+        its secrets until every table of the round has finished (``sealed``).
         """
         game = self.game_named(request.game)
         names = [(player.name or "").strip() for player in request.players]
@@ -220,6 +230,8 @@ class GameService:
         }
         if accounts is not None:
             metadata["accounts"] = accounts
+        if duplicate_round is not None:
+            metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
             result = await self.store.create_stream(
                 game_id,
@@ -293,9 +305,28 @@ class GameService:
                 state = game.evolve(state, self.decode(game, recorded))
                 version, head = recorded.version, recorded.hash
             self._remember(game_id, version, state, info, head)
-        return Loaded(
+        loaded = Loaded(
             game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
         )
+        if loaded.finished and await self.sealed(info):
+            return replace(loaded, sealed=True)
+        return loaded
+
+    async def sealed(self, info: StreamInfo) -> bool:
+        """Whether a game of a duplicate round still keeps its secrets: some table of its round has not
+        finished (tables of a duplicate round are dealt from one seed, so one table's history, seed or
+        audit would show the others their cards)."""
+        group = info.metadata.get("duplicate_group")
+        if not group:
+            return False
+        tables = int(info.metadata.get("duplicate_tables") or 0)
+        finished = await self.store.list_streams(
+            category=info.category,
+            status=FINISHED,
+            metadata_contains={"duplicate_group": group},
+            limit=tables,
+        )
+        return len(finished) < tables
 
     def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo, head: bytes) -> None:
         """Keep a folded state; least recently used states fall out past the cache size."""
@@ -407,7 +438,7 @@ class GameService:
         """Events after version ``after``: whole once the game is finished, redacted for ``seat`` before."""
         loaded = await self.load(game_id)
         records = await self.store.read_stream(game_id, after=after, limit=limit, until=loaded.version)
-        public = loaded.finished
+        public = loaded.public
         return loaded, [self.envelope(loaded.game, r, seat, public) for r in records]
 
     async def state_at(self, game_id: str, seat: int | None, at: int) -> tuple[Loaded, Any]:
@@ -507,7 +538,7 @@ class GameService:
                 version=result.version,
             )
             signed = self.signed_head(game_id, result.version, head, loaded.info, finished_now)
-            if finished_now:
+            if finished_now and not await self.sealed(loaded.info):
                 # the game just ended: every event is public now, so answer with the whole events
                 return CommandAccepted(
                     version=accepted.version,
@@ -567,8 +598,9 @@ class GameService:
     # ----------------------------------------------------------------- audit and scores
 
     def reveal(self, loaded: Loaded) -> Reveal | None:
-        """A finished game's seed, published commitment and set-up (None while it runs: seeds are secret)."""
-        if not loaded.finished:
+        """A finished game's seed, published commitment and set-up (None while it runs, or while other tables
+        of its duplicate round do: seeds are secret)."""
+        if not loaded.public:
             return None
         return self.secrets(loaded)
 
@@ -599,7 +631,7 @@ class GameService:
             version=loaded.version,
             ok=findings.ok,
             chain_ok=chain.ok,
-            head_hash=chain.head if loaded.finished else None,
+            head_hash=chain.head if loaded.public else None,
             replay_ok=findings.replay_ok,
             setup_ok=findings.setup_ok,
             seed=None
@@ -620,7 +652,9 @@ class GameService:
         reveal = self.reveal(loaded)
         if reveal is None:
             raise errors.Conflict(
-                "game_not_finished", "only a finished game can be exported: its seed is secret until the end"
+                "game_not_finished",
+                "only a finished game can be exported (of a duplicate round: once every table is): its seed is"
+                " secret until the end",
             )
         records = await self.store.read_stream(game_id, until=loaded.version, as_stored=True)
         return GameExport(

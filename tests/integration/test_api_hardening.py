@@ -282,3 +282,8 @@ async def test_csv_cells_cannot_start_a_formula(client: AsyncTestClient[Any]) ->
     for line in sheet.text.splitlines():
         for cell in line.split(","):
             assert not cell.lstrip('"').startswith(("=", "+", "-", "@", "\t", "\r")), sheet.text
+
+
+async def test_a_twice_encoded_nul_in_a_path_is_refused(client: AsyncTestClient[Any]) -> None:
+    assert_problem(await client.get("/v1/games/%2500"), 400)
+    assert_problem(await client.get("/v1/players/a%2500b/games"), 400)
