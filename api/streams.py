@@ -19,6 +19,7 @@ from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token, service_of
 from api.middleware import client_identity
 from api.problems import problem
@@ -65,7 +66,6 @@ class StreamLimiter:
             raise problem(
                 429,
                 "too_many_streams",
-                "Too many streams",
                 f"at most {self.per_client} live streams per client at once; close one or retry later",
                 headers={"Retry-After": STREAM_RETRY_AFTER_SECONDS},
             )
@@ -117,6 +117,7 @@ class GameStreamController(Controller):
         operation_id="streamGame",
         summary="Follow a game live (Server-Sent Events)",
         media_type="text/event-stream",
+        opt={OFFERS: (EVENT_STREAM,)},
     )
     async def stream(
         self,

@@ -23,8 +23,8 @@ def token_matches(token: str, stored_hash: str) -> bool:
 
 
 def new_seed() -> str:
-    """A fresh random seed (128 bits, hex) for a game created without one."""
-    return secrets.token_hex(16)
+    """A fresh random seed (256 bits, hex) for a game or tournament created without one."""
+    return secrets.token_hex(32)
 
 
 def seed_commitment(seed: str) -> str:

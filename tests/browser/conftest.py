@@ -100,15 +100,12 @@ class Visit:
         self.errors: list[str] = []
         context.on("request", lambda request: self.requests.append(request.url))
         page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on(
-            "console", lambda message: self.errors.append(message.text) if message.type == "error" else None
-        )
+        page.on("console", self._console)
 
-    async def new_page(self) -> Any:
-        """Another page in the same context (same storage), also recorded."""
-        page = await self.context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        return page
+    def _console(self, message: Any) -> None:
+        """A script's console error (the browser's own note of a 4xx answer the page handles is none)."""
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.errors.append(message.text)
 
     def outside(self) -> list[str]:
         """Requests that left the server under test."""
