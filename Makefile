@@ -6,15 +6,15 @@ PY     := $(VENV)/bin/python
 SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi golden bench install install-serve clean
+.PHONY: run test test-fast lint openapi golden bench install install-serve generators clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# serving: the package and its runtime dependencies only
+# serving: the package and its runtime dependencies only (nothing to do when the dev install is current)
 $(SERVE_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -e .
+	test $(STAMP) -nt pyproject.toml || $(PY) -m pip install --quiet -e .
 	touch $(SERVE_STAMP)
 
 # developing: the package with the dev extras (tests, linters, generators' Python side, profilers)
@@ -49,12 +49,23 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-openapi: $(SERVE_STAMP)
+openapi: $(STAMP)
 	$(PY) -m api.openapi
 
 # the recorded playthroughs (tests/golden) as the code plays them today; review the diff before committing
 golden: $(STAMP)
 	$(PY) -m tests.golden
 
+## generators: the client generators the contract is proved with (tests/e2e/test_generated_clients.py):
+## openapi-python-client (PyPI) in its own virtualenv, openapi-typescript and tsc (npm), under .generators/
+GEN := .generators
+$(GEN)/.stamp: Makefile
+	test -x $(GEN)/venv/bin/python || $(PYTHON) -m venv $(GEN)/venv
+	$(GEN)/venv/bin/pip install --quiet openapi-python-client==0.29.1
+	mkdir -p $(GEN) && cd $(GEN) && npm install --silent --no-audit --no-fund openapi-typescript@7.13.0 typescript@5.9.3
+	touch $@
+
+generators: $(GEN)/.stamp
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(GEN) .pytest_cache .mypy_cache .ruff_cache

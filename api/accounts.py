@@ -11,7 +11,7 @@ from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import JSONBody
 
 from api.games import bearer_token
-from api.middleware import RATE_LIMIT_EXEMPT, AnsweringRateLimitMiddleware, client_address
+from api.middleware import CHECKS_OWN_TEXT, RATE_LIMIT_EXEMPT, AnsweringRateLimitMiddleware, client_address
 from service import errors
 from service.accounts import AccountCreated, AccountIn, AccountService, AccountToken, Me
 
@@ -49,7 +49,14 @@ class SignupController(Controller):
     path = "/accounts"
     tags = ["accounts"]
 
-    @post("/", operation_id="createAccount", summary="Create an account", status_code=201)
+    # the account name rules name each refused character themselves (422 name_invisible_character)
+    @post(
+        "/",
+        operation_id="createAccount",
+        summary="Create an account",
+        status_code=201,
+        opt={CHECKS_OWN_TEXT: True},
+    )
     async def create(self, state: State, data: JSONBody[AccountIn]) -> Response[AccountCreated]:
         """Names are unique after Unicode NFKC and case-folding: 1-40 characters, letters, digits, spaces
         and ``._-`` (no control, format or invisible characters, no leading, trailing or double spaces);

@@ -7,28 +7,30 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
-import msgspec
-from litestar import Litestar
+from litestar import Controller, Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.accounts import AccountsController, signup_router
+from api.contract import publish
+from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
 from api.lobby import LobbyController
 from api.me_stream import MeStreamController
-from api.middleware import rate_limit, request_context_middleware
+from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
 from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
+from api.reference import ReferenceController
 from api.responses import describe_responses
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
-from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
 from service.accounts import AccountService, VerifiedClients
@@ -41,6 +43,7 @@ from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
+from service.signing import load_signer
 from service.tournaments import (
     PostgresTournamentKeyStore,
     TournamentService,
@@ -94,6 +97,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         url = resolve_database_url(settings.database_url, settings.data_dir)
+        app.state.signer = load_signer(settings.signing_key, settings.data_dir)
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
@@ -102,7 +106,11 @@ def create_app(
         accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
         app.state.accounts = accounts
         games = GameService(
-            store, PostgresKeyStore(pool, acquire_timeout=wait), all_games(), accounts=accounts
+            store,
+            PostgresKeyStore(pool, acquire_timeout=wait),
+            all_games(),
+            accounts=accounts,
+            signer=app.state.signer,
         )
         app.state.games = games
         app.state.lobby = LobbyService(games, accounts)
@@ -137,25 +145,32 @@ def create_app(
     plugins: list[Any] = [problem_details_plugin()]
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
-    middleware: list[Any] = [request_context_middleware, metrics.middleware]
+    middleware: list[Any] = [
+        request_context_middleware,
+        input_guard(settings.request_body_timeout_seconds),
+        metrics.middleware,
+    ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))
+    route_handlers: list[Any] = [
+        GamesController,
+        GameStreamController,
+        MeStreamController,
+        signup_router(settings.account_signups_per_hour),
+        AccountsController,
+        LobbyController,
+        TournamentsController,
+        RatingsController,
+        PlayersController,
+        SystemController,
+        ReferenceController,
+        PrometheusController,
+        PagesController,
+        static_files(),
+    ]
+    answer_head_too(route_handlers)
     app = Litestar(
-        route_handlers=[
-            GamesController,
-            GameStreamController,
-            MeStreamController,
-            signup_router(settings.account_signups_per_hour),
-            AccountsController,
-            LobbyController,
-            TournamentsController,
-            RatingsController,
-            PlayersController,
-            SystemController,
-            PrometheusController,
-            PagesController,
-            static_files(),
-        ],
+        route_handlers=route_handlers,
         lifespan=[lifespan],
         state=State(
             {
@@ -181,39 +196,36 @@ def create_app(
         if settings.cors_origins
         else None,
         request_max_body_size=settings.max_body_bytes,
+        request_class=GuardedRequest,
+        before_request=refuse_unacceptable,
+        after_request=vary_on_accept,
         debug=False,
     )
-    describe_game_bodies(app, all_games())
     describe_responses(app)
+    publish(app, all_games())
     return app
 
 
-def describe_game_bodies(app: Litestar, games: dict[str, Game[Any]]) -> None:
-    """Add every game's commands, events and view to the OpenAPI document as ``<game>.Command`` etc., and
-    make the command endpoint's body one of the games' commands.
+def answer_head_too(controllers: list[Any]) -> None:
+    """Every GET operation also answers HEAD (RFC 9110 9.3.2): the same status and headers, no body.
 
-    Litestar documents handler signatures; the command body and the view depend on the game, so their
-    JSON schemas come from msgspec (the same structs that decode them) under per-game names.
+    Litestar routes HEAD only to handlers declared for it; declaring it beside GET on each handler is done
+    here once for all. The server (uvicorn) sends no body for HEAD; the OpenAPI document lists GET only.
     """
-    document = app.openapi_schema
-    assert document.components.schemas is not None
-    added: dict[str, Any] = document.components.schemas  # raw JSON schema dicts are emitted as they are
-    for name, game in games.items():
-        ref = f"#/components/schemas/{name}.{{name}}"
-        (command, event, view), components = msgspec.json.schema_components(
-            [game.command_type, game.event_type, game.view_type], ref_template=ref
-        )
-        added.update({f"{name}.{key}": value for key, value in components.items()})
-        added[f"{name}.Command"] = {
-            **command,
-            "description": f"A {game.title} command (body of POST /commands).",
-        }
-        added[f"{name}.Event"] = {**event, "description": f"A {game.title} event (``data`` of an event)."}
-        added[f"{name}.View"] = {**view, "description": f"The {game.title} view (``view`` of a game)."}
-    operation = document.paths["/v1/games/{game_id}/commands"].post  # type: ignore[index]
-    assert operation is not None and operation.request_body is not None
-    body: Any = operation.request_body
-    body.content["application/json"].schema = {
-        "oneOf": [{"$ref": f"#/components/schemas/{name}.Command"} for name in games],
-        "description": "One command of the game's own kind; every entry of `legal` is a ready body.",
-    }
+    for controller in controllers:
+        if not (isinstance(controller, type) and issubclass(controller, Controller)):
+            continue  # routers (static files answer HEAD already)
+        for value in vars(controller).values():
+            if isinstance(value, HTTPRouteHandler) and "GET" in value.http_methods:
+                value.http_methods = {*value.http_methods, "HEAD"}
+                if isinstance(value.operation_id, str):  # operation ids are unique: HEAD gets its own
+                    value.operation_id = _head_operation_id(value.operation_id)
+
+
+def _head_operation_id(name: str) -> Callable[..., str]:
+    """An operation id creator: ``name`` for GET, ``head<Name>`` for HEAD (dropped from the document)."""
+
+    def create(_handler: Any, method: str, _components: Any) -> str:
+        return name if method == "GET" else "head" + name[:1].upper() + name[1:]
+
+    return create

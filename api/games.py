@@ -3,6 +3,7 @@ export."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -10,7 +11,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
-from api.formats import CSV, NDJSON, csv_text, ndjson
+from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
 from service import errors
 from service.games import GameService
 from service.lobby import LobbyService
@@ -44,8 +45,8 @@ def bearer_token(request: Request[Any, Any, Any]) -> str | None:
 
 
 def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
-    """Whether the Accept header asks for ``media_type``."""
-    return media_type in request.headers.get("accept", "")
+    """Whether ``media_type`` is the representation the request's ``Accept`` prefers (q-values honoured)."""
+    return negotiate(request) == media_type
 
 
 def service_of(state: State) -> GameService:
@@ -68,14 +69,41 @@ def projection_of(state: State) -> GameProjection:
     return projection
 
 
-def parse_if_match(value: str | None) -> int | None:
-    """The version an ``If-Match: "<version>"`` header names (400 if it names none)."""
-    if value is None:
+# RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; our strong tags are versions
+_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e]*)"\s*')
+_VERSION = re.compile(r"[0-9]{1,10}")
+
+
+def parse_if_match(value: str | None) -> tuple[int, ...] | None:
+    """The versions an ``If-Match`` header accepts (RFC 9110 13.1.1): None for no header or ``*`` (any
+    current version), else the versions of its strong tags; weak tags never match (strong comparison), so
+    a header of weak tags only accepts nothing. 400 if it is not a list of entity tags."""
+    if value is None or value.strip() == "*":
         return None
-    text = value.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
-        raise errors.Malformed("bad_if_match", 'If-Match takes a version, e.g. If-Match: "12"')
-    return int(text)
+    versions: list[int] = []
+    for part in value.split(","):
+        tag = _ENTITY_TAG.fullmatch(part)
+        if tag is None:
+            raise errors.Malformed("bad_if_match", 'If-Match takes entity tags, e.g. If-Match: "12", or *')
+        weak, opaque = tag.groups()
+        if not weak and _VERSION.fullmatch(opaque) and int(opaque) <= MAX_VERSION:
+            versions.append(int(opaque))
+    return tuple(versions)
+
+
+async def expected_version(
+    service: GameService, game_id: str, accepted: tuple[int, ...] | None
+) -> int | None:
+    """The version a conditional command must find (None: unconditional). No acceptable tag: 412 at once;
+    several: the game's current one if listed (the append's version check still guards the race)."""
+    if accepted is None:
+        return None
+    if not accepted:
+        raise errors.PreconditionFailed("version_mismatch", "If-Match names no version of this game")
+    if len(accepted) == 1:
+        return accepted[0]
+    current = (await service.load(game_id)).version
+    return current if current in accepted else accepted[0]
 
 
 class GamesController(Controller):
@@ -96,7 +124,7 @@ class GamesController(Controller):
                     min_players=game.min_players,
                     max_players=game.max_players,
                     options=msgspec.to_builtins(game.options_type()),
-                    rules=game.rules,
+                    rules=f"/rules/{game.name}",
                 )
                 for game in service.games.values()
             ]
@@ -174,8 +202,9 @@ class GamesController(Controller):
             raise errors.Unauthorized("token_required", "commands need 'Authorization: Bearer <seat token>'")
         seat = await service.seat_of(game_id, token)
         assert seat is not None
+        expected = await expected_version(service, game_id, parse_if_match(if_match))
         accepted = await service.execute(
-            game_id, seat, data, if_match=parse_if_match(if_match), idempotency_key=idempotency_key
+            game_id, seat, data, if_match=expected, idempotency_key=idempotency_key
         )
         return Response(accepted, headers={"ETag": f'"{accepted.version}"'})
 
@@ -190,7 +219,10 @@ class GamesController(Controller):
         return service.legal(loaded, seat)
 
     @get(
-        "/games/{game_id:str}/events", operation_id="getEvents", summary="The history, redacted while running"
+        "/games/{game_id:str}/events",
+        operation_id="getEvents",
+        summary="The history, redacted while running",
+        opt={OFFERS: (JSON, NDJSON)},
     )
     async def events(
         self,
@@ -209,7 +241,7 @@ class GamesController(Controller):
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
         return Response(
-            EventPage(game_id=game_id, version=loaded.version, redacted=not loaded.finished, events=events)
+            EventPage(game_id=game_id, version=loaded.version, redacted=not loaded.public, events=events)
         )
 
     @get(
@@ -235,6 +267,7 @@ class GamesController(Controller):
         "/games/{game_id:str}/scoresheet",
         operation_id="getScoreSheet",
         summary="The score sheet (JSON or CSV)",
+        opt={OFFERS: (JSON, CSV)},
     )
     async def scoresheet(
         self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]

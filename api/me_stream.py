@@ -60,9 +60,10 @@ class MeStreamController(Controller):
         game of one of your seats started), ``round_seated`` (a tournament game of yours was seated),
         ``your_turn`` (a decision of your seat is due at the game's ``version``; told again when the game
         moves while it still is), ``game_finished`` (with ``result``), ``invited`` (a seat reserved for
-        you in a game waiting for players). ``id:`` is a feed position: reconnect with ``Last-Event-ID``
-        to be told everything after it (keep-alive comments carry the position reached too). Counts
-        against the per-client stream cap (429)."""
+        you in a game waiting for players), ``tournament_invited`` (a tournament registering players
+        invited you; no ``game_id``, ``seat`` or ``version``). ``id:`` is a feed position: reconnect
+        with ``Last-Event-ID`` to be told everything after it (keep-alive comments carry the position
+        reached too). Counts against the per-client stream cap (429)."""
         account = await accounts_of(state).require(bearer_token(request))
         after = resume_position(last_event_id)
         limiter: StreamLimiter = state.streams

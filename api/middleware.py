@@ -1,25 +1,30 @@
 """Request context: a request id for every request (``X-Request-ID``), bound into every log line, and an
 access log line per request (method, path, status, duration; never headers, query values or bodies); the
-optional per-client rate limit."""
+guard that refuses hostile input before it reaches a handler (control characters, invalid UTF-8, deep
+nesting, non-JSON bodies, slow bodies); the optional per-client rate limit."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
 from contextlib import suppress
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
+import msgspec
 import structlog
 from litestar import Request
 from litestar.enums import ScopeType
 from litestar.exceptions import TooManyRequestsException
 from litestar.middleware.base import DefineMiddleware
 from litestar.middleware.rate_limit import RateLimitConfig, RateLimitMiddleware
+from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.stores.memory import MemoryStore
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Scope, Send
 
-from api.problems import from_http_exception
+from api.problems import FieldError, from_http_exception, problem
 from eventstore import StoreError
 from service.accounts import AccountService, VerifiedClients
 from service.errors import ServiceError
@@ -138,8 +143,7 @@ class AnsweringRateLimitMiddleware(RateLimitMiddleware):
         try:
             await super().__call__(scope, receive, send)
         except TooManyRequestsException as refused:
-            response = from_http_exception(refused).to_response(request)
-            await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+            await answer_problem(scope, receive, send, from_http_exception(refused))
 
 
 def rate_limit(per_minute: int) -> DefineMiddleware:
@@ -151,3 +155,154 @@ def rate_limit(per_minute: int) -> DefineMiddleware:
         identifier_for_request=client_identity,
         middleware_class=AnsweringRateLimitMiddleware,
     ).middleware
+
+
+# ---------------------------------------------------------------------------------------------- input guard
+
+# Text the service stores or compares must be printable: PostgreSQL text cannot hold NUL, a lone surrogate
+# cannot be encoded as UTF-8, and other control characters have no place in names, ids or filters.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+# Headers the service interprets take visible ASCII only (RFC 9110 field values; no obs-text).
+_VISIBLE_ASCII = re.compile(rb"^[\x20-\x7e\t]*$")
+INTERPRETED_HEADERS = (
+    b"authorization",
+    b"if-match",
+    b"last-event-id",
+    b"idempotency-key",
+    b"accept",
+    b"content-type",
+)
+# A handler whose own validation names each refused character (``opt={CHECKS_OWN_TEXT: True}``, e.g. account
+# names: 422 name_invisible_character) gets the body's strings unchecked; nesting and encoding are still.
+CHECKS_OWN_TEXT = "checks_own_text"
+MAX_JSON_DEPTH = 32  # the deepest command body is 4 levels; this bounds the work a body can cause
+JSON_MEDIA = re.compile(r"^application/(?:[a-z0-9.+-]+\+)?json$")
+
+
+def malformed(code: str, detail: str, pointer: str = "") -> ProblemDetailsException:
+    """A 400 problem with one field error."""
+    return problem(400, code, detail, field_errors=[FieldError(pointer=pointer, message=detail)])
+
+
+def printable_text(raw: bytes, what: str) -> str:
+    """Percent-decoded ``raw`` as text (400 unless it is UTF-8 without control characters)."""
+    try:
+        text = unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise malformed("bad_encoding", f"the {what} is not UTF-8", "/" + what) from None
+    if _CONTROL.search(text):
+        raise malformed("control_character", f"the {what} holds a control character", "/" + what)
+    return text
+
+
+def check_json(value: Any, pointer: str = "", depth: int = 0, text: bool = True) -> None:
+    """Refuse (400) a decoded JSON body nested deeper than MAX_JSON_DEPTH or (with ``text``) holding a
+    string, key or value, with a control character or a lone surrogate; the pointer names the first place."""
+    if depth > MAX_JSON_DEPTH:
+        raise malformed("too_deep", f"the body is nested deeper than {MAX_JSON_DEPTH} levels", pointer)
+    if isinstance(value, str):
+        if text and _CONTROL.search(value):
+            raise malformed("control_character", "a string holds a control character", pointer)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            escaped = key.replace("~", "~0").replace("/", "~1")
+            if text and _CONTROL.search(key):
+                raise malformed("control_character", "a key holds a control character", pointer)
+            check_json(item, f"{pointer}/{escaped}", depth + 1, text)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_json(item, f"{pointer}/{index}", depth + 1, text)
+
+
+def decode_json_body(body: bytes, content_type: str | None, text: bool = True) -> Any:
+    """A request body as JSON: 415 unless its media type is JSON (none given counts as JSON), 400 unless it
+    is UTF-8 JSON without control characters, lone surrogates or deep nesting."""
+    if content_type is not None:
+        media = content_type.partition(";")[0].strip().lower()
+        if not JSON_MEDIA.match(media):
+            raise problem(
+                415, "unsupported_media_type", "request bodies are JSON: Content-Type: application/json"
+            )
+    try:
+        value = msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)") from None
+    check_json(value, text=text)
+    return value
+
+
+class GuardedRequest(Request[Any, Any, Any]):
+    """Litestar's request, whose JSON body is checked by ``decode_json_body`` before any handler sees it."""
+
+    async def json(self) -> Any:
+        """The decoded, checked JSON body (decoded once per request)."""
+        if self._json is Empty:
+            state = self._connection_state
+            if state.json is not Empty:
+                self._json = state.json
+            else:
+                body = await self.body()
+                content_type = self.headers.get("content-type")
+                text = not self.route_handler.opt.get(CHECKS_OWN_TEXT, False)
+                self._json = state.json = decode_json_body(body or b"null", content_type, text)
+        return self._json
+
+
+def check_scope(scope: Scope) -> None:
+    """Refuse (400) a path or query with a control character or invalid UTF-8, and an interpreted header
+    with anything but visible ASCII."""
+    printable_text(scope.get("raw_path") or b"", "path")
+    # Litestar percent-decodes path parameters once more (``%2500`` reaches a handler as NUL): check that too
+    printable_text(scope["path"].encode("utf-8", "surrogateescape"), "path")
+    query: bytes = scope.get("query_string", b"")
+    if query:
+        printable_text(query, "query")
+    for name, value in scope.get("headers", ()):
+        if name in INTERPRETED_HEADERS and not _VISIBLE_ASCII.match(value):
+            header = name.decode("latin-1")
+            raise malformed(
+                "bad_header", f"the {header} header takes visible ASCII only", "/header/" + header
+            )
+
+
+async def answer_problem(scope: Scope, receive: Receive, send: Send, exc: ProblemDetailsException) -> None:
+    """Answer ``exc`` from a middleware (an exception raised there would reach the client as a 500)."""
+    request: Request[Any, Any, Any] = scope["litestar_app"].request_class(scope)
+    response = exc.to_response(request)
+    await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+
+
+def input_guard(body_timeout: float) -> Any:
+    """Middleware factory: refuse hostile paths, queries and headers (400) before the handler runs, and
+    answer 408 when a request's body does not arrive within ``body_timeout`` seconds (a half-sent request
+    must not hold a connection and a handler forever)."""
+
+    def wrap(app: ASGIApp) -> ASGIApp:
+        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != ScopeType.HTTP:
+                await app(scope, receive, send)
+                return
+            try:
+                check_scope(scope)
+            except ProblemDetailsException as refused:
+                await answer_problem(scope, receive, send, refused)
+                return
+            body_done = False
+
+            async def timed_receive() -> ReceiveMessage:
+                nonlocal body_done
+                if body_done:  # after the body, receive() waits for the disconnect: no time limit
+                    return await receive()
+                try:
+                    message = await asyncio.wait_for(receive(), body_timeout)
+                except TimeoutError:
+                    raise problem(408, "request_timeout", "the request body did not arrive in time") from None
+                if message["type"] != "http.request" or not message.get("more_body", False):
+                    body_done = True
+                return message
+
+            await app(scope, timed_receive, send)
+
+        return middleware
+
+    return wrap

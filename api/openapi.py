@@ -13,8 +13,9 @@ DEFAULT_PATH = PROJECT_ROOT / "openapi" / "openapi.json"
 def openapi_text() -> str:
     """The OpenAPI document of the app, as stable, sorted JSON."""
     from api.app import create_app
+    from api.contract import served_document
 
-    document = create_app(Settings.from_env()).openapi_schema.to_schema()
+    document = served_document(create_app(Settings.from_env()))
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 

@@ -15,67 +15,112 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Operation, 
 from litestar.openapi.spec.enums import OpenAPIType
 
 from api.formats import CSV, NDJSON
+from api.problems import KINDS, kind_of
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_SCHEMA = "ProblemDetails"
 
-# API.md "Errors": every /v1 operation may answer 400 (malformed request), 429 (rate limit) and 503
-# (database unreachable); the table adds what each operation can meet besides.
-EVERY_V1_OPERATION = (400, 429, 503)
+# Every status each operation can answer besides its success, by operation id. 400: the input guard refuses
+# a control character in any path or query; 406: Accept; 429: the rate limit (not for probes and metrics);
+# 503: the database; 408/413/415: request bodies; 401/403: bearer tokens; 404: unknown ids.
+V1 = (400, 406, 429, 503)
 SEAT_TOKEN = (401, 403, 404)  # a bad or foreign bearer token, an unknown game
+BODY = (408, 413, 415)
+PAGE = (400, 406, 429)
+SEAT_TOKEN_WAITING = (*SEAT_TOKEN, 409)  # ... and 409 for a game still waiting in the lobby (or cancelled)
+ACCOUNT_TOKEN = (401,)  # no token, or no account's current token
 ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
-    "getCatalog": (),
-    "listGames": (),
-    "createGame": (413, 422),
-    "getGame": SEAT_TOKEN,
-    "getLegal": SEAT_TOKEN,
-    "getEvents": SEAT_TOKEN,
-    "getStateAt": SEAT_TOKEN,
-    "postCommand": (*SEAT_TOKEN, 409, 412, 413, 422),
-    "getScoreSheet": (404,),
-    "getAudit": (404,),
-    "createTournament": (413, 422),
-    "getTournament": (404,),
-    "seatNextRound": (401, 403, 404, 409, 413, 422),
-    "getTournamentStandings": (404,),
-    "getTournamentResults": (404,),
-    "getRatings": (404, 422),
-    "getPlayer": (404,),
+    "getCatalog": PAGE,
+    "listGames": V1,
+    "createGame": (*V1, *BODY, *ACCOUNT_TOKEN, 422),
+    "getGame": (*V1, *SEAT_TOKEN_WAITING),
+    "getLegal": (*V1, *SEAT_TOKEN_WAITING),
+    "getEvents": (*V1, *SEAT_TOKEN_WAITING),
+    "getStateAt": (*V1, *SEAT_TOKEN_WAITING),
+    "streamGame": (*V1, *SEAT_TOKEN_WAITING),
+    "postCommand": (*V1, *SEAT_TOKEN, *BODY, 409, 412, 422),
+    "getScoreSheet": (*V1, 404, 409),
+    "getAudit": (*V1, 404, 409),
+    "exportGame": (*V1, 404, 409),
+    "createTournament": (*V1, *BODY, *ACCOUNT_TOKEN, 422),
+    "getTournament": (*V1, 404, 409),
+    "seatNextRound": (*V1, 401, 403, 404, 409, 422),
+    "getTournamentStandings": (*V1, 404, 409),
+    "getTournamentResults": (*V1, 404, 409),
+    "getRatings": (*V1, 404),
+    "getPlayer": (*V1, 404),
+    "listPlayerGames": V1,
+    "createAccount": (*V1, *BODY, 409, 422),
+    "getMe": (*V1, *ACCOUNT_TOKEN),
+    "rotateToken": (*V1, *ACCOUNT_TOKEN),
+    "revokeToken": (*V1, *ACCOUNT_TOKEN),
+    "listLobby": V1,
+    "getLobbyGame": (*V1, 404),
+    "joinGame": (*V1, *BODY, *ACCOUNT_TOKEN, 403, 404, 409, 422),
+    "leaveGame": (*V1, *ACCOUNT_TOKEN, 404, 409),
+    "declineGame": (*V1, *ACCOUNT_TOKEN, 404, 409),
+    "listMyGames": (*V1, *ACCOUNT_TOKEN),
+    "getTournamentRegistration": (*V1, 404),
+    "joinTournament": (*V1, *ACCOUNT_TOKEN, 403, 404, 409),
+    "declineTournament": (*V1, *ACCOUNT_TOKEN, 404, 409),
+    "leaveTournament": (*V1, *ACCOUNT_TOKEN, 404, 409),
+    "health": (400,),
+    "ready": (400, 503),
+    "MetricsGet": (400,),
+    "listProblemTypes": PAGE,
+    "getProblemType": (*PAGE, 404),
+    "getRules": (*PAGE, 404),
 }
+# an operation the table does not know yet may answer any problem
+ANY_PROBLEM = tuple(kind.status for kind in KINDS if kind.status != 500)
 OTHER_MEDIA: dict[str, str] = {
     "getEvents": NDJSON,
     "getScoreSheet": CSV,
     "getTournamentStandings": CSV,
     "getTournamentResults": NDJSON,
 }
-STATUS_TITLES = {
-    400: "Malformed request",
-    401: "Token missing or not a bearer token",
-    403: "Token not allowed here",
-    404: "Unknown id",
-    409: "Game finished, round still running, or a concurrent command won",
-    412: "If-Match names another version",
-    413: "Body too large",
-    422: "A rule forbids it, or an Idempotency-Key was reused",
-    429: "Rate-limited (see Retry-After)",
-    503: "Database unreachable (see Retry-After)",
-}
 
 
 def problem_schema() -> dict[str, Any]:
-    """RFC 9457 problem details with this service's ``code`` and, for rule refusals, ``rule``."""
+    """RFC 9457 problem details with this service's ``code``, ``rule`` for rule refusals and ``errors``."""
     return {
         "type": "object",
         "required": ["type", "title", "status", "detail", "code"],
         "properties": {
-            "type": {"type": "string"},
-            "title": {"type": "string"},
+            "type": {
+                "type": "string",
+                "description": "The kind of problem, a URI reference to its page on this service "
+                "(``/problems/<kind>``).",
+            },
+            "title": {"type": "string", "description": "The kind's title (the same for every occurrence)."},
             "status": {"type": "integer"},
-            "detail": {"type": "string"},
-            "code": {"type": "string"},
-            "rule": {"type": "string"},
+            "detail": {"type": "string", "description": "What went wrong this time, for people."},
+            "code": {"type": "string", "description": "A stable machine-readable code."},
+            "rule": {"type": "string", "description": "The ruling that refused a command, e.g. B-8."},
+            "errors": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/FieldError"},
+                "description": "Each invalid field of a malformed request.",
+            },
         },
+        "title": "ProblemDetails",
         "description": "An error (RFC 9457): a stable ``code``, and ``rule`` (e.g. B-8) when a rule refused.",
+    }
+
+
+def field_error_schema() -> dict[str, Any]:
+    """One invalid field of a problem's ``errors``."""
+    return {
+        "type": "object",
+        "required": ["pointer", "message"],
+        "properties": {
+            "pointer": {
+                "type": "string",
+                "description": "A JSON pointer into the body, or /query/<name>, /header/<name>, /path/<name>.",
+            },
+            "message": {"type": "string"},
+        },
+        "title": "FieldError",
     }
 
 
@@ -96,25 +141,25 @@ def describe_responses(app: Litestar) -> None:
     assert document.components.schemas is not None
     schemas: dict[str, Any] = document.components.schemas
     schemas[PROBLEM_SCHEMA] = problem_schema()
+    schemas["FieldError"] = field_error_schema()
     problem_ref = Reference(ref=f"#/components/schemas/{PROBLEM_SCHEMA}")
+    for item in document.paths.values():  # type: ignore[union-attr]
+        item.head = None  # every GET answers HEAD too (docs/api.md); generators need no second operation
     for path, operation in operations(app):
         responses = operation.responses if operation.responses is not None else {}
         operation.responses = responses
+        for answered in [key for key in responses if not key.startswith("2")]:
+            del responses[answered]  # Litestar's own 400 (plain JSON) is answered as a problem here
+        operation_id = operation.operation_id or ""
+        for status in sorted(ERRORS_BY_OPERATION.get(operation_id, ANY_PROBLEM)):
+            responses[str(status)] = OpenAPIResponse(
+                description=kind_of(status).title,
+                content={PROBLEM_JSON: OpenAPIMediaType(schema=problem_ref)},
+            )
         if path == "/metrics":
             responses["200"] = OpenAPIResponse(
                 description="Prometheus text exposition",
                 content={"text/plain": OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))},
-            )
-            continue
-        if not path.startswith("/v1"):
-            continue
-        operation_id = operation.operation_id or ""
-        # an operation the table does not know yet may answer any error of API.md
-        errors = ERRORS_BY_OPERATION.get(operation_id, tuple(STATUS_TITLES))
-        for status in sorted({*EVERY_V1_OPERATION, *errors}):
-            responses[str(status)] = OpenAPIResponse(
-                description=STATUS_TITLES[status],
-                content={PROBLEM_JSON: OpenAPIMediaType(schema=problem_ref)},
             )
         media = OTHER_MEDIA.get(operation_id)
         ok = responses.get("200")

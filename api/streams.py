@@ -19,6 +19,7 @@ from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token, service_of
 from api.middleware import client_identity
 from api.problems import problem
@@ -65,7 +66,6 @@ class StreamLimiter:
             raise problem(
                 429,
                 "too_many_streams",
-                "Too many streams",
                 f"at most {self.per_client} live streams per client at once; close one or retry later",
                 headers={"Retry-After": STREAM_RETRY_AFTER_SECONDS},
             )
@@ -117,6 +117,7 @@ class GameStreamController(Controller):
         operation_id="streamGame",
         summary="Follow a game live (Server-Sent Events)",
         media_type="text/event-stream",
+        opt={OFFERS: (EVENT_STREAM,)},
     )
     async def stream(
         self,
@@ -175,14 +176,14 @@ class GameStreamController(Controller):
         seat = await service.seat_of(game_id, token)
         assert seat is not None
         keys = await service.game_keys(game_id)
-        issued = stream_ticket(game_id, seat, keys.token_hashes[seat], time.time())
+        issued = stream_ticket(game_id, seat, keys.seed, keys.token_hashes[seat], time.time())
         return StreamTicket(ticket=issued, seat=seat, expires_in=STREAM_TICKET_SECONDS)
 
 
 async def seat_of_ticket(service: GameService, game_id: str, ticket: str) -> int:
     """The seat a stream ticket opens (401 ``bad_stream_ticket`` for a forged, foreign or expired one)."""
     keys = await service.game_keys(game_id)
-    seat = ticket_seat(game_id, ticket, keys.token_hashes, time.time())
+    seat = ticket_seat(game_id, ticket, keys.seed, keys.token_hashes, time.time())
     if seat is None:
         raise errors.Unauthorized(
             "bad_stream_ticket", "the stream ticket is invalid or expired; get a new one"

@@ -1,4 +1,5 @@
-"""Operations endpoints: liveness, readiness (database reachable and schema at head)."""
+"""Operations endpoints: liveness, readiness (database reachable and schema at head), and the public key
+that signs game heads."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from litestar import Controller, Response, get
 from litestar.datastructures import State
 
 from service.database import current_revision
+from service.signing import Signer, SigningKeyInfo
 
 
 class Health(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,3 +51,20 @@ class SystemController(Controller):
                 headers={"Retry-After": "5"},
             )
         return Response(Health(status="ok"))
+
+    @get(
+        "/v1/signing-key",
+        operation_id="signing_key",
+        summary="The public key that signs every head shown (receipts)",
+        tags=["audit"],
+    )
+    async def signing_key(self, state: State) -> SigningKeyInfo:
+        """The service's Ed25519 public key (docs/audit.md "Receipts"): keep it with the signed heads."""
+        signer: Signer = state.signer
+        return signer.info
+
+    @get("/.well-known/bazaar-signing-key", include_in_schema=False)
+    async def well_known_signing_key(self, state: State) -> SigningKeyInfo:
+        """The same key at a well-known address."""
+        signer: Signer = state.signer
+        return signer.info

@@ -9,7 +9,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
 
-from api.formats import CSV, NDJSON, csv_text, ndjson
+from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.games import accepts, bearer_token
 from domain.tournament import RoundView, StandingRow, TournamentView
 from service.models import CreateTournamentIn, TournamentCreatedOut
@@ -126,6 +126,7 @@ class TournamentsController(Controller):
         "/{tournament_id:str}/standings",
         operation_id="getTournamentStandings",
         summary="Standings, best first (JSON or CSV)",
+        opt={OFFERS: (JSON, CSV)},
     )
     async def standings(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
@@ -140,6 +141,7 @@ class TournamentsController(Controller):
         "/{tournament_id:str}/results",
         operation_id="getTournamentResults",
         summary="One row per finished game (JSON or NDJSON)",
+        opt={OFFERS: (JSON, NDJSON)},
     )
     async def results(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]

@@ -11,6 +11,7 @@ from pathlib import Path
 from service.audit import verify_file
 from service.database import migrate_urls, resolve_database_urls
 from service.settings import Settings
+from service.signing import load_signer
 
 
 def serve(settings: Settings) -> None:
@@ -19,6 +20,7 @@ def serve(settings: Settings) -> None:
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)
+    load_signer(settings.signing_key, settings.data_dir)  # made once here, before the workers read it
     os.environ["DATABASE_URL"] = urls.service  # every worker process connects to the same database
     uvicorn.run(
         "api.app:create_app",
@@ -29,6 +31,7 @@ def serve(settings: Settings) -> None:
         log_level="warning",
         access_log=False,
         proxy_headers=False,
+        http="api.server:H11WithHeadTimeout",  # request heads that stop arriving are dropped
     )
 
 
@@ -45,6 +48,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     verify = commands.add_parser("verify", help="re-verify a game export offline (exit 1 on any mismatch)")
     verify.add_argument("file", type=Path, help="a document from GET /v1/games/{id}/export (- for stdin)")
+    verify.add_argument(
+        "--receipts", type=Path, help="signed heads you kept (JSON array or lines): the export must agree"
+    )
+    verify.add_argument("--public-key", help="the service's public key (hex, GET /v1/signing-key) to require")
     projections = commands.add_parser("projections", help="maintain the read models")
     projections.add_argument(
         "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"
@@ -57,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         run(args)
         return
     if args.command == "verify":
-        raise SystemExit(verify_file(args.file))
+        raise SystemExit(verify_file(args.file, args.receipts, args.public_key))
     settings = Settings.from_env()
     if args.command == "serve":
         serve(settings)

@@ -18,6 +18,7 @@ from domain.core import Event, Game, GameConfig, Rejected, Rng, fold
 from domain.registry import all_games
 from eventstore import ChainCheck, Upcasters, check_chain, upcast
 from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
+from service.signing import SignedHead, verify_head
 from service.tokens import seed_commitment
 
 
@@ -48,6 +49,7 @@ EVENTS_DIFFER = "events_differ"  # a command's stored events are not the ones it
 MISSING_EVENTS = "missing_events"  # a command's events stop short of what it produces
 RESULT_MISMATCH = "result_mismatch"  # the document's result or score sheet is not the replay's
 RECEIPT_CONTRADICTED = "receipt_contradicted"  # a signed head kept by a client does not match the history
+RECEIPT_INVALID = "receipt_invalid"  # a receipt whose signature does not verify (or signed by another key)
 
 CHAIN_KEY_CONTEXT = b"bazaar-games/chain-key\x00"
 LEGACY_NOTE = (
@@ -327,12 +329,70 @@ def verify_export(
     return replace(findings, problems=problems)
 
 
-def verify_file(path: Path) -> int:
-    """``python -m service verify FILE``: 0 and a one-line summary on stdout if the export verifies, else 1
-    with the first mismatch (then any others) on stderr. FILE ``-`` reads standard input."""
+def read_receipts(document: bytes) -> list[SignedHead]:
+    """Signed heads a client kept: a JSON array, or one JSON value per line, of signed heads or of answers
+    that carry one in ``head`` (game details, command answers), as saved (NotAnExport if unreadable)."""
+    text = document.strip()
+    try:
+        values: list[Any] = (
+            msgspec.json.decode(text)
+            if text.startswith(b"[")
+            else [msgspec.json.decode(line) for line in text.splitlines() if line.strip()]
+        )
+    except msgspec.DecodeError as exc:
+        raise NotAnExport(f"receipts: not JSON: {exc}") from None
+    heads = []
+    for value in values:
+        body = value.get("head", value) if isinstance(value, dict) else value
+        if body is None:
+            continue
+        try:
+            heads.append(msgspec.convert(body, SignedHead))
+        except msgspec.ValidationError as exc:
+            raise NotAnExport(f"receipts: not a signed head: {exc}") from None
+    return heads
+
+
+def check_receipts(
+    export: GameExport, receipts: Sequence[SignedHead], public_key: str | None = None
+) -> list[str]:
+    """The problems a client's kept signed heads find in an export: each receipt of this game must be signed
+    (by ``public_key`` when given) and name a version the export has, whose hash is the receipt's head. A
+    receipt past the export's end means its tail was deleted; another hash means its history was rewritten."""
+    problems = []
+    hashes = {event.version: event.hash for event in export.events}
+    for receipt in receipts:
+        if receipt.game_id != export.game_id:
+            continue
+        if not verify_head(receipt) or (public_key is not None and receipt.public_key != public_key):
+            problems.append(
+                f"{RECEIPT_INVALID}: the receipt for version {receipt.version} is not signed by the service"
+            )
+        elif receipt.version not in hashes:
+            problems.append(
+                f"{RECEIPT_CONTRADICTED}: the service signed version {receipt.version}, the export has"
+                f" {len(export.events)} events (its history was cut)"
+            )
+        elif hashes[receipt.version] != receipt.head_hash:
+            problems.append(
+                f"{RECEIPT_CONTRADICTED}: the service signed another head for version {receipt.version}"
+                " (its history was rewritten)"
+            )
+    return problems
+
+
+def verify_file(path: Path, receipts: Path | None = None, public_key: str | None = None) -> int:
+    """``python -m service verify FILE [--receipts R] [--public-key K]``: 0 and a one-line summary on stdout if
+    the export verifies (and contradicts none of the signed heads in R), else 1 with the first mismatch
+    (then any others) on stderr. FILE ``-`` reads standard input."""
     try:
         export = read_export(sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes())
         findings = verify_export(export, all_games())
+        if receipts is not None:
+            kept = read_receipts(receipts.read_bytes())
+            findings = replace(
+                findings, problems=findings.problems + check_receipts(export, kept, public_key)
+            )
     except (OSError, NotAnExport) as exc:
         print(f"{path}: FAILED: {exc}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -21,6 +21,7 @@ import structlog
 
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, fold
 from eventstore import (
+    GENESIS_HASH,
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
@@ -50,6 +51,7 @@ from service.models import (
     SeatToken,
     SeedReveal,
 )
+from service.signing import SignedHead, Signer
 from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
 
 log = structlog.get_logger("service.games")
@@ -69,11 +71,19 @@ class Loaded:
     keys: GameKeys
     state: Any
     version: int
+    head: bytes = GENESIS_HASH  # the hash of the event at ``version``
+    sealed: bool = False  # a finished game of a duplicate round whose other tables still play
 
     @property
     def finished(self) -> bool:
-        """Whether the game is over (its events are then public)."""
+        """Whether the game is over."""
         return bool(self.game.is_over(self.state))
+
+    @property
+    def public(self) -> bool:
+        """Whether its events, seed, audit and export are public: once it is over, and for a game of a
+        duplicate tournament round once every table of the round is over (they share one deal)."""
+        return self.finished and not self.sealed
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,7 @@ class _Cached:
     version: int
     state: Any
     info: StreamInfo  # metadata never changes; version and status as of the last load
+    head: bytes  # the hash of the event at ``version``
 
 
 def event_tag(event: Event) -> str:
@@ -121,8 +132,10 @@ class GameService:
         games: dict[str, Game[Any]],
         cache_size: int = 2048,
         accounts: AccountService | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
+        self.signer = signer  # signs the head shown with every view and command answer (None: unsigned)
         self.store = store
         self.keys = keys
         self.games = games
@@ -166,6 +179,7 @@ class GameService:
         token_hashes: list[str] | None = None,
         game_id: str | None = None,
         accounts: list[str | None] | None = None,
+        duplicate_round: tuple[str, int] | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
@@ -174,6 +188,8 @@ class GameService:
         it was listed under; if its keys or stream exist already (a start cut short), they are kept.
         ``accounts``: the account id holding each seat (None: none), kept in the creation metadata.
         ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
+        ``duplicate_round``: (round key, number of tables) of a duplicate tournament round; the game keeps
+        its secrets until every table of the round has finished (``sealed``).
         """
         game = self.game_named(request.game)
         names = [(player.name or "").strip() for player in request.players]
@@ -209,9 +225,13 @@ class GameService:
             "tournament": tournament,
             "rated": request.rated,
             "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
+            # a seed the client chose (never in a rated game) is shown as such: it may be guessable
+            "seed_chosen": request.seed is not None and tournament is None,
         }
         if accounts is not None:
             metadata["accounts"] = accounts
+        if duplicate_round is not None:
+            metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
             result = await self.store.create_stream(
                 game_id,
@@ -276,18 +296,41 @@ class GameService:
         game = self.games[info.category]
         keys = await self.game_keys(game_id)
         cached = self._cache.get(game_id)
-        state, version = (cached.state, cached.version) if cached else (game.initial(), 0)
+        state, version, head = (
+            (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
+        )
         if version < info.version:
             newer = await self.store.read_stream(game_id, after=version)
             for recorded in newer:
                 state = game.evolve(state, self.decode(game, recorded))
-                version = recorded.version
-            self._remember(game_id, version, state, info)
-        return Loaded(game_id=game_id, game=game, info=info, keys=keys, state=state, version=version)
+                version, head = recorded.version, recorded.hash
+            self._remember(game_id, version, state, info, head)
+        loaded = Loaded(
+            game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
+        )
+        if loaded.finished and await self.sealed(info):
+            return replace(loaded, sealed=True)
+        return loaded
 
-    def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo) -> None:
+    async def sealed(self, info: StreamInfo) -> bool:
+        """Whether a game of a duplicate round still keeps its secrets: some table of its round has not
+        finished (tables of a duplicate round are dealt from one seed, so one table's history, seed or
+        audit would show the others their cards)."""
+        group = info.metadata.get("duplicate_group")
+        if not group:
+            return False
+        tables = int(info.metadata.get("duplicate_tables") or 0)
+        finished = await self.store.list_streams(
+            category=info.category,
+            status=FINISHED,
+            metadata_contains={"duplicate_group": group},
+            limit=tables,
+        )
+        return len(finished) < tables
+
+    def _remember(self, game_id: str, version: int, state: Any, info: StreamInfo, head: bytes) -> None:
         """Keep a folded state; least recently used states fall out past the cache size."""
-        _keep(self._cache, game_id, _Cached(version, state, info), self._cache_size)
+        _keep(self._cache, game_id, _Cached(version, state, info, head), self._cache_size)
 
     def cached(self, game_id: str) -> Loaded | None:
         """The game as this process last saw it, without asking the store (it may have moved on since)."""
@@ -303,6 +346,7 @@ class GameService:
             keys=keys,
             state=cached.state,
             version=cached.version,
+            head=cached.head,
         )
 
     async def seat_of(self, game_id: str, token: str | None) -> int | None:
@@ -374,7 +418,19 @@ class GameService:
             pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
             legal=self.legal(loaded, seat),
             result=game.result(state) if finished else None,
+            seed_commitment=loaded.info.metadata.get("seed_commitment"),
+            seed_chosen=bool(loaded.info.metadata.get("seed_chosen", False)),
+            head=self.signed_head(loaded.game_id, loaded.version, loaded.head, loaded.info, finished),
         )
+
+    def signed_head(
+        self, game_id: str, version: int, head: bytes, info: StreamInfo, finished: bool
+    ) -> SignedHead | None:
+        """The game's head hash at ``version``, signed (None without a signer, and for a running game whose
+        chain is not keyed: its hash would let anyone test guesses of a hidden pick)."""
+        if self.signer is None or not (finished or info.metadata.get("chain_keyed")):
+            return None
+        return self.signer.sign(game_id, version, head)
 
     async def history(
         self, game_id: str, seat: int | None, after: int = 0, limit: int | None = None
@@ -382,7 +438,7 @@ class GameService:
         """Events after version ``after``: whole once the game is finished, redacted for ``seat`` before."""
         loaded = await self.load(game_id)
         records = await self.store.read_stream(game_id, after=after, limit=limit, until=loaded.version)
-        public = loaded.finished
+        public = loaded.public
         return loaded, [self.envelope(loaded.game, r, seat, public) for r in records]
 
     async def state_at(self, game_id: str, seat: int | None, at: int) -> tuple[Loaded, Any]:
@@ -442,7 +498,7 @@ class GameService:
                 if command_id is not None:
                     earlier = await self.store.find_command(game_id, command_id)
                     if earlier is not None:
-                        return self._replay(earlier, fingerprint)
+                        return await self._replay(game_id, earlier, fingerprint)
                 raise
             finished_now = loaded.game.is_over(new_state)
             record = None
@@ -471,8 +527,9 @@ class GameService:
                     "idempotency_key_reused", "this Idempotency-Key was used with another command"
                 ) from None
             if result.replayed is not None:
-                return self._replay(result.replayed, fingerprint)
-            self._remember(game_id, result.version, new_state, loaded.info)
+                return await self._replay(game_id, result.replayed, fingerprint)
+            head = result.events[-1].hash if result.events else loaded.head
+            self._remember(game_id, result.version, new_state, loaded.info, head)
             log.info(
                 "command_accepted",
                 game_id=game_id,
@@ -480,13 +537,15 @@ class GameService:
                 command=command.__struct_config__.tag,
                 version=result.version,
             )
-            if finished_now:
+            signed = self.signed_head(game_id, result.version, head, loaded.info, finished_now)
+            if finished_now and not await self.sealed(loaded.info):
                 # the game just ended: every event is public now, so answer with the whole events
                 return CommandAccepted(
                     version=accepted.version,
                     events=[self.envelope(loaded.game, r, seat, public=True) for r in result.events],
+                    head=signed,
                 )
-            return accepted
+            return msgspec.structs.replace(accepted, head=signed)
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
 
     def _decide(
@@ -519,20 +578,29 @@ class GameService:
         ]
         return CommandAccepted(version=loaded.version + len(appended), events=events), state, appended
 
-    @staticmethod
-    def _replay(record: CommandRecord, fingerprint: str) -> CommandAccepted:
-        """The first answer to an idempotent retry (422 if the key came with another command)."""
+    async def _replay(self, game_id: str, record: CommandRecord, fingerprint: str) -> CommandAccepted:
+        """The first answer to an idempotent retry (422 if the key came with another command), with the head
+        it produced signed again (the answer was stored before its events were hashed)."""
         if record.request_hash != fingerprint:
             raise errors.RuleViolation(
                 "idempotency_key_reused", "this Idempotency-Key was used with another command"
             )
-        return msgspec.json.decode(record.response, type=CommandAccepted)
+        answer = msgspec.json.decode(record.response, type=CommandAccepted)
+        if answer.head is not None or self.signer is None:
+            return answer
+        last = await self.store.read_stream(game_id, after=answer.version - 1, limit=1)
+        info = await self.info(game_id)
+        if not last:
+            return answer
+        head = self.signed_head(game_id, answer.version, last[0].hash, info, info.status == FINISHED)
+        return msgspec.structs.replace(answer, head=head)
 
     # ----------------------------------------------------------------- audit and scores
 
     def reveal(self, loaded: Loaded) -> Reveal | None:
-        """A finished game's seed, published commitment and set-up (None while it runs: seeds are secret)."""
-        if not loaded.finished:
+        """A finished game's seed, published commitment and set-up (None while it runs, or while other tables
+        of its duplicate round do: seeds are secret)."""
+        if not loaded.public:
             return None
         return self.secrets(loaded)
 
@@ -563,7 +631,7 @@ class GameService:
             version=loaded.version,
             ok=findings.ok,
             chain_ok=chain.ok,
-            head_hash=chain.head if loaded.finished else None,
+            head_hash=chain.head if loaded.public else None,
             replay_ok=findings.replay_ok,
             setup_ok=findings.setup_ok,
             seed=None
@@ -584,7 +652,9 @@ class GameService:
         reveal = self.reveal(loaded)
         if reveal is None:
             raise errors.Conflict(
-                "game_not_finished", "only a finished game can be exported: its seed is secret until the end"
+                "game_not_finished",
+                "only a finished game can be exported (of a duplicate round: once every table is): its seed is"
+                " secret until the end",
             )
         records = await self.store.read_stream(game_id, until=loaded.version, as_stored=True)
         return GameExport(

@@ -48,7 +48,8 @@ def resume_after(last_event_id: str | None, loaded: Loaded) -> int | None:
     if last_event_id is None:
         return None
     text = last_event_id.strip()
-    if not text.isdigit() or int(text) > loaded.version:
+    # ASCII digits only (str.isdigit also takes superscripts), and few enough for int() to read
+    if not (text.isascii() and text.isdigit() and len(text) <= 10) or int(text) > loaded.version:
         raise errors.Malformed(
             "bad_last_event_id", f"Last-Event-ID is a version of this game, 0..{loaded.version}"
         )

@@ -35,6 +35,7 @@ from service.tokens import hash_token, new_token
 log = structlog.get_logger("service.lobby")
 
 MAX_ENTROPY = 128
+START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
 MAX_PAGE = 200
 OPEN, INVITE, ACCOUNT, HOTSEAT = "open", "invite", "account", "hotseat"
 WAITING, STARTING, STARTED, CANCELLED = "waiting", "starting", "started", "cancelled"
@@ -245,6 +246,7 @@ class LobbyService:
         log.info("lobby_game_created", game_id=game_id, game=game.name, seats=len(kinds), rated=request.rated)
         if full:
             started = await self.start(game_id)
+            assert started is not None  # nobody else knows the game yet
             return msgspec.structs.replace(started, seats=seats)
         return GameCreated(
             game_id=game_id, game=game.name, version=0, seats=seats, seed_commitment="", status=WAITING
@@ -277,12 +279,13 @@ class LobbyService:
         check_entropy(request.entropy)
         async with self.accounts.connection() as connection, connection.transaction():
             lobby = await self._locked(connection, game_id)
-            if lobby["status"] == STARTING:
-                start = True
-            else:
-                self._must_wait(lobby["status"])
-                start = await self._take_seat(connection, game_id, account, request)
-        if start:
+            status, filled = lobby["status"], False
+            if status == WAITING:
+                filled = await self._take_seat(connection, game_id, account, request)
+        if status == STARTING:
+            await self.start(game_id)  # a start cut short: finish it (this join is still too late)
+        self._must_wait(status)
+        if filled:
             await self.start(game_id)
         return await self.lobby_game(game_id)
 
@@ -372,39 +375,40 @@ class LobbyService:
 
     # ----------------------------------------------------------------- start
 
-    async def start(self, game_id: str) -> GameCreated:
-        """Append the opening events of a game whose seats are all filled, seated as they were taken."""
-        async with self.accounts.connection() as connection:
+    async def start(self, game_id: str) -> GameCreated | None:
+        """Append the opening events of a game whose seats are all filled, seated as they were taken; once,
+        whichever processes try at the same time (they take turns on an advisory lock named after the game;
+        None for a game another one started already)."""
+        async with self.accounts.connection() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", START_LOCK, game_id)
             lobby = await connection.fetchrow(
-                "SELECT game, options, rated, seed FROM lobby_games WHERE game_id = $1", game_id
+                "SELECT game, options, rated, seed, status FROM lobby_games WHERE game_id = $1", game_id
             )
+            if lobby is None or lobby["status"] != STARTING:
+                return None
             seats = await connection.fetch(
                 "SELECT s.seat, s.kind, s.account_id, s.name, s.token_hash, a.name AS account_name"
                 " FROM game_seats s LEFT JOIN accounts a USING (account_id)"
                 " WHERE s.game_id = $1 ORDER BY s.seat",
                 game_id,
             )
-        players = [
-            PlayerIn(name=row["account_name"] if row["kind"] == ACCOUNT else row["name"]) for row in seats
-        ]
-        created = await self.games.create(
-            CreateGame(
-                game=lobby["game"],
-                players=players,
-                seed=lobby["seed"],
-                options=json.loads(lobby["options"]),
-                rated=lobby["rated"],
-            ),
-            token_hashes=[row["token_hash"] or "" for row in seats],
-            game_id=game_id,
-            accounts=[row["account_id"] for row in seats],
-        )
-        async with self.accounts.connection() as connection:
+            players = [
+                PlayerIn(name=row["account_name"] if row["kind"] == ACCOUNT else row["name"]) for row in seats
+            ]
+            created = await self.games.create(
+                CreateGame(
+                    game=lobby["game"],
+                    players=players,
+                    seed=lobby["seed"],
+                    options=json.loads(lobby["options"]),
+                    rated=lobby["rated"],
+                ),
+                token_hashes=[row["token_hash"] or "" for row in seats],
+                game_id=game_id,
+                accounts=[row["account_id"] for row in seats],
+            )
             await connection.execute(
-                "UPDATE lobby_games SET status = $2, started_at = coalesce(started_at, now())"
-                " WHERE game_id = $1",
-                game_id,
-                STARTED,
+                "UPDATE lobby_games SET status = $2, started_at = now() WHERE game_id = $1", game_id, STARTED
             )
         log.info("lobby_game_started", game_id=game_id)
         return created

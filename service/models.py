@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from domain.core import Result, ScoreSheet
+from service.signing import SignedHead
 
 
 class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -85,6 +86,9 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     pending: list[PendingDecision]
     legal: list[Any]
     result: Any = None
+    seed_commitment: str | None = None  # SHA-256 of the seed, public from creation (the seed: once it ends)
+    seed_chosen: bool = False  # the creator chose the seed (unrated games only): it may be guessable
+    head: SignedHead | None = None  # the hash chain's head at ``version``, signed by the service
 
 
 class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -175,6 +179,7 @@ class CommandAccepted(msgspec.Struct, frozen=True, kw_only=True):
 
     version: int
     events: list[EventOut]
+    head: SignedHead | None = None  # the new head, signed (absent on an idempotent retry's stored answer)
 
 
 class StateAt(msgspec.Struct, frozen=True, kw_only=True):

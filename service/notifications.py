@@ -5,11 +5,12 @@ First a snapshot (the account's active games, whether a decision of its is due i
 invitations), then one notice per change, read from the feed after the snapshot's position: ``seated``
 (a game of one of its seats started), ``round_seated`` (the same for a tournament game), ``your_turn``
 (a decision of one of its seats is due at the game's new version: told again whenever the game moved
-while it still is), ``game_finished`` (with the result). ``invited`` notices come
-from the lobby's seats, which are not events: they are looked for whenever the feed moves and every
-``poll_seconds``. Feed notices carry the feed position as their id, so a client resumes after the last one
-it got (``Last-Event-ID``) and misses none; the store's watch only wakes the reader, which always re-reads
-from its own position (a lost wake-up costs latency, never a notice).
+while it still is), ``game_finished`` (with the result). ``invited`` (a seat of a lobby game reserved
+for it) and ``tournament_invited`` notices come from the lobby's and the registrations' rows, which are
+not events: they are looked for about once a second. Feed notices carry the feed position as their id,
+so a client resumes after the last one it got (``Last-Event-ID``) and misses none; the store's watch only
+wakes the reader, which always re-reads from its own position (a lost wake-up costs latency, never a
+notice).
 """
 
 from __future__ import annotations
@@ -43,19 +44,25 @@ _INVITATIONS = (
     " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
 )
 
-Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited"]
+_TOURNAMENT_INVITATIONS = (
+    "SELECT e.tournament_id, r.request->>'game' AS game, o.name AS organizer FROM tournament_entries e"
+    " JOIN tournament_registrations r USING (tournament_id) LEFT JOIN accounts o ON o.account_id = r.organizer_id"
+    " WHERE e.account_id = $1 AND e.status = 'invited' AND r.status = 'registering' ORDER BY e.tournament_id"
+)
+
+Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited", "tournament_invited"]
 
 
 class Notice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One thing that concerns the account in one game: ``type``, the game and the account's seat in it,
     the game's version when noticed; the tournament of a tournament game; the result once finished; the
-    inviting account of an invitation."""
+    inviting account of an invitation (a tournament invitation names the tournament and its game only)."""
 
     type: Kind
-    game_id: str
     game: str
-    seat: int
-    version: int = 0
+    game_id: str | None = None
+    seat: int | None = None
+    version: int | None = None
     tournament: str | None = None
     result: Any = None
     invited_by: str | None = None
@@ -108,7 +115,7 @@ class _Seen:
     due_at: dict[str, int] = field(default_factory=dict)  # game -> the version your_turn was last told at
     started: set[str] = field(default_factory=set)
     finished: set[str] = field(default_factory=set)
-    invitations: set[tuple[str, int]] = field(default_factory=set)
+    invitations: set[tuple[str | None, str | None, int | None]] = field(default_factory=set)
 
 
 class Notifications:
@@ -139,10 +146,20 @@ class Notifications:
         return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
 
     async def invitations(self, account: Account) -> list[Notice]:
-        """The account's open invitations (seats reserved for it in games waiting for players)."""
+        """The account's open invitations: seats reserved for it in games waiting for players, and
+        tournaments registering players that invited it."""
         async with self.connection() as connection:
             rows = await connection.fetch(_INVITATIONS, account.account_id)
+            tournaments = await connection.fetch(_TOURNAMENT_INVITATIONS, account.account_id)
         return [
+            Notice(
+                type="tournament_invited",
+                game=row["game"],
+                tournament=row["tournament_id"],
+                invited_by=row["organizer"],
+            )
+            for row in tournaments
+        ] + [
             Notice(
                 type="invited",
                 game_id=row["game_id"],
@@ -182,7 +199,7 @@ class Notifications:
                 )
             )
         invitations = await self.invitations(account)
-        seen.invitations = {(n.game_id, n.seat) for n in invitations}
+        seen.invitations = {_invitation(n) for n in invitations}
         return Snapshot(account=account.name, games=mine, invitations=invitations)
 
     async def _notices(
@@ -255,10 +272,15 @@ class Notifications:
     async def _new_invitations(self, account: Account, seen: _Seen) -> list[Notice]:
         """Invitations not told yet (those withdrawn or answered are forgotten)."""
         current = await self.invitations(account)
-        keys = {(n.game_id, n.seat) for n in current}
-        new = [n for n in current if (n.game_id, n.seat) not in seen.invitations]
+        keys = {_invitation(n) for n in current}
+        new = [n for n in current if _invitation(n) not in seen.invitations]
         seen.invitations = keys
         return new
+
+
+def _invitation(notice: Notice) -> tuple[str | None, str | None, int | None]:
+    """What identifies an invitation: its game and seat, or its tournament."""
+    return (notice.tournament, notice.game_id, notice.seat)
 
 
 def _due(loaded: Loaded, seat: int) -> bool:

@@ -15,6 +15,9 @@ class Settings:
 
     database_url: str | None
     migration_database_url: str | None  # the tables' owner, for migrations (default: database_url)
+    signing_key: (
+        str | None
+    )  # the Ed25519 private key (PEM, or a path to one); default: DATA_DIR/signing-key.pem
     host: str
     port: int
     workers: int
@@ -31,6 +34,7 @@ class Settings:
     streams_per_client: int  # concurrent live streams per client and process; more get 429
     stream_keepalive_seconds: float  # a comment line on a quiet live stream this often
     stream_poll_seconds: float  # live streams re-read this often even without a change signal
+    request_body_timeout_seconds: float = 10.0  # a request body not arrived by then gets 408
     account_signups_per_hour: int = 100  # per client address and process; 0 turns the limit off
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
 
@@ -41,6 +45,7 @@ class Settings:
         return Settings(
             database_url=env.get("DATABASE_URL") or None,
             migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
+            signing_key=env.get("SIGNING_KEY") or None,
             host=env.get("HOST", "127.0.0.1"),
             port=int(env.get("PORT", "8000")),
             workers=int(env.get("WORKERS", "1")),
@@ -57,6 +62,7 @@ class Settings:
             streams_per_client=int(env.get("STREAMS_PER_CLIENT", "8")),
             stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
+            request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
             account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()

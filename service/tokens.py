@@ -23,8 +23,8 @@ def token_matches(token: str, stored_hash: str) -> bool:
 
 
 def new_seed() -> str:
-    """A fresh random seed (128 bits, hex) for a game created without one."""
-    return secrets.token_hex(16)
+    """A fresh random seed (256 bits, hex) for a game or tournament created without one."""
+    return secrets.token_hex(32)
 
 
 def seed_commitment(seed: str) -> str:
@@ -35,23 +35,28 @@ def seed_commitment(seed: str) -> str:
 STREAM_TICKET_SECONDS = 60  # a stream ticket opens a seat's stream for this long after it is issued
 
 
-def _ticket_mac(game_id: str, seat: int, expires: int, token_hash: str) -> str:
-    """The ticket's signature: HMAC-SHA256 keyed by the seat's stored token hash (a server-side secret)."""
-    message = f"stream-ticket\x00{game_id}\x00{seat}\x00{expires}".encode()
-    return hmac.new(bytes.fromhex(token_hash), message, hashlib.sha256).hexdigest()
+def _ticket_mac(game_id: str, seat: int, expires: int, seed: str, token_hash: str) -> str:
+    """The ticket's signature: HMAC-SHA256 keyed by the game's secret seed and the seat's stored token hash.
+
+    Both stay on the server while the game runs (a seat held by an account has no token hash: the seed
+    alone keys it); the seed is revealed only once the game, and every game sharing its deal, is over,
+    when every view of it is public anyway."""
+    key = hashlib.sha256(f"stream-ticket\x00{seed}\x00{token_hash}".encode()).digest()
+    message = f"{game_id}\x00{seat}\x00{expires}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-def stream_ticket(game_id: str, seat: int, token_hash: str, now: float) -> str:
+def stream_ticket(game_id: str, seat: int, seed: str, token_hash: str, now: float) -> str:
     """A short-lived ticket ``<seat>.<expires>.<mac>`` that opens ``seat``'s stream of ``game_id`` only.
 
-    Signed with the seat's stored token hash, so every server process can check it without shared state,
-    and it dies with the seat; the seat token itself never appears in a URL."""
+    Signed with server-side secrets of the game, so every server process can check it without shared
+    state; the seat's token itself never appears in a URL."""
     expires = int(now) + STREAM_TICKET_SECONDS
-    return f"{seat}.{expires}.{_ticket_mac(game_id, seat, expires, token_hash)}"
+    return f"{seat}.{expires}.{_ticket_mac(game_id, seat, expires, seed, token_hash)}"
 
 
 def ticket_seat(
-    game_id: str, ticket: str, token_hashes: tuple[str, ...] | list[str], now: float
+    game_id: str, ticket: str, seed: str, token_hashes: tuple[str, ...] | list[str], now: float
 ) -> int | None:
     """The seat a stream ticket of ``game_id`` opens, or None when it is malformed, forged or expired."""
     seat_text, _, rest = ticket.partition(".")
@@ -61,5 +66,5 @@ def ticket_seat(
     seat, expires = int(seat_text), int(expires_text)
     if seat >= len(token_hashes) or not now <= expires <= now + STREAM_TICKET_SECONDS:
         return None
-    expected = _ticket_mac(game_id, seat, expires, token_hashes[seat])
+    expected = _ticket_mac(game_id, seat, expires, seed, token_hashes[seat])
     return seat if hmac.compare_digest(expected, mac) else None

@@ -451,13 +451,22 @@ class TournamentService:
                 rated=bool(metadata.get("rated")),
             )
             hashes = [keys.hash_of(name) for name in table.players]
+            # a duplicate round's tables share one deal: each keeps its secrets until all have finished
+            shared = (f"{tournament_id}/{rnd.round}", len(rnd.tables)) if state.duplicate else None
             if not account_of:
-                created = await self.games.create(request, tournament=tournament_id, token_hashes=hashes)
+                created = await self.games.create(
+                    request, tournament=tournament_id, token_hashes=hashes, duplicate_round=shared
+                )
             else:
                 accounts = [account_of[name] for name in table.players]
                 game_id = await self.seat_accounts(accounts)
                 created = await self.games.create(
-                    request, tournament=tournament_id, token_hashes=hashes, game_id=game_id, accounts=accounts
+                    request,
+                    tournament=tournament_id,
+                    token_hashes=hashes,
+                    game_id=game_id,
+                    accounts=accounts,
+                    duplicate_round=shared,
                 )
             game_ids.append(created.game_id)
         events = self._decide(

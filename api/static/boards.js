@@ -41,7 +41,7 @@ function basari(view, names) {
       el("div", {}, el("span", { class: "muted" }, "Gems "), chips(p.gems, order)),
       el("div", { class: "row" }, basariCard(p.current_card, "this round"),
         el("div", { class: "pick", "aria-label": "action pick" },
-          p.action ? el("span", { class: "action-badge" }, p.action) : el("span", { class: "muted" }, p.picked ? "picked (hidden)" : "choosing…"))),
+          p.action ? el("span", { class: "action-badge" }, p.action) : view.phase === "choose" ? el("span", { class: "muted" }, p.picked ? "picked (hidden)" : "choosing…") : null)),
       p.cards.length ? el("details", {}, el("summary", {}, `${p.cards.length} cards collected`),
         el("div", { class: "row wrap" }, p.cards.map((c) => basariCard(c)))) : null))));
   let talks = null;
@@ -131,10 +131,11 @@ function johari(view, names, components) {
   })), el("p", { class: "muted" }, `${view.noble_stack_size} nobles in the stack`));
   // J-11: the gold track has two rows; a token changes row when its player's turn in the round comes
   const max = components.gold_max;
-  const rows = [false, true].map((acted) => el("div", { class: "gold-row", "aria-label": acted ? "acted this round" : "still to act" },
-    el("span", { class: "row-name" }, acted ? "acted" : "to act"),
+  const rowOf = (p) => p.gold_row || (p.acted ? "bottom" : "top");
+  const rows = ["top", "bottom"].map((row) => el("div", { class: "gold-row", "aria-label": `gold track, ${row} row` },
+    el("span", { class: "row-name" }, row),
     el("div", { class: "track" }, Array.from({ length: max + 1 }, (_, g) => {
-      const here = view.players.filter((p) => p.gold === g && Boolean(p.acted) === acted);
+      const here = view.players.filter((p) => p.gold === g && rowOf(p) === row);
       return el("span", { class: `space${g % 5 === 0 ? " five" : ""}`, title: `${g} gold` }, g % 5 === 0 ? el("span", { class: "num" }, g) : null,
         here.map((p) => el("span", { class: `token t${p.seat}`, "aria-label": `${p.name}: ${g} gold` }, p.name[0])));
     }))));
@@ -142,10 +143,11 @@ function johari(view, names, components) {
   const players = section("Players", el("div", { class: "players" }, view.players.map((p) =>
     el("article", { class: `player${p.seat === view.viewer ? " me" : ""}`, "aria-label": `${p.name}${marker(p, view.viewer)}` },
       el("h4", {}, el("span", { class: `token t${p.seat}`, "aria-hidden": "true" }, p.name[0]), ` ${p.name}${marker(p, view.viewer)}`),
-      el("div", { class: "row" }, fact("Gold", p.gold), fact("Prestige cards", p.prestige_count), p.protected ? fact("Protected", "yes") : null),
+      el("div", { class: "row" }, fact("Gold", p.gold), fact("Prestige cards", p.prestige_count ?? (p.prestige_cards || []).length), p.protected ? fact("Protected", "yes") : null),
       el("div", {}, el("span", { class: "muted" }, "Prestige tokens "), chips(p.gem_tokens, components.colours)),
-      el("div", {}, el("span", { class: "muted" }, "Slots "), p.slots.map((s, i) => el("span", { class: "slot", "aria-label": `slot ${i + 1}: ${s || "empty"}` }, s === "hidden" ? "🂠" : s || "·"))),
+      el("div", {}, el("span", { class: "muted" }, "Slots "), p.slots.map((s, i) => el("span", { class: "slot", "aria-label": `slot ${i + 1}: ${s || "empty"}` }, s === "hidden" ? "?" : s || "·"))),
       el("div", {}, el("span", { class: "muted" }, "Display "), p.display.length ? p.display.map((id) => jcard(lookup, id)) : el("span", { class: "muted" }, "empty")),
+      p.prestige_cards && p.prestige_cards.length ? el("div", {}, el("span", { class: "muted" }, "Prestige "), p.prestige_cards.map((id) => jcard(lookup, id))) : null,
       p.trade_card.length ? el("div", {}, el("span", { class: "muted" }, "Trade card "), p.trade_card.map((id) => jcard(lookup, id))) : null,
       p.nobles.length ? el("ul", { class: "nobles" }, p.nobles.map((id) => el("li", {}, lookup.nobles.get(id)?.text || `noble ${id}`))) : null,
       p.hand ? el("div", {}, el("span", { class: "muted" }, "Hand "), p.hand.join(", ")) : null))));

@@ -1,7 +1,7 @@
 // The game page: the board drawn from the caller's view, the caller's decisions as controls built from
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
-import { el, api, seatTokens, keepSeatToken, pageData } from "/static/common.js";
+import { el, api, seatTokens, keepSeatToken, pageData, accountToken } from "/static/common.js";
 import { drawBoard, cardWords } from "/static/boards.js";
 import { tellEvent, tellCommand } from "/static/narrate.js";
 
@@ -26,24 +26,32 @@ let ended = false;
 let refreshTimer = null;
 let sending = false;
 
-function token() { return seat === null ? null : seatTokens(gameId)[seat] || null; }
+let accountSeat = null; // the seat the signed-in account holds in this game, if any
+
+/** The seat tokens this browser holds for this game, the signed-in account's seat included. */
+function held() {
+  const tokens = { ...seatTokens(gameId) };
+  if (accountSeat !== null && !tokens[accountSeat]) tokens[accountSeat] = accountToken();
+  return tokens;
+}
+
+function token() { return seat === null ? null : held()[seat] || null; }
 
 function drawSeatPicker() {
-  const tokens = seatTokens(gameId);
-  const held = Object.keys(tokens).map(Number).sort((a, b) => a - b);
-  if (!held.length) { picker.replaceChildren(el("p", { class: "muted" }, "You are watching as a spectator. Sit down with a seat token to play.")); return; }
+  const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
+  if (!seats.length) { picker.replaceChildren(el("p", { class: "muted" }, "You are watching as a spectator. Sit down with a seat token to play.")); return; }
   const select = el("select", { id: "play-as", onchange: () => { seat = select.value === "" ? null : Number(select.value); follow.checked = false; restart(); } },
     el("option", { value: "" }, "Watch as a spectator"),
-    held.map((s) => el("option", { value: s, selected: s === seat }, `Play as ${names[s] ?? "seat " + s}`)));
-  const follow = el("input", { type: "checkbox", id: "follow-turn", checked: held.length > 1 });
+    seats.map((s) => el("option", { value: s, selected: s === seat }, `Play as ${names[s] ?? "seat " + s}${s === accountSeat ? " (your account)" : ""}`)));
+  const follow = el("input", { type: "checkbox", id: "follow-turn", checked: seats.length > 1 });
   picker.replaceChildren(el("div", { class: "inline" }, el("label", { for: "play-as" }, "Seat"), select,
-    held.length > 1 ? el("span", { class: "inline" }, follow, el("label", { for: "follow-turn" }, "Hot seat: switch to whoever must decide")) : null));
+    seats.length > 1 ? el("span", { class: "inline" }, follow, el("label", { for: "follow-turn" }, "Hot seat: switch to whoever must decide")) : null));
 }
 
 function followTurn() {
   const follow = document.getElementById("follow-turn");
   if (!follow || !follow.checked || !detail) return false;
-  const tokens = seatTokens(gameId);
+  const tokens = held();
   if (detail.pending.some((p) => p.seat === seat)) return false;
   const next = detail.pending.find((p) => tokens[p.seat]);
   if (!next) return false;
@@ -96,10 +104,10 @@ function drawControls() {
     index += 1;
     if (commands.length <= BUTTONS_AT_MOST) {
       parts.push(el("div", { class: "choices", role: "group", "aria-label": type.replaceAll("_", " ") },
-        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(command) }, label(command)))));
+        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, label(command)))));
     } else {
       const id = `choose-${index}`;
-      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i }, label(command))));
+      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, label(command))));
       parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${type.replaceAll("_", " ")} (${commands.length} choices)`), select,
         el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
     }
@@ -189,8 +197,15 @@ document.getElementById("seat-token-form").addEventListener("submit", async (sub
 });
 
 (async () => {
-  const held = Object.keys(seatTokens(gameId)).map(Number).sort((a, b) => a - b);
-  seat = held.length ? held[0] : null;
+  if (accountToken()) {
+    try {
+      accountSeat = (await api(`/v1/games/${gameId}`, { token: accountToken() })).you;
+    } catch (failure) {
+      accountSeat = null; // 403: the account holds no seat here; 401: signed out elsewhere
+    }
+  }
+  const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
+  seat = accountSeat !== null ? accountSeat : seats.length ? seats[0] : null;
   const first = await api(`/v1/games/${gameId}`, { token: token() });
   names = first.seats.map((s) => s.name);
   ended = first.status === "finished";

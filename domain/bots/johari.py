@@ -1,11 +1,10 @@
 """Johari's bot kit (J-18 secrets): the seat's fold, its determinization, and the evaluation greedy and strong use.
 
 Hidden from a seat (J-18): the draw pile's order, the Noble stack's order, the action cards other seats have
-played and not yet revealed (and, while the rules still hide them, other seats' Prestige Cards).
+played and not yet revealed (Prestige Cards are public, J-13/J-18).
 - ``observe`` folds each redacted event with the game's ``evolve``, keeping what the seat does know: the pile
   and stack sizes (as placeholders, id 0), that a seat has played (its slot marked ``hidden`` until
-  ``ActionCardsRevealed`` names the card), the Nobles that left the track, and, for a Prestige Card taken
-  unseen, the Prestige Cards that lay on that place (the Market is public, so the seat saw which they were).
+  ``ActionCardsRevealed`` names the card) and the Nobles that left the track.
 - ``sample``: the pile is every card nobody holds and no place shows, in random order; the stack is, back by
   back (J-6: 1s on top, 3s at the bottom), Nobles of that back that never appeared; an unrevealed action
   card is one of that seat's hand, at random.

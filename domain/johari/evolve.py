@@ -77,6 +77,11 @@ def _on_top(state: State, seat: int) -> State:
     return replace(_player_update(state, seat, stamp=counter), stamp_counter=counter)
 
 
+def _change_row(state: State, seat: int) -> State:
+    """J-11: the seat's turn came (paid, free or skipped): its Gold Token changes row, landing on top."""
+    return _player_update(_on_top(state, seat), seat, bottom_row=not state.players[seat].bottom_row)
+
+
 def evolve(state: State, event: Event) -> State:
     """Apply one event (never validates, never mutates ``state``)."""
     match event:
@@ -142,13 +147,13 @@ def evolve(state: State, event: Event) -> State:
         case TurnStarted():
             stage = event.action
             return replace(
-                _on_top(state, event.seat),
+                _change_row(state, event.seat),
                 turn=Turn(
                     seat=event.seat, card=event.card, action=event.action, cost=event.cost, stage=stage
                 ),
             )
         case ActionSkipped():
-            return _player_update(_on_top(state, event.seat), event.seat, acted=True)
+            return _player_update(_change_row(state, event.seat), event.seat, acted=True)
         case TurnEnded():
             return replace(_player_update(state, event.seat, acted=True), turn=None)
         case GoldChanged():

@@ -152,7 +152,8 @@ def _start_turn(state: State) -> list[Event]:
             events.append(ProtectionGained(seat=seat))
         events.append(TurnEnded(seat=seat))
     elif action == "bribe":
-        # J-13 Bribe: safe from the Supervisor for the day; J-16 bribe_plus_gold: also +2 gold.
+        # J-13 Bribe: safe from the Supervisor to the end of the day (already since this round's reveal, see
+        # actions.protected); J-16 bribe_plus_gold: also +2 gold.
         events.append(ProtectionGained(seat=seat))
         if has(player, "bribe_plus_gold"):
             events.append(actions.gold_change(now, seat, 2))

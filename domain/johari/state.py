@@ -35,6 +35,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     gold: int
     stamp: int  # height on the gold track: on equal gold the higher stamp is higher in the stack (J-11)
+    bottom_row: bool = False  # J-11: the Gold Track row (all start in the top row, J-8); a turn changes it
     tokens: tuple[int, ...] = (0, 0, 0, 0)  # Gem Token positions by COLOURS
     display: tuple[int, ...] = ()  # gem and Gold Cards
     prestige: tuple[int, ...] = ()  # Prestige Cards, kept beside the display (public, J-13/J-18)
@@ -45,7 +46,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     slots: tuple[str | None, ...] = (None, None, None)
     nobles: tuple[int, ...] = ()
     noble_slots: tuple[tuple[int, int], ...] = ()  # (noble id, slot 1..3) for slot-discount Nobles
-    protected: bool = False  # Bribe / baksheesh_protects until the end of the day
+    protected: bool = False  # Bribe / baksheesh_protects carried out: safe until the end of the day (J-13)
     acted: bool = False  # acted (or skipped) in this Market Round
     cashable: tuple[int, ...] = ()  # Gold Cards just taken that may still be cashed
     owes_fake: bool = False  # must choose a fake gem card to discard

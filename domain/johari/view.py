@@ -3,6 +3,8 @@ likewise (the draw pile, the Noble stack and unrevealed action cards are the onl
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from domain.core import Event
@@ -37,6 +39,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     name: str
     gold: int
+    gold_row: Literal["top", "bottom"]  # J-11: the Gold Track row; every turn of the round changes it
     gem_tokens: dict[str, int]
     display: tuple[int, ...]
     trade_card: tuple[int, ...]
@@ -85,6 +88,7 @@ def view(state: State, seat: int | None) -> JohariView:
                 seat=index,
                 name=p.name,
                 gold=p.gold,
+                gold_row="bottom" if p.bottom_row else "top",
                 gem_tokens=dict(zip(COLOURS, p.tokens, strict=True)),
                 display=p.display,
                 trade_card=p.trade,

@@ -96,6 +96,11 @@ class Bot:
                     for game in data["games"]:
                         if game["your_turn"]:
                             await self.act(http, game["game_id"])
+                elif event.event == "tournament_invited":
+                    joined = await http.post(
+                        f"/v1/tournaments/{data['tournament']}/join", headers=bearer(self.token)
+                    )
+                    assert joined.status_code == 200, joined.text
                 elif event.event == "invited":
                     joined = await http.post(f"/v1/games/{data['game_id']}/join", headers=bearer(self.token))
                     assert joined.status_code == 200, joined.text
@@ -163,6 +168,53 @@ async def play_from_streams(server: str, http: httpx.AsyncClient, pool: asyncpg.
         snapshot = await anext(events)
         assert snapshot.event == "snapshot" and snapshot.id
         assert json.loads(snapshot.data)["games"] == [], "the game is over: no active games"
+
+
+async def test_bot_accounts_play_a_tournament_from_their_streams(
+    server: str, http: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    """Issue 11: a tournament run end to end with accounts, the players being bots that only follow their
+    streams: invited, registered, told their round was seated, play, and the results are recorded (by the
+    recorder fed from the feed) into the standings."""
+    accounts = [await sign_up(http, pool, f"cupbot{i}") for i in range(4)]
+    bots = [Bot(server, name, token) for name, token, _ in accounts]
+    tasks = [asyncio.create_task(bot.run()) for bot in bots]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(bot.ready.wait() for bot in bots)), WAIT)
+        body = {
+            "name": "stream cup",
+            "game": "johari",
+            "players": [{"account": "me"}, *({"invite": bot.name} for bot in bots[1:])],
+            "rounds": 1,
+            "table_size": 2,
+        }
+        created = await http.post("/v1/tournaments", json=body, headers=bearer(bots[0].token))
+        assert created.status_code == 201, created.text
+        tid = created.json()["tournament_id"]
+        for _ in range(int(WAIT / 0.2)):  # the organizer waits for the registrations (the bots need no poll)
+            entries = (await http.get(f"/v1/tournaments/{tid}/registration")).json()["entries"]
+            if sum(entry["status"] == "joined" for entry in entries) == len(bots):
+                break
+            await asyncio.sleep(0.2)
+        organizer = created.json()["organizer_token"]
+        seated = await http.post(f"/v1/tournaments/{tid}/rounds", headers=bearer(organizer))
+        assert seated.status_code == 201, seated.text
+        await asyncio.wait_for(asyncio.gather(*tasks), GAME_WAIT)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for index, bot in enumerate(bots):
+        kinds = [kind for kind, _ in bot.notices]
+        if index:
+            assert "tournament_invited" in kinds, kinds
+        (round_seated,) = [data for kind, data in bot.notices if kind == "round_seated"]
+        assert round_seated["tournament"] == tid
+        assert kinds[-1] == "game_finished"
+    standings = (await http.get(f"/v1/tournaments/{tid}/standings")).json()
+    assert sorted(row["name"] for row in standings) == sorted(bot.name for bot in bots)
+    assert all(row["games"] == 1 for row in standings), standings
+    assert (await http.get(f"/v1/tournaments/{tid}")).json()["status"] == "completed"
 
 
 async def test_a_resumed_stream_misses_no_notice(

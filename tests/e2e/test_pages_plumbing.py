@@ -11,7 +11,7 @@ import pytest
 from httpx_sse import aconnect_sse
 
 from tests.e2e.conftest import start_server
-from tests.support.client_play import create_game, play_to_end
+from tests.support.client_play import create_game, play_existing, play_to_end
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -124,3 +124,33 @@ def test_cors_allows_the_configured_origins_only(cors_server: str) -> None:
     assert simple.headers["access-control-allow-origin"] == "http://other.example"
     stranger = httpx.get(cors_server + "/v1/catalog", headers={"Origin": "http://evil.example"})
     assert stranger.headers.get("access-control-allow-origin") is None
+
+
+async def test_the_tournament_page_shows_rounds_tables_standings_and_results(http: httpx.AsyncClient) -> None:
+    names = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo"]
+    created = (
+        await http.post(
+            "/v1/tournaments",
+            json={"name": "Page cup", "game": "basari", "players": [{"name": n} for n in names], "rounds": 1},
+        )
+    ).json()
+    tid = created["tournament_id"]
+    tokens = {p["name"]: p["token"] for p in created["players"]}
+    seated = await http.post(
+        f"/v1/tournaments/{tid}/rounds", headers={"Authorization": f"Bearer {created['organizer_token']}"}
+    )
+    assert seated.status_code == 201, seated.text
+    tables = seated.json()["tables"]
+    first = tables[0]
+    await play_existing(http, first["game_id"], [tokens[s["name"]] for s in first["seats"]], seed="page-cup")
+    page = await http.get(f"/tournaments/{tid}")
+    assert page.status_code == 200
+    text = page.text
+    assert "Page cup" in text and "Round 1" in text
+    for table in tables:
+        assert f'href="/games/{table["game_id"]}"' in text, "each table links to its game"
+    assert f'href="/games/{first["game_id"]}/replay"' in text, "a finished table's result links to its replay"
+    standings = text[text.index('id="standings"') :]
+    assert all(name in standings for name in names)
+    player = await http.get(f"/players/{first['seats'][0]['name']}")
+    assert player.status_code == 200 and f"/games/{first['game_id']}" in player.text

@@ -250,3 +250,40 @@ async def test_a_rated_solitaire_game_breaks_no_ratings_or_player_page(
     assert (await client.get("/v1/ratings/bazaar")).status_code == 200
     assert_problem(await client.get(f"/v1/players/{name}"), 404, "player_not_found")
     assert (await client.get("/v1/players/Ada")).status_code in (200, 404)
+
+
+async def test_a_duplicate_rounds_finished_table_keeps_its_secrets_while_another_plays(
+    client: AsyncTestClient[Any],
+) -> None:
+    """J-18 / docs/api.md: the tables of a duplicate round share one deal; a finished table discloses
+    nothing beyond a running game's until every table of the round has finished."""
+    created = await create(client, seed="duplicate-secrets", duplicate=True, rounds=1)
+    organizer = bearer(created["organizer_token"])
+    tokens = {p["name"]: p["token"] for p in created["players"]}
+    seated = (
+        await client.post(f"/v1/tournaments/{created['tournament_id']}/rounds", headers=organizer)
+    ).json()
+    first, second = seated["tables"]
+    await play_existing(
+        client, first["game_id"], [tokens[s["name"]] for s in first["seats"]], seed=first["game_id"]
+    )
+    done = first["game_id"]
+    detail = (await client.get(f"/v1/games/{done}")).json()
+    assert detail["status"] == "finished"
+    history = (await client.get(f"/v1/games/{done}/events")).json()
+    assert history["redacted"] is True and all(
+        "hash" not in e or e["hash"] is None for e in history["events"]
+    )
+    audit = (await client.get(f"/v1/games/{done}/audit")).json()
+    assert audit["ok"] and audit["seed"] is None and audit["head_hash"] is None
+    assert_problem(await client.get(f"/v1/games/{done}/export"), 409, "game_not_finished")
+
+    await play_existing(
+        client, second["game_id"], [tokens[s["name"]] for s in second["seats"]], seed=second["game_id"]
+    )
+    for table in (first, second):
+        history = (await client.get(f"/v1/games/{table['game_id']}/events")).json()
+        assert history["redacted"] is False and all(e["hash"] for e in history["events"])
+        audit = (await client.get(f"/v1/games/{table['game_id']}/audit")).json()
+        assert audit["ok"] and audit["seed"]["matches"] and audit["moves_ok"]
+        assert (await client.get(f"/v1/games/{table['game_id']}/export")).status_code == 200

@@ -8,16 +8,21 @@ import dataclasses
 import json
 import random
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import asyncpg
+import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
+from domain.registry import all_games
 from eventstore import GENESIS_HASH, event_hash
+from service.audit import check_receipts, read_export, read_receipts, verify_export, verify_file
 from service.settings import Settings
-from tests.support.client_play import create_game, play_to_end
+from service.signing import SignedHead, verify_head
+from tests.support.client_play import create_game, play_existing, play_to_end
 from tests.support.databases import fresh_database, superuser_pool_on
 
 pytestmark = pytest.mark.db
@@ -214,3 +219,81 @@ async def test_an_event_slipped_in_without_a_command_is_caught(
 
     await rewrite(pool, created["game_id"], slip_in)
     assert failure(await audit(client, created["game_id"])) == "undecided_event"
+
+
+# Receipts: signed heads a client keeps
+
+
+async def test_every_view_and_command_answer_carries_a_signed_head(client: AsyncTestClient[Any]) -> None:
+    key = (await client.get("/v1/signing-key")).json()
+    assert (
+        key["algorithm"] == "Ed25519" and (await client.get("/.well-known/bazaar-signing-key")).json() == key
+    )
+    created = await create_game(client, "bazaar", 2, seed="receipts-shown")
+    auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+    detail = (await client.get(f"/v1/games/{created['game_id']}", headers=auth)).json()
+    head = msgspec.convert(detail["head"], SignedHead)
+    assert (head.game_id, head.version, head.public_key) == (
+        created["game_id"],
+        detail["version"],
+        key["public_key"],
+    )
+    assert verify_head(head) and detail["seed_commitment"] == created["seed_commitment"]
+    assert detail["seed_chosen"] is True  # the client chose "receipts-shown": shown as such
+    served = await create_game(client, "bazaar", 2)
+    assert (await client.get(f"/v1/games/{served['game_id']}")).json()["seed_chosen"] is False
+    command = detail["legal"][0]
+    answer = (
+        await client.post(f"/v1/games/{created['game_id']}/commands", json=command, headers=auth)
+    ).json()
+    signed = msgspec.convert(answer["head"], SignedHead)
+    assert signed.version == answer["version"] and verify_head(signed)
+    spectator = (await client.get(f"/v1/games/{created['game_id']}")).json()
+    assert spectator["head"] == answer["head"]  # the same head for everybody, without the seed
+    forged = msgspec.structs.replace(signed, head_hash="00" * 32)
+    assert not verify_head(forged)
+
+
+async def test_receipts_kept_by_a_client_expose_a_history_rewritten_consistently(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool, own_database: str, tmp_path: Path
+) -> None:
+    """The operator cuts the last moves of a running game and rewinds the stream row, chain and all: the
+    audit cannot tell (what is left is a legal game), but the heads the players were shown can."""
+    created = await create_game(client, "bazaar", 2, seed="receipts-rewritten")
+    game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
+    receipts = []
+    chooser = random.Random("receipts")
+    for _ in range(8):
+        detail = (await client.get(f"/v1/games/{game_id}")).json()
+        seat = detail["pending"][0]["seat"]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = (await client.get(f"/v1/games/{game_id}", headers=auth)).json()["legal"]
+        answer = await client.post(f"/v1/games/{game_id}/commands", json=chooser.choice(legal), headers=auth)
+        receipts.append(answer.json()["head"])
+
+    def cut_last_two_moves(rows: list[Row]) -> None:
+        starts = [i for i, r in enumerate(rows) if r["cause"] is not None]
+        del rows[starts[-2] :]
+
+    await rewrite(pool, game_id, cut_last_two_moves)
+    settings = dataclasses.replace(Settings.from_env(), database_url=own_database)
+    async with AsyncTestClient(app=create_app(settings)) as restarted:  # the operator restarts the service
+        report = await audit(restarted, game_id)
+        assert report["ok"], report  # consistent: nothing the stored history alone can show
+        await play_existing(restarted, game_id, tokens, seed="receipts-rewritten")
+        exported = (await restarted.get(f"/v1/games/{game_id}/export")).content
+    export = read_export(exported)
+    assert verify_export(export, all_games()).ok
+    kept = read_receipts(json.dumps(receipts).encode())
+    problems = check_receipts(export, kept, public_key=kept[0].public_key)
+    assert problems and all(
+        p.startswith("receipt_contradicted: the service signed another head") for p in problems
+    )
+    # at most the two heads of the cut moves (a move played again the same way gives the same head back)
+    assert 1 <= len(problems) <= 2
+    game_file, receipt_file = tmp_path / "game.json", tmp_path / "receipts.ndjson"
+    game_file.write_bytes(exported)
+    receipt_file.write_text("\n".join(json.dumps({"head": r}) for r in receipts))
+    assert verify_file(game_file) == 0
+    assert verify_file(game_file, receipt_file) == 1
+    assert verify_file(game_file, receipt_file, public_key="ab" * 32) == 1  # signed by another key: invalid

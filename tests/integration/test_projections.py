@@ -258,3 +258,33 @@ async def test_rebuild_while_games_are_played_keeps_every_event(
     await shadow.catch_up()
     assert await rows(pool, REBUILD) == await rows(pool, LIVE)
     await shadow.reset()
+
+
+async def test_with_the_loop_running_a_listing_asks_it_and_writes_nothing_itself(
+    service: GameService, live: GameProjection
+) -> None:
+    """Issue 17: no GET writes a row. With the background loop running (as in the service), a listing
+    request nudges it and waits for its pass; every catch-up runs in the loop's task, none in the request's,
+    and the game created just before the request is listed."""
+    callers: list[str] = []
+    catch_up = live.catch_up
+
+    async def recorded(lock_wait: float | None = None) -> int:
+        task = asyncio.current_task()
+        callers.append(task.get_name() if task else "")
+        return await catch_up(lock_wait)
+
+    live.catch_up = recorded  # type: ignore[method-assign]
+    never = asyncio.Event()
+    loop = asyncio.create_task(live.run(never.wait), name="projector")
+    try:
+        await asyncio.sleep(0.1)  # the loop's first pass
+        for _ in range(3):
+            players = names("nudged", 3)
+            game_id = await create(service, players)
+            page = await asyncio.wait_for(live.list_games(None, None, players[0], None, None, 5), 30)
+            assert [g.game_id for g in page.games] == [game_id]
+    finally:
+        loop.cancel()
+        await asyncio.gather(loop, return_exceptions=True)
+    assert callers and set(callers) == {"projector"}, callers

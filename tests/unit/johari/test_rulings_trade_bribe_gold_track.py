@@ -206,6 +206,7 @@ def test_j11_a_skipped_turn_changes_row_and_puts_the_token_on_top() -> None:
     state = given(GAME, history).state
     view = GAME.view(state, None)
     assert isinstance(view, JohariView) and view.turn_order == (0, 1)
+    assert [p.gold_row for p in view.players] == ["bottom", "bottom"]  # both started in the top row (J-8)
     events = since(plays(history, {0: "baksheesh", 1: "baksheesh"}), history)
     assert [e.seat for e in events if isinstance(e, TurnStarted)] == [0, 1]
 
@@ -222,6 +223,8 @@ def test_j11_a_free_action_changes_row_and_puts_the_token_on_top() -> None:
         played(1, 1, "baksheesh"),
     ]
     history = plays(history, {0: "exchange", 1: "exchange"})
+    view = GAME.view(given(GAME, history).state, None)
+    assert isinstance(view, JohariView) and [p.gold_row for p in view.players] == ["top", "bottom"]
     history = act(act(history, 1, ExchangeGive(card=B2)), 1, ExchangeTake(card=B3))
     history = act(act(history, 0, ExchangeGive(card=R2)), 0, ExchangeTake(card=R3))
     assert history[-1] == RoundStarted(round=3)

@@ -1,0 +1,302 @@
+"""The OpenAPI document as client generators need it: every game-dependent body typed per game, unique
+generator-friendly schema names, no boolean schemas, bearer security, declared response headers.
+
+Litestar documents handler signatures, where a game's view, commands, events and score cells are ``Any``
+(one endpoint serves every game). Here the generated document is completed from the same msgspec structs
+that encode and decode those bodies: each game's schemas under its own prefix (``BasariGameStarted``),
+``GameDetail`` as a union discriminated by ``game``, ``Command`` as a union discriminated by ``type``.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+from litestar import Litestar
+from litestar._openapi.plugin import OpenAPIPlugin
+
+from domain.core import Game
+from domain.tournament import ResultRow, StandingRow
+from service.models import EventPage, ScoreSheetOut
+
+SCHEMAS = "#/components/schemas/"
+BEARER = "bearerAuth"
+
+# Operations by how they use the bearer token: required, optional (a seat's own view), or not at all.
+TOKEN_REQUIRED = {"postCommand", "seatNextRound"}
+TOKEN_OPTIONAL = {"getGame", "getLegal", "getEvents", "getStateAt", "streamGame"}
+# Response headers each operation's success carries (every response carries X-Request-ID).
+SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
+    "getGame": ("ETag",),
+    "postCommand": ("ETag",),
+    "createGame": ("Location",),
+    "createTournament": ("Location",),
+}
+HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {
+        "description": 'The game\'s version as a strong entity tag, e.g. "12" (send it back in If-Match).',
+        "schema": {"type": "string"},
+    },
+    "Location": {"description": "The path of what was created.", "schema": {"type": "string"}},
+    "Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}},
+    "X-Request-ID": {
+        "description": "The request's id (the client's own if it sent a printable one), as in the logs.",
+        "schema": {"type": "string"},
+    },
+    "Vary": {"description": "Accept: the representation depends on it.", "schema": {"type": "string"}},
+}
+RETRY_STATUSES = ("429", "503")
+
+
+def prefix_of(game: str) -> str:
+    """The schema name prefix of a game: ``basari`` -> ``Basari``."""
+    return game[:1].upper() + game[1:]
+
+
+def walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> None:
+    """Call ``visit`` on every JSON object of a document, depth first (children after the parent)."""
+    if isinstance(node, dict):
+        visit(node)
+        for value in list(node.values()):
+            walk(value, visit)
+    elif isinstance(node, list):
+        for value in node:
+            walk(value, visit)
+
+
+def rename_refs(node: Any, names: dict[str, str]) -> None:
+    """Point every ``$ref`` to a renamed schema at its new name."""
+
+    def visit(obj: dict[str, Any]) -> None:
+        ref = obj.get("$ref")
+        if isinstance(ref, str) and ref.startswith(SCHEMAS) and ref[len(SCHEMAS) :] in names:
+            obj["$ref"] = SCHEMAS + names[ref[len(SCHEMAS) :]]
+
+    walk(node, visit)
+
+
+def without_tuples(node: Any) -> None:
+    """Fixed-length arrays (``prefixItems`` then ``items: false``, a boolean schema many generators refuse)
+    as plain arrays: ``items`` the element schema (or one of them), ``minItems`` = ``maxItems`` = length."""
+
+    def visit(obj: dict[str, Any]) -> None:
+        positions = obj.get("prefixItems")
+        if not isinstance(positions, list):
+            return
+        del obj["prefixItems"]
+        unique: list[Any] = []
+        for schema in positions:
+            if schema not in unique:
+                unique.append(schema)
+        obj["items"] = unique[0] if len(unique) == 1 else {"oneOf": unique}
+        obj["minItems"] = obj["maxItems"] = len(positions)
+
+    walk(node, visit)
+
+
+def union(
+    refs: Iterable[str], discriminator: str | None = None, mapping: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A ``oneOf`` of component references, discriminated by a property when given."""
+    schema: dict[str, Any] = {"oneOf": [{"$ref": SCHEMAS + ref} for ref in refs]}
+    if discriminator is not None:
+        schema["discriminator"] = {"propertyName": discriminator}
+        if mapping:
+            schema["discriminator"]["mapping"] = {key: SCHEMAS + ref for key, ref in mapping.items()}
+    return schema
+
+
+def tags_of(union_type: Any) -> dict[str, str]:
+    """The tag of each struct of a tagged union, by the struct's name."""
+    members = typing.get_args(union_type) or (union_type,)
+    return {member.__name__: member.__struct_config__.tag for member in members}
+
+
+def game_schemas(games: dict[str, Game[Any]]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """Each game's command, event and view schemas, named ``<Game><Struct>``; every command's component by
+    its ``type`` (command tags are unique across games, so one union holds them all); each game's view's."""
+    schemas: dict[str, Any] = {}
+    command_by_tag: dict[str, str] = {}
+    views: dict[str, str] = {}
+    for name, game in games.items():
+        prefix = prefix_of(name)
+        (command, event, view), components = msgspec.json.schema_components(
+            [game.command_type, game.event_type, game.view_type], ref_template=SCHEMAS + "{name}"
+        )
+        names = {key: key if key.startswith(prefix) else prefix + key for key in components}
+        group = {"command": command, "event": event, "view": view, **components}
+        rename_refs(group, names)
+        for key, value in components.items():
+            schemas[names[key]] = {**value, "title": names[key]}  # generators name their models by title
+        command_tags = tags_of(game.command_type)
+        event_tags = tags_of(game.event_type)
+        schemas[f"{prefix}Command"] = {
+            **union(
+                (names[struct] for struct in command_tags),
+                "type",
+                {tag: names[struct] for struct, tag in command_tags.items()},
+            ),
+            "description": f"A {game.title} command (body of POST /commands, entry of legal).",
+        }
+        schemas[f"{prefix}Event"] = {
+            **union(
+                (names[struct] for struct in event_tags),
+                "type",
+                {tag: names[struct] for struct, tag in event_tags.items()},
+            ),
+            "description": f"A {game.title} event (redacted for the caller while the game runs).",
+        }
+        view_name = view["$ref"][len(SCHEMAS) :]
+        schemas[view_name]["description"] = f"The {game.title} view (``view`` of a game)."
+        views[name] = view_name
+        for struct, tag in command_tags.items():
+            command_by_tag[tag] = names[struct]
+    return schemas, command_by_tag, views
+
+
+def typed_details(schemas: dict[str, Any], games: dict[str, Game[Any]], views: dict[str, str]) -> None:
+    """``GameDetail`` as one schema per game (view, legal entries and result typed), discriminated by
+    ``game``; ``StateAt.view`` and ``EventOut.data`` as the union of the games' views and events."""
+    generic = schemas["GameDetail"]
+    variants: dict[str, str] = {}
+    for name, game in games.items():
+        prefix = prefix_of(name)
+        detail = copy.deepcopy(generic)
+        detail["title"] = f"{prefix}GameDetail"
+        detail["description"] = f"A {game.title} game as the caller may see it."
+        properties = detail["properties"]
+        properties["game"] = {"type": "string", "enum": [name]}
+        properties["view"] = {"$ref": SCHEMAS + views[name]}
+        properties["legal"] = {"type": "array", "items": {"$ref": f"{SCHEMAS}{prefix}Command"}}
+        properties["result"] = {"oneOf": [{"$ref": SCHEMAS + "Result"}, {"type": "null"}]}
+        schemas[f"{prefix}GameDetail"] = detail
+        variants[name] = f"{prefix}GameDetail"
+    schemas["GameDetail"] = {
+        **union(variants.values(), "game", variants),
+        "description": "A game as the caller may see it: the view, who must act, the caller's legal commands.",
+    }
+    # The envelope names no game, and events of different games can look alike (game_ended): anyOf.
+    schemas["StateAt"]["properties"]["view"] = {"anyOf": union(views[name] for name in games)["oneOf"]}
+    events = union(f"{prefix_of(name)}Event" for name in games)["oneOf"]
+    schemas["EventOut"]["properties"]["data"] = {"anyOf": events}
+    cell = {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
+    for sheet in ("ScoreSheetOut", "ScoreSheet"):
+        if sheet in schemas:
+            schemas[sheet]["properties"]["rows"] = {
+                "type": "array",
+                "items": {"type": "array", "items": cell},
+            }
+
+
+def add_structs(schemas: dict[str, Any], types: list[Any]) -> list[dict[str, Any]]:
+    """Schemas of structs Litestar does not see (handlers answering ``Response[Any]``), under their names."""
+    found, components = msgspec.json.schema_components(types, ref_template=SCHEMAS + "{name}")
+    for key, value in components.items():
+        schemas.setdefault(key, value)
+    return list(found)
+
+
+def set_success(document: dict[str, Any], path: str, method: str, schema: dict[str, Any]) -> None:
+    """The JSON schema of an operation's success answer."""
+    operation = document["paths"][path][method]
+    for status, response in operation["responses"].items():
+        if status.startswith("2") and "application/json" in response.get("content", {}):
+            response["content"]["application/json"]["schema"] = schema
+
+
+PAGES = {"listProblemTypes", "getProblemType", "getRules"}
+
+
+def text_pages(document: dict[str, Any]) -> None:
+    """The reference pages answer Markdown, or HTML by negotiation."""
+    text = {"schema": {"type": "string"}}
+    for item in document["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and operation.get("operationId") in PAGES:
+                operation["responses"]["200"]["content"] = {"text/markdown": text, "text/html": text}
+
+
+def declare_security_and_headers(document: dict[str, Any]) -> None:
+    """Bearer security per operation (required, optional, none) and the response headers each answer carries."""
+    document.setdefault("components", {})["securitySchemes"] = {
+        BEARER: {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A seat token (acts as that seat) or a tournament's organizer token; none is a "
+            "spectator.",
+        }
+    }
+    for item in document["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            operation_id = operation.get("operationId", "")
+            if operation_id in TOKEN_REQUIRED:
+                operation["security"] = [{BEARER: []}]
+            elif operation_id in TOKEN_OPTIONAL:
+                operation["security"] = [{}, {BEARER: []}]
+            else:
+                operation["security"] = []
+            for status, response in operation["responses"].items():
+                headers = response.setdefault("headers", {})
+                headers["X-Request-ID"] = HEADERS["X-Request-ID"]
+                if status in RETRY_STATUSES:
+                    headers["Retry-After"] = HEADERS["Retry-After"]
+                if status.startswith("2"):
+                    for name in SUCCESS_HEADERS.get(operation_id, ()):
+                        headers[name] = HEADERS[name]
+
+
+def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> None:
+    """Complete Litestar's generated document (a dict, changed in place) as the module docstring says."""
+    schemas: dict[str, Any] = document["components"]["schemas"]
+    for stale in [key for key in schemas if "." in key]:  # older per-game names, if any
+        del schemas[stale]
+    added, command_by_tag, views = game_schemas(games)
+    schemas.update(added)
+    schemas["Command"] = {
+        **union(sorted(set(command_by_tag.values())), "type", command_by_tag),
+        "description": "A command of any game; every entry of `legal` is a ready body for POST /commands.",
+    }
+    standing, result, _page, _sheet = add_structs(schemas, [StandingRow, ResultRow, EventPage, ScoreSheetOut])
+    typed_details(schemas, games, views)
+    set_success(
+        document,
+        "/v1/games/{game_id}/legal",
+        "get",
+        {"type": "array", "items": {"$ref": SCHEMAS + "Command"}},
+    )
+    set_success(document, "/v1/games/{game_id}/events", "get", {"$ref": SCHEMAS + "EventPage"})
+    set_success(document, "/v1/games/{game_id}/scoresheet", "get", {"$ref": SCHEMAS + "ScoreSheetOut"})
+    set_success(
+        document, "/v1/tournaments/{tournament_id}/standings", "get", {"type": "array", "items": standing}
+    )
+    set_success(
+        document, "/v1/tournaments/{tournament_id}/results", "get", {"type": "array", "items": result}
+    )
+    body = document["paths"]["/v1/games/{game_id}/commands"]["post"]["requestBody"]
+    body["content"]["application/json"]["schema"] = {"$ref": SCHEMAS + "Command"}
+    without_tuples(document)
+    text_pages(document)
+    declare_security_and_headers(document)
+
+
+def publish(app: Litestar, games: dict[str, Game[Any]]) -> dict[str, Any]:
+    """Shape the app's document and make it the one served at /schema (and written by ``make openapi``).
+
+    Litestar's OpenAPI plugin keeps the served document as a dict once built; it is built here and shaped,
+    since the shaping is plain JSON-schema surgery that Litestar's spec objects have no place for.
+    """
+    plugin = app.plugins.get(OpenAPIPlugin)
+    document = plugin.provide_openapi_schema()
+    shape_document(document, games)
+    return document
+
+
+def served_document(app: Litestar) -> dict[str, Any]:
+    """The document the app serves at /schema/openapi.json."""
+    document: dict[str, Any] = app.plugins.get(OpenAPIPlugin).provide_openapi_schema()
+    return document

@@ -1,0 +1,106 @@
+"""The pages a problem's ``type`` and the catalog's ``rules`` link to: ``GET /problems/{kind}`` describes a
+kind of problem, ``GET /rules/{game}`` serves the game's rule page from ``docs/rules/`` (Markdown, or HTML
+when the client prefers it)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from litestar import Controller, Request, Response, get
+from litestar.datastructures import State
+from litestar.params import FromPath
+
+from api.formats import OFFERS, negotiate
+from api.games import service_of
+from api.problems import KIND_BY_NAME, KINDS, PROBLEM_PATH
+from service import errors
+from service.settings import PROJECT_ROOT
+
+MARKDOWN = "text/markdown"
+HTML = "text/html"
+DOCS = PROJECT_ROOT / "docs"  # the repository's docs/, beside the packages (an editable install's root)
+
+
+def page(request: Request[Any, Any, Any], title: str, markdown: str) -> Response[str]:
+    """A Markdown text as ``text/markdown``, or as a small HTML page when the client prefers ``text/html``
+    (the text shown preformatted: no Markdown renderer is needed to read it)."""
+    if negotiate(request) == HTML:
+        body = (
+            f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"</head><body><pre>{html.escape(markdown)}</pre></body></html>"
+        )
+        return Response(body, media_type=HTML)
+    return Response(markdown, media_type=MARKDOWN)
+
+
+def problem_page(kind: str) -> str:
+    """The Markdown page of a kind of problem (404 for an unknown kind)."""
+    found = KIND_BY_NAME.get(kind)
+    if found is None:
+        raise errors.NotFound("no_such_problem", "no such problem type; see /problems")
+    return (
+        f"# {found.title} ({found.status})\n\n{found.description}\n\n"
+        f"Problem type `{PROBLEM_PATH}{found.kind}`: an `application/problem+json` body (RFC 9457) with "
+        "`type`, `title` (always this one), `status`, `detail`, a stable `code`, `rule` when a game rule "
+        "refused, and `errors` (`pointer`, `message`) for invalid fields.\n"
+    )
+
+
+def problem_index() -> str:
+    """The Markdown list of every kind of problem."""
+    lines = [f"- [{k.status} {k.title}]({PROBLEM_PATH}{k.kind}) `{k.kind}`" for k in KINDS]
+    return "# Problem types\n\n" + "\n".join(lines) + "\n"
+
+
+def rule_text(rules: str, docs: Path = DOCS) -> str:
+    """The rule page a game's ``rules`` reference names (``rules/<game>.md`` under docs/)."""
+    path = (docs / rules).resolve()
+    if docs.resolve() not in path.parents or not path.is_file():
+        raise errors.NotFound("no_rule_page", "this game's rule page is not installed")
+    return path.read_text(encoding="utf-8")
+
+
+class ReferenceController(Controller):
+    """Problem type pages and rule pages."""
+
+    tags = ["reference"]
+
+    @get(
+        "/problems",
+        operation_id="listProblemTypes",
+        summary="Every kind of problem",
+        opt={OFFERS: (MARKDOWN, HTML)},
+        media_type=MARKDOWN,
+    )
+    async def problems(self, request: Request[Any, Any, Any]) -> Response[str]:
+        """A list of the problem types (``type`` URIs) the service answers with."""
+        return page(request, "Problem types", problem_index())
+
+    @get(
+        "/problems/{kind:str}",
+        operation_id="getProblemType",
+        summary="What a kind of problem means",
+        opt={OFFERS: (MARKDOWN, HTML)},
+        media_type=MARKDOWN,
+    )
+    async def problem(self, request: Request[Any, Any, Any], kind: FromPath[str]) -> Response[str]:
+        """The page a problem's ``type`` resolves to: its status, title and what to do about it."""
+        return page(request, kind, problem_page(kind))
+
+    @get(
+        "/rules/{game:str}",
+        operation_id="getRules",
+        summary="A game's rule page",
+        opt={OFFERS: (MARKDOWN, HTML)},
+        media_type=MARKDOWN,
+    )
+    async def rules(
+        self, request: Request[Any, Any, Any], state: State, game: FromPath[str]
+    ) -> Response[str]:
+        """The rule page (with its rulings B-n, Z-n, J-n that errors cite) of a game of the catalog."""
+        found = service_of(state).games.get(game.removesuffix(".md"))
+        if found is None:
+            raise errors.NotFound("game_not_found", "no such game; see /v1/catalog")
+        return page(request, found.title, rule_text(found.rules))

@@ -1,0 +1,137 @@
+"""A person at the game page: decides what to do from their seat's view, finds that decision among the
+page's controls, clicks it, and waits for the page to move on. And the other seats, played over the API
+while the person clicks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any
+
+import httpx
+
+READY = """() => (document.querySelector('#controls .choice') && !document.getElementById('decision').hidden)
+  || document.getElementById('status').textContent.includes('over')"""
+
+# Where the command is on the page: a button of its own, or an option of a list box with its Send button.
+LOCATE = """(wanted) => {
+  const buttons = [...document.querySelectorAll('#controls button.choice')];
+  const own = buttons.findIndex((b) => b.dataset.command === wanted);
+  if (own >= 0) return {button: own};
+  for (const select of document.querySelectorAll('#controls select')) {
+    const option = [...select.options].findIndex((o) => o.dataset.command === wanted);
+    if (option >= 0) return {select: select.id, option, button: buttons.indexOf(select.nextElementSibling)};
+  }
+  return null;
+}"""
+
+
+def missing(stones: dict[str, int], cost: dict[str, int]) -> int:
+    """How many stones ``stones`` lack to pay ``cost``."""
+    return sum(max(0, n - stones.get(colour, 0)) for colour, n in cost.items())
+
+
+def after_trade(stones: dict[str, int], equation: dict[str, Any], give: str) -> dict[str, int]:
+    """The stones after trading ``give``'s side of an equation for the other side."""
+    take = "right" if give == "left" else "left"
+    out = dict(stones)
+    for colour, n in equation[give].items():
+        out[colour] = out.get(colour, 0) - n
+    for colour, n in equation[take].items():
+        out[colour] = out.get(colour, 0) + n
+    return out
+
+
+def bazaar_choice(view: dict[str, Any], seat: int, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Z-7/Z-8, greedily: buy when possible, else a trade that brings a displayed ware closer, else roll or
+    end the turn (so a game ends in a few dozen turns instead of hundreds)."""
+    by_type = {c["type"]: c for c in legal}
+    if "buy" in by_type:
+        return by_type["buy"]
+    wares = [s["displayed"]["stones"] for s in view["stalls"] if s["displayed"]] or [{}]
+    stones = view["players"][seat]["stones"]
+    best = min(missing(stones, w) for w in wares)
+    trades = [
+        (min(missing(after_trade(stones, view["exchange"][c["equation"]], c["give"]), w) for w in wares), c)
+        for c in legal
+        if c["type"] == "trade"
+    ]
+    better = sorted((gap, json.dumps(c)) for gap, c in trades if gap < best)
+    if better:
+        picked: dict[str, Any] = json.loads(better[0][1])
+        return picked
+    for kind in ("roll", "choose_colour", "end_turn"):
+        if kind in by_type:
+            return by_type[kind]
+    return None
+
+
+def choose(game: str, detail: dict[str, Any], chooser: random.Random) -> dict[str, Any]:
+    """The person's decision: Bazaar's greedy buyer, a random legal entry otherwise."""
+    legal: list[dict[str, Any]] = detail["legal"]
+    if game == "bazaar":
+        picked = bazaar_choice(detail["view"], detail["you"], legal)
+        if picked is not None:
+            return picked
+    return chooser.choice(legal)
+
+
+async def click_until_over(
+    page: Any, base: str, game_id: str, token: str, game: str, chooser: random.Random, shots: Any = None
+) -> int:
+    """Play the page's seat by clicking until the game is over; returns the number of clicks.
+    ``shots(clicks)`` is awaited after each click (for screenshots)."""
+    clicks = 0
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        while True:
+            await page.wait_for_function(READY, timeout=30_000)
+            if "over" in (await page.text_content("#status") or ""):
+                return clicks
+            version = await page.get_attribute("#game", "data-version")
+            detail = (
+                await http.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+            ).json()
+            if str(detail["version"]) != version or not detail["legal"]:
+                await asyncio.sleep(0.05)  # the page has not caught up yet: look again
+                continue
+            wanted = json.dumps(choose(game, detail, chooser), separators=(",", ":"))
+            where = await page.evaluate(LOCATE, wanted)
+            if where is None:  # redrawn in between: look again
+                continue
+            if "select" in where:
+                await page.select_option(f"#{where['select']}", index=where["option"])
+            await page.locator("#controls button.choice").nth(where["button"]).click()
+            await page.wait_for_function(
+                f"document.getElementById('game').dataset.version !== '{version}'"
+                " || document.getElementById('command-error').textContent !== ''"
+            )
+            error = await page.text_content("#command-error")
+            assert not error, f"the page's command was refused: {error}"
+            clicks += 1
+            if shots:
+                await shots(clicks)
+
+
+async def play_other_seats(base: str, game_id: str, tokens: dict[int, str], game: str, seed: str) -> int:
+    """Play ``tokens``' seats over the API (the same choices as the person's) until the game ends."""
+    chooser = random.Random(seed)
+    moves = 0
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        while True:
+            spectator = (await http.get(f"/v1/games/{game_id}")).json()
+            if spectator["status"] == "finished":
+                return moves
+            mine = [p["seat"] for p in spectator["pending"] if p["seat"] in tokens]
+            if not mine:
+                await asyncio.sleep(0.05)
+                continue
+            auth = {"Authorization": f"Bearer {tokens[mine[0]]}"}
+            detail = (await http.get(f"/v1/games/{game_id}", headers=auth)).json()
+            if not detail["legal"]:
+                continue
+            answer = await http.post(
+                f"/v1/games/{game_id}/commands", json=choose(game, detail, chooser), headers=auth
+            )
+            assert answer.status_code in (200, 409, 422), answer.text  # a lost race is decided again
+            moves += 1

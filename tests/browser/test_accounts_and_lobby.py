@@ -1,0 +1,68 @@
+"""Accounts and the lobby in the browser (issue 15): a person signs up on the home page (the token is shown
+once and kept by the browser), signs out and in again with it, opens a table in the lobby; another account
+joins it over the API; the person then plays the whole game from their account, by clicking."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+
+import httpx
+import pytest
+
+from tests.browser.clicking import click_until_over, play_other_seats
+from tests.browser.conftest import Visit, screenshot
+
+pytestmark = [pytest.mark.e2e, pytest.mark.db]
+
+
+async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, web: str) -> None:
+    page = visit.page
+    suffix = uuid.uuid4().hex[:6]
+    await page.goto("/")
+    await page.fill("#sign-up-name", f"Hanna {suffix}")
+    await page.click("#sign-up button")
+    token = await page.text_content("#account-token")
+    assert token
+    await page.click("#continue")
+    await page.wait_for_selector("#signed-in-as")
+    assert f"Hanna {suffix}" in (await page.text_content("#signed-in-as") or "")
+    await page.click("#sign-out")
+    await page.fill("#sign-in-token", token)
+    await page.click("#sign-in button")
+    await page.wait_for_selector("#signed-in-as")
+
+    await page.select_option("#new-game-kind", "johari")
+    while await page.locator("#new-game-seats input").count() > 2:
+        await page.click("#remove-seat")
+    await page.click("#open-table")
+    await page.wait_for_selector("#lobby-games li >> text=you are seated")
+    await screenshot(page, "home-lobby")
+
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        max_token = (await http.post("/v1/accounts", json={"name": f"Max {suffix}"})).json()["token"]
+        waiting = (await http.get("/v1/lobby", params={"game": "johari"})).json()["games"]
+        mine = next(g for g in waiting if any(s.get("name") == f"Hanna {suffix}" for s in g["seats"]))
+        joined = await http.post(
+            f"/v1/games/{mine['game_id']}/join", json={}, headers={"Authorization": f"Bearer {max_token}"}
+        )
+        assert joined.status_code == 200 and joined.json()["status"] == "started", joined.text
+    game_id = mine["game_id"]
+
+    await page.goto("/")
+    await page.click(f"#my-games a[href='/games/{game_id}']")
+    await page.wait_for_selector("#controls .choice")
+    assert "your account" in (await page.text_content("#play-as") or "")
+    seat = int(await page.eval_on_selector("#play-as", "s => s.value"))
+    opponent = asyncio.create_task(
+        play_other_seats(web, game_id, {1 - seat: max_token}, "johari", seed="lobby")
+    )
+    try:
+        clicks = await click_until_over(page, web, game_id, token, "johari", random.Random(suffix))
+    finally:
+        if not opponent.done():
+            opponent.cancel()
+    assert clicks > 5
+    await screenshot(page, "johari-account-end")
+    assert not [url for url in visit.requests if token in url], "the account token never appears in a URL"

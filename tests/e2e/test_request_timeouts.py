@@ -1,0 +1,96 @@
+"""Half-sent requests are dropped (issue 16): a request head that stops arriving loses its connection
+(api/server.py), a body that stops arriving gets 408 (api/middleware.py). Measured against the server as
+``python -m service serve`` runs it, with one-second timeouts."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from service.settings import PROJECT_ROOT
+from tests.e2e.conftest import free_port
+
+pytestmark = pytest.mark.e2e
+
+PATIENCE = 30.0  # seconds a test waits for the server to act on a one-second timeout
+
+
+@pytest.fixture(scope="module")
+def served(database_url: str) -> Iterator[tuple[str, int]]:
+    """``python -m service serve`` with one-second head and body timeouts: its host and port."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "PORT": str(port),
+        "REQUEST_HEAD_TIMEOUT_SECONDS": "1",
+        "REQUEST_BODY_TIMEOUT_SECONDS": "1",
+        "LOG_FORMAT": "json",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, "server exited during start-up"
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "server did not become ready"
+            time.sleep(0.2)
+        yield "127.0.0.1", port
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def answer_to(address: tuple[str, int], sent: bytes) -> tuple[bytes, float]:
+    """Send ``sent`` and nothing more; what the server answers before it closes, and after how long."""
+    started = time.monotonic()
+    with socket.create_connection(address) as connection:
+        connection.sendall(sent)
+        connection.settimeout(PATIENCE)
+        received = b""
+        while True:
+            chunk = connection.recv(4096)
+            if not chunk:
+                return received, time.monotonic() - started
+            received += chunk
+
+
+def test_a_half_sent_request_head_is_dropped(served: tuple[str, int]) -> None:
+    received, waited = answer_to(served, b"GET /v1/catalog HTTP/1.1\r\nHost: x\r\nAccept: appl")
+    assert received == b"" and waited < PATIENCE
+
+
+def test_a_silent_connection_is_dropped(served: tuple[str, int]) -> None:
+    received, waited = answer_to(served, b"")
+    assert received == b"" and waited < PATIENCE
+
+
+def test_a_half_sent_body_gets_408(served: tuple[str, int]) -> None:
+    head = (
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    received, waited = answer_to(served, head + b'{"game": "bas')
+    assert received.startswith(b"HTTP/1.1 408"), received[:200]
+    assert b"application/problem+json" in received and waited < PATIENCE
+
+
+def test_a_whole_request_is_still_answered(served: tuple[str, int]) -> None:
+    response = httpx.get(f"http://{served[0]}:{served[1]}/v1/catalog", timeout=10)
+    assert response.status_code == 200

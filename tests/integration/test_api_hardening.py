@@ -1,0 +1,289 @@
+"""Hostile input answers a 4xx problem and writes nothing (issue 16): NUL characters, invalid UTF-8, deep
+nesting, odd digits in headers; and HTTP by the book (content negotiation, HEAD, If-Match, problems)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from api.app import create_app
+from service.settings import Settings
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to the test database, lifespan included."""
+    settings = dataclasses.replace(Settings.from_env(), database_url=database_url)
+    async with AsyncTestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+async def game(client: AsyncTestClient[Any]) -> dict[str, Any]:
+    """A running Basari game: its id and seat tokens."""
+    response = await client.post(
+        "/v1/games", json={"game": "basari", "players": [{"name": n} for n in ("Ann", "Bo", "Cy")]}
+    )
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def assert_problem(response: Any, status: int | None = None) -> dict[str, Any]:
+    """A 4xx problem+json answer (this status when given)."""
+    assert 400 <= response.status_code < 500, (response.status_code, response.text)
+    if status is not None:
+        assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json"), response.headers
+    body: dict[str, Any] = response.json()
+    assert body["status"] == response.status_code and body["title"] and body["code"]
+    for repr_mark in ("ParamType", "<class", "object at 0x", "{'", "\\x"):  # no Python reprs
+        assert repr_mark not in body["detail"], body["detail"]
+    return body
+
+
+async def row_counts(pool: asyncpg.Pool) -> tuple[int, int]:
+    """How many keys rows and streams the store holds."""
+    async with pool.acquire() as connection:
+        keys = await connection.fetchval("SELECT count(*) FROM game_keys")
+        streams = await connection.fetchval("SELECT count(*) FROM streams")
+    return keys, streams
+
+
+@pytest.mark.parametrize("name", [rb"A\u0000n", rb"A\ud800n", rb"A\u001bn", b"A\xffn"])
+async def test_a_nul_lone_surrogate_control_or_bad_byte_in_a_name_is_refused_and_writes_nothing(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool, name: bytes
+) -> None:
+    before = await row_counts(pool)
+    body = b'{"game": "basari", "players": [{"name": "' + name + b'"}, {"name": "Bo"}, {"name": "Cy"}]}'
+    response = await client.post("/v1/games", content=body, headers={"content-type": "application/json"})
+    assert_problem(response, 400)
+    assert await row_counts(pool) == before
+
+
+async def test_a_nul_in_a_seed_or_tournament_name_is_refused(client: AsyncTestClient[Any]) -> None:
+    players = [{"name": n} for n in ("Ann", "Bo", "Cy")]
+    response = await client.post("/v1/games", json={"game": "basari", "players": players, "seed": "a\u0000"})
+    assert_problem(response, 400)
+    response = await client.post(
+        "/v1/tournaments", json={"name": "x\u0000", "game": "basari", "players": players, "rounds": 1}
+    )
+    assert_problem(response, 400)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/games/abc%00def",
+        "/v1/games/%FF%FE",
+        "/v1/games?player=a%00b",
+        "/v1/games?game=%FF",
+        "/v1/games?cursor=%00",
+        "/v1/games?tournament=x%00",
+        "/v1/players/a%00b/games",
+        "/v1/players/a%00b",
+        "/v1/ratings/a%00",
+        "/v1/tournaments/a%00b",
+        "/v1/games/abc%00def/events",
+        "/v1/tournaments/%C3%28/standings",
+    ],
+)
+async def test_nul_and_invalid_utf8_in_paths_and_queries_are_refused(
+    client: AsyncTestClient[Any], path: str
+) -> None:
+    assert_problem(await client.get(path))
+
+
+async def test_invalid_utf8_and_deep_nesting_in_bodies_are_refused(
+    client: AsyncTestClient[Any], game: dict[str, Any]
+) -> None:
+    headers = {"content-type": "application/json"}
+    assert_problem(await client.post("/v1/games", content=b'{"game": "\xff\xfe"}', headers=headers), 400)
+    deep = b"[" * 1000 + b"]" * 1000
+    assert_problem(await client.post("/v1/games", content=deep, headers=headers), 400)
+    token = game["seats"][0]["token"]
+    nested = b'{"type": "choose_action", "action": ' + deep + b"}"
+    response = await client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        content=nested,
+        headers={**headers, "Authorization": f"Bearer {token}"},
+    )
+    assert_problem(response, 400)
+
+
+async def version_of(client: AsyncTestClient[Any], game_id: str) -> int:
+    """The game's current version."""
+    version: int = (await client.get(f"/v1/games/{game_id}")).json()["version"]
+    return version
+
+
+@pytest.mark.parametrize(
+    ("value", "status"),
+    [
+        ('"\u00b2"', 400),  # a superscript two: not visible ASCII
+        ('"1\u00b9"', 400),
+        ("5", 400),  # not an entity tag
+        ('"' + "9" * 5000 + '"', 412),  # well-formed tags naming no version never match
+        ('"-1"', 412),
+        ('""', 412),
+        ('W/"{version}"', 412),  # weak tags never match (strong comparison, RFC 9110 13.1.1)
+    ],
+)
+async def test_if_match_values_that_name_no_version_write_nothing(
+    client: AsyncTestClient[Any], game: dict[str, Any], value: str, status: int
+) -> None:
+    token = game["seats"][0]["token"]
+    before = await version_of(client, game["game_id"])
+    legal = (
+        await client.get(f"/v1/games/{game['game_id']}/legal", headers={"Authorization": f"Bearer {token}"})
+    ).json()
+    response = await client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        json=legal[0],
+        headers={"Authorization": f"Bearer {token}", "If-Match": value.format(version=before).encode()},
+    )
+    assert_problem(response, status)
+    assert await version_of(client, game["game_id"]) == before
+
+
+@pytest.mark.parametrize("value", ["*", '"{version}"', 'W/"1", "{version}"', '"1", "{version}"'])
+async def test_if_match_star_or_a_list_holding_the_version_matches(
+    client: AsyncTestClient[Any], value: str
+) -> None:
+    created = await client.post("/v1/games", json={"game": "basari", "players": [{"name": n} for n in "ABC"]})
+    game_id, token = created.json()["game_id"], created.json()["seats"][0]["token"]
+    before = await version_of(client, game_id)
+    legal = (
+        await client.get(f"/v1/games/{game_id}/legal", headers={"Authorization": f"Bearer {token}"})
+    ).json()
+    response = await client.post(
+        f"/v1/games/{game_id}/commands",
+        json=legal[0],
+        headers={"Authorization": f"Bearer {token}", "If-Match": value.format(version=before)},
+    )
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "9" * 5000, "1\u00b9", "-3", "x"])
+async def test_odd_digits_in_last_event_id_are_refused(
+    client: AsyncTestClient[Any], game: dict[str, Any], value: str
+) -> None:
+    response = await client.get(
+        f"/v1/games/{game['game_id']}/stream", headers={"Last-Event-ID": value.encode()}
+    )
+    assert_problem(response, 400)
+
+
+async def test_a_text_plain_body_is_unsupported(client: AsyncTestClient[Any]) -> None:
+    body = b'{"game": "basari", "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}]}'
+    response = await client.post("/v1/games", content=body, headers={"content-type": "text/plain"})
+    assert_problem(response, 415)
+
+
+# ------------------------------------------------------------------------------------ HTTP by the book
+
+
+async def test_accept_q_values_choose_the_representation(
+    client: AsyncTestClient[Any], game: dict[str, Any]
+) -> None:
+    sheet = f"/v1/games/{game['game_id']}/scoresheet"
+    cases = {
+        "text/csv;q=0, application/json": "application/json",
+        "text/csv": "text/csv",
+        "application/json;q=0.5, text/csv": "text/csv",
+        "*/*, text/csv;q=0": "application/json",
+        "text/*": "text/csv",
+    }
+    for accept, media in cases.items():
+        response = await client.get(sheet, headers={"Accept": accept})
+        assert response.status_code == 200, (accept, response.text)
+        assert response.headers["content-type"].startswith(media), (accept, response.headers)
+        assert "Accept" in response.headers.get("vary", ""), response.headers
+    assert_problem(await client.get(sheet, headers={"Accept": "text/html"}), 406)
+    assert_problem(await client.get(sheet, headers={"Accept": "text/csv;q=0"}), 406)
+    assert_problem(await client.get("/v1/catalog", headers={"Accept": "text/csv"}), 406)
+
+
+async def test_head_answers_wherever_get_does(client: AsyncTestClient[Any], game: dict[str, Any]) -> None:
+    for path in (
+        "/v1/catalog",
+        f"/v1/games/{game['game_id']}",
+        "/health",
+        "/v1/games",
+        "/problems/not_found",
+    ):
+        response = await client.head(path)
+        assert response.status_code == 200, (path, response.text)
+    response = await client.head(f"/v1/games/{game['game_id']}")
+    assert response.headers["etag"].startswith('"')
+    assert (await client.head("/v1/games/no-such-game")).status_code == 404
+
+
+async def test_a_missing_token_gets_www_authenticate_bearer(
+    client: AsyncTestClient[Any], game: dict[str, Any]
+) -> None:
+    response = await client.post(f"/v1/games/{game['game_id']}/commands", json={"type": "x"})
+    assert_problem(response, 401)
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    response = await client.get(f"/v1/games/{game['game_id']}", headers={"Authorization": "Basic eDp5"})
+    assert_problem(response, 401)
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+async def test_problem_types_resolve_to_pages_and_titles_are_stable(client: AsyncTestClient[Any]) -> None:
+    first = assert_problem(await client.get("/v1/games/nope"), 404)
+    second = assert_problem(await client.get("/v1/tournaments/nope"), 404)
+    third = assert_problem(await client.get("/v1/no/such/route"), 404)
+    assert first["title"] == second["title"] == third["title"] and first["type"] == third["type"]
+    page = await client.get(first["type"])
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/markdown")
+    assert first["title"] in page.text
+    as_html = await client.get(first["type"], headers={"Accept": "text/html"})
+    assert as_html.headers["content-type"].startswith("text/html") and "<pre>" in as_html.text
+    assert (await client.get("/problems")).status_code == 200
+    assert_problem(await client.get("/problems/no_such_kind"), 404)
+
+
+async def test_validation_failures_list_each_field(client: AsyncTestClient[Any]) -> None:
+    response = await client.post("/v1/games", json={"game": "basari", "players": [{"name": 5}]})
+    body = assert_problem(response, 400)
+    assert [e["pointer"] for e in body["errors"]] == ["/players/0/name"], body
+    assert body["errors"][0]["message"].startswith("Expected `str"), body
+    body = assert_problem(await client.get("/v1/games?limit=0"), 400)
+    assert body["errors"][0]["pointer"] == "/query/limit", body
+
+
+async def test_the_catalog_rule_links_resolve(client: AsyncTestClient[Any]) -> None:
+    catalog = (await client.get("/v1/catalog")).json()
+    for entry in catalog["games"]:
+        page = await client.get(entry["rules"])
+        assert page.status_code == 200, (entry["rules"], page.text)
+        assert page.headers["content-type"].startswith("text/markdown")
+        assert {"basari": "B-1", "bazaar": "Z-1", "johari": "J-1"}[entry["game"]] in page.text
+    assert_problem(await client.get("/rules/chess"), 404)
+
+
+async def test_csv_cells_cannot_start_a_formula(client: AsyncTestClient[Any]) -> None:
+    names = ["=1+1", "+Bo", "-Cy", "@Di"]
+    created = await client.post(
+        "/v1/games", json={"game": "basari", "players": [{"name": n} for n in names[:3]]}
+    )
+    assert created.status_code == 201, created.text
+    sheet = await client.get(
+        f"/v1/games/{created.json()['game_id']}/scoresheet", headers={"Accept": "text/csv"}
+    )
+    for line in sheet.text.splitlines():
+        for cell in line.split(","):
+            assert not cell.lstrip('"').startswith(("=", "+", "-", "@", "\t", "\r")), sheet.text
+
+
+async def test_a_twice_encoded_nul_in_a_path_is_refused(client: AsyncTestClient[Any]) -> None:
+    assert_problem(await client.get("/v1/games/%2500"), 400)
+    assert_problem(await client.get("/v1/players/a%2500b/games"), 400)
