@@ -60,9 +60,10 @@ async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, w
     )
     try:
         clicks = await click_until_over(page, web, game_id, token, "johari", random.Random(suffix))
-    finally:
-        if not opponent.done():
-            opponent.cancel()
+    except BaseException:
+        opponent.cancel()
+        raise
+    await asyncio.wait_for(opponent, 60)  # the other seats see the end and stop
     assert clicks > 5
     await screenshot(page, "johari-account-end")
     assert not [url for url in visit.requests if token in url], "the account token never appears in a URL"

@@ -75,3 +75,22 @@ async def test_every_control_is_labelled_and_reachable_by_keyboard(visit: Visit,
     await page.keyboard.press("Enter")
     await page.wait_for_function(f"document.getElementById('game').dataset.version !== '{version}'")
     assert "picks action" in (await page.text_content("#log") or "")
+
+
+async def test_a_game_created_on_the_home_page_is_played_hot_seat(visit: Visit) -> None:
+    page = visit.page
+    await page.goto("/")
+    await page.select_option("#new-game-kind", "basari")
+    await page.fill("#seat-name-0", "Kim")
+    await page.click("#create-game")
+    await page.wait_for_url("**/games/*")
+    await page.wait_for_selector("#controls .choice")
+    assert await page.is_checked("#follow-turn"), "every seat is kept here: the page follows the turn"
+    for picker in ("Kim", "Max", "Sarah"):  # B-6: each seat picks in secret; the page hands over to the next
+        await page.wait_for_function(f"document.getElementById('status').textContent.includes('{picker}')")
+        version = await page.get_attribute("#game", "data-version")
+        await page.click("#controls .choice >> nth=0")
+        await page.wait_for_function(f"document.getElementById('game').dataset.version !== '{version}'")
+    await page.wait_for_function(
+        "document.getElementById('log').textContent.includes('The picks are revealed')"
+    )

@@ -53,10 +53,10 @@ async def test_a_person_plays_a_whole_game_by_clicking(visit: Visit, web: str, g
 
     try:
         clicks = await click_until_over(page, web, game_id, tokens[0], game, random.Random(game), shots)
-    finally:
-        if not others.done():
-            others.cancel()
-    await others if not others.cancelled() else None
+    except BaseException:
+        others.cancel()
+        raise
+    await asyncio.wait_for(others, 60)  # the other seats see the end and stop
     await screenshot(page, f"{game}-end")
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         final: dict[str, Any] = (await http.get(f"/v1/games/{game_id}")).json()
