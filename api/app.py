@@ -34,6 +34,7 @@ from api.tournaments import TournamentsController
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore
 from service.accounts import AccountService, VerifiedClients
+from service.bots import BotRunner
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.keys import PostgresKeyStore
@@ -133,6 +134,15 @@ def create_app(
                 any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
                 wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
                 loops.append(asyncio.create_task(follower.run(wake), name=name))
+            # issue 13: this process's bot runner, woken by any process's append (service/bots.py)
+            runner = BotRunner(games, settings.bot_think_seconds, settings.bot_iterations)
+            bots_woken = watches.enter_context(store.watch())
+            start = await app.state.notifications.now()
+            loops.append(
+                asyncio.create_task(
+                    runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
+                )
+            )
             try:
                 yield
             finally:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import msgspec
 import structlog
 
+from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, fold
 from eventstore import (
     GENESIS_HASH,
@@ -104,6 +105,23 @@ def new_event(event: Event) -> NewEvent:
     return NewEvent(
         type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
     )
+
+
+def server_bot_levels(request: CreateGame) -> list[str | None]:
+    """Each seat's server-bot level (``bot: "strong"``; issue 13), None for a seat a client plays; 422 for an
+    unknown level."""
+    levels: list[str | None] = []
+    for player in request.players:
+        if isinstance(player.bot, str):
+            if player.bot not in LEVELS:
+                raise errors.RuleViolation(
+                    "unknown_bot_level",
+                    f"a bot seat's level is one of {', '.join(LEVELS)}, not {player.bot!r}",
+                )
+            levels.append(player.bot)
+        else:
+            levels.append(None)
+    return levels
 
 
 def request_hash(seat: int, command: Command) -> str:
@@ -192,7 +210,20 @@ class GameService:
         its secrets until every table of the round has finished (``sealed``).
         """
         game = self.game_named(request.game)
-        names = [(player.name or "").strip() for player in request.players]
+        levels = server_bot_levels(request)
+        names = [
+            (player.name or (f"{level}-{game.name}" if level else "")).strip()
+            for player, level in zip(request.players, levels, strict=True)
+        ]
+        # several bots of one level: "strong-johari 1", "strong-johari 2" (a client's names must differ)
+        default = [
+            player.name is None and level is not None
+            for player, level in zip(request.players, levels, strict=True)
+        ]
+        names = [
+            f"{n} {names[:i].count(n) + 1}" if default[i] and names.count(n) > 1 else n
+            for i, n in enumerate(names)
+        ]
         for name in names:
             if not name or len(name) > MAX_NAME_LENGTH:
                 raise errors.RuleViolation(
@@ -221,7 +252,9 @@ class GameService:
             "players": names,
             "options": msgspec.to_builtins(config.options),
             "seed_commitment": seed_commitment(seed),
-            "bots": [player.bot for player in request.players],
+            "bots": [bool(player.bot) for player in request.players],
+            "bot_levels": levels,
+            "server_bots": any(levels),
             "tournament": tournament,
             "rated": request.rated,
             "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)

@@ -125,7 +125,7 @@ def seat_kind(player: PlayerIn) -> str:
     given = [
         kind
         for kind, present in (
-            (HOTSEAT, player.name is not None),
+            (HOTSEAT, player.name is not None or isinstance(player.bot, str)),  # a server bot is hot-seat
             (ACCOUNT, player.account is not None),
             (INVITE, player.invite is not None),
             (OPEN, player.open),

@@ -37,6 +37,8 @@ class Settings:
     request_body_timeout_seconds: float = 10.0  # a request body not arrived by then gets 408
     account_signups_per_hour: int = 100  # per client address and process; 0 turns the limit off
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
+    bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
+    bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
 
     @staticmethod
     def from_env() -> Settings:
@@ -64,6 +66,8 @@ class Settings:
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
             request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
             account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
+            bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
+            bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
             ),

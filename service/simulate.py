@@ -3,7 +3,8 @@
 Game ``i`` seats the bots rotated by ``i`` places (unless ``--fixed-seats``), so every bot plays every seat
 equally often: the table by seat then measures the seats (first-seat advantage) and the table by bot the bots.
 Each game's seed is ``<seed>:<i>``. A win shared by k seats counts 1/k to each. The margin of a game is the
-winner's score minus the best other seat's (0 on a tie).
+winner's score minus the best other seat's (0 on a tie). A game still running after ``MAX_COMMANDS`` is
+abandoned: it counts in ``abandoned`` and nowhere else.
 
 Writes ``<out>.json`` (the aggregates) and ``<out>.csv`` (one row per game).
 """
@@ -27,6 +28,8 @@ from domain.bots.play import Played, play
 from domain.registry import all_games
 
 __all__ = ["Report", "add_arguments", "run", "simulate"]
+
+MAX_COMMANDS = 3000  # a game still running then is abandoned (no winner): ten times the longest seen
 
 
 class SeatLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,6 +58,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     players: int
     bots: tuple[str, ...]
     games: int
+    abandoned: int
     seed: str
     rotated: bool
     budgets: dict[str, Budget]
@@ -75,7 +79,7 @@ def seating(bots: Sequence[Level], index: int, rotate: bool) -> list[Level]:
 def _one(job: tuple[str, list[Level], str, dict[str, Budget]]) -> Played:
     """One game (a process-pool task)."""
     game, levels, seed, budgets = job
-    return play(game, levels, seed, budgets)
+    return play(game, levels, seed, budgets, max_commands=MAX_COMMANDS, abandon=True)
 
 
 def simulate(
@@ -126,7 +130,8 @@ def _row(levels: Sequence[str], game_seed: str, played: Played) -> dict[str, Any
         "winners": "|".join(str(s) for s in result.winners),
         "commands": played.commands,
         "events": played.events,
-        "margin": _margin(result.scores),
+        "margin": _margin(result.scores) if played.finished else "",
+        "finished": int(played.finished),
         "holdings": "|".join(";".join(h) for h in played.holdings),
     }
 
@@ -160,7 +165,10 @@ def _aggregate(
     bot_games: Counter[str] = Counter()
     held: Counter[str] = Counter()
     held_wins: dict[str, float] = defaultdict(float)
+    abandoned = sum(1 for row in rows if not int(row["finished"]))
     for row in rows:
+        if not int(row["finished"]):
+            continue  # an abandoned game (no winner, see MAX_COMMANDS) counts in ``abandoned`` only
         scores = [int(s) for s in row["scores"].split("|")]
         winners = [int(s) for s in row["winners"].split("|") if s]
         levels = row["bots"].split("|")
@@ -176,8 +184,9 @@ def _aggregate(
             for item in set(holdings[seat]) if seat < len(holdings) else ():
                 held[item] += 1
                 held_wins[item] += share
-    lengths = [int(row["commands"]) for row in rows]
-    margins = [int(row["margin"]) for row in rows]
+    finished = [row for row in rows if int(row["finished"])]
+    lengths = [int(row["commands"]) for row in finished]
+    margins = [int(row["margin"]) for row in finished]
     buckets: Counter[str] = Counter()
     for margin in margins:
         low = (margin // 5) * 5
@@ -203,6 +212,7 @@ def _aggregate(
         players=players,
         bots=tuple(bots),
         games=games,
+        abandoned=abandoned,
         seed=seed,
         rotated=rotate,
         budgets={level: budgets.get(level, Budget()) for level in sorted(set(bots)) if level != "random"},

@@ -42,6 +42,7 @@ from service.lobby import seat_kind
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
 from service.projections import FeedFollower, FeedPage, last_events
 from service.registrations import INVITED, JOINED, Closing, Registration, Registrations
+from service.signing import SignedHead
 from service.tokens import hash_token, new_seed, new_token, token_matches
 
 log = structlog.get_logger("service.tournaments")
@@ -525,10 +526,24 @@ class TournamentService:
         await self._recorded()
         return TOURNAMENT.standings((await self.load(tournament_id)).state)
 
-    async def results(self, tournament_id: str) -> list[ResultRow]:
-        """One row per finished game, by round then table."""
+    async def results(self, tournament_id: str) -> list[SignedResultRow]:
+        """One row per finished game, by round then table, with the game's final head signed (a receipt:
+        docs/audit.md; None without a signer, or if the game's head is not the one recorded)."""
         await self._recorded()
-        return TOURNAMENT.results((await self.load(tournament_id)).state)
+        rows = []
+        for row in TOURNAMENT.results((await self.load(tournament_id)).state):
+            head = None
+            info = await self.store.stream_info(row.game_id)
+            if info is not None and info.head_hash.hex() == row.audit_head:
+                head = self.games.signed_head(row.game_id, info.version, info.head_hash, info, finished=True)
+            rows.append(SignedResultRow(**msgspec.structs.asdict(row), head=head))
+        return rows
+
+
+class SignedResultRow(ResultRow, frozen=True, kw_only=True):
+    """A tournament result row with its game's final head signed by the service."""
+
+    head: SignedHead | None = None
 
 
 class TournamentResults(FeedFollower):

@@ -26,6 +26,7 @@ class Played(msgspec.Struct, frozen=True, kw_only=True):
     commands: int
     events: int
     holdings: tuple[tuple[str, ...], ...]
+    finished: bool = True
 
 
 def play(
@@ -38,12 +39,14 @@ def play(
     check: Callable[[Any, int, Any], None] | None = None,
     clock: Callable[[], float] | None = None,
     timings: list[tuple[str, int, float]] | None = None,
+    abandon: bool = False,
 ) -> Played:
     """Play one game with ``levels[seat]`` at each seat; every command is the bot's, from its own knowledge.
 
     ``check(true_state, seat, knowledge)`` runs before every decision (tests compare the two there). With a
     ``clock`` (the domain reads none of its own), each decision's (level, legal count, seconds) goes to
-    ``timings``."""
+    ``timings``. A game still running after ``max_commands`` raises, or with ``abandon`` ends unfinished (its
+    scores so far, no winner): bots can stall a game whose rules set no limit (Bazaar's hand limit, Z-10)."""
     from domain.bots import kit as kit_of
     from domain.registry import all_games
 
@@ -59,6 +62,16 @@ def play(
     commands = 0
     budgets = budgets or {}
     while not game.is_over(state):
+        if commands >= max_commands and abandon:
+            scores = game.result(state).scores
+            unfinished = Result(scores=scores, ranks=tuple(1 for _ in scores), winners=(), note="abandoned")
+            return Played(
+                result=unfinished,
+                commands=commands,
+                events=len(history),
+                holdings=kit.holdings(state),
+                finished=False,
+            )
         if commands >= max_commands:
             raise RuntimeError(f"{game_name} game {seed} did not end within {max_commands} commands")
         pending = game.pending(state)

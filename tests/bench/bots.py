@@ -82,6 +82,7 @@ def main() -> dict[str, Any]:
             f"  {game} {players}p: strong {strong:6.1%} (target >= {target:.0%}: {verdict}), "
             f"greedy {greedy:6.1%} ({between}), random share {1 / players:.0%}"
         )
+        print(lines[-1], file=sys.stderr, flush=True)  # progress: a slow machine may not see the end
     strong_times = [seconds for level, _, seconds in timings if level == "strong"]
     searched = [seconds for level, options, seconds in timings if level == "strong" and options > 1]
     results["strong_decisions"] = len(strong_times)

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
+import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -21,6 +22,7 @@ from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.settings import Settings
+from service.signing import SignedHead, verify_head
 from tests.support.client_play import play_existing
 from tests.support.finished_games import finish
 
@@ -287,3 +289,8 @@ async def test_a_duplicate_rounds_finished_table_keeps_its_secrets_while_another
         audit = (await client.get(f"/v1/games/{table['game_id']}/audit")).json()
         assert audit["ok"] and audit["seed"]["matches"] and audit["moves_ok"]
         assert (await client.get(f"/v1/games/{table['game_id']}/export")).status_code == 200
+    rows = (await client.get(f"/v1/tournaments/{created['tournament_id']}/results")).json()
+    assert len(rows) == 2
+    for row in rows:  # each result carries its game's final head, signed: a receipt for the tournament
+        head = msgspec.convert(row["head"], SignedHead)
+        assert verify_head(head) and (head.game_id, head.head_hash) == (row["game_id"], row["audit_head"])

@@ -68,3 +68,13 @@ def test_the_command_line_refuses_a_wrong_table() -> None:
         main(["simulate", "--game", "johari", "--players", "2", "--bots", "strong,clever", "--games", "1"])
     with pytest.raises(SystemExit):
         main(["simulate", "--game", "johari", "--players", "5", "--bots", "random", "--games", "1"])
+
+
+def test_a_game_that_does_not_end_is_abandoned_not_counted() -> None:
+    """Past the command limit a bot game ends unfinished, without a winner (Bazaar sets no limit, Z-10)."""
+    from domain.bots.play import play
+
+    played = play("bazaar", ["random", "random"], "stall", max_commands=5, abandon=True)
+    assert not played.finished and played.result.winners == () and played.commands == 5
+    with pytest.raises(RuntimeError):
+        play("bazaar", ["random", "random"], "stall", max_commands=5)

@@ -1,0 +1,172 @@
+"""Server-side bots (issue 13): a runner in every process plays the bot seats of games, as any client would.
+
+A game created with bot seats (``players: [..., {"bot": "strong"}]``) records each seat's level in its
+creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query). The runner:
+- is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
+  process), and looks only at games that appear on the feed, never polling game by game;
+- on start, resumes every active game with server bots (one indexed listing), so a decision pending while
+  no process ran is taken up;
+- decides from the seat's knowledge only: the stored events redacted for that seat (``Knowledge.see``) and
+  the seat's ``legal`` list, in a worker thread so the event loop never waits on a search;
+- appends through ``GameService.execute`` with the version it decided on (``If-Match``) and an idempotency
+  key naming that version: with several processes, each may think, but the store's version check lets
+  exactly one command per decision in; the others get a refusal and re-read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+import structlog
+
+from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
+from domain.core import Command
+from eventstore import FeedPosition, StoreError
+from service import errors
+from service.games import GameService, Loaded
+
+__all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
+
+log = structlog.get_logger("bots")
+
+BOT_LEVELS = "bot_levels"  # creation metadata: the level of each seat (None: not a server bot)
+PAGE_SIZE = 500
+KNOWLEDGE_CACHE = 512  # (game, seat) knowledges kept between decisions, least recently used dropped
+RETRY_SECONDS = 1.0  # after a store failure
+MAX_FAILURES = 3  # refusals in a row for one game before the runner leaves it until its next event
+
+
+def bot_levels(metadata: dict[str, Any]) -> list[str | None]:
+    """Each seat's server-bot level from a game's creation metadata (None for a seat a client plays)."""
+    levels = metadata.get(BOT_LEVELS) or []
+    return [level if level in LEVELS else None for level in levels]
+
+
+class BotRunner:
+    """Plays every server bot seat whose decision is due, in this process."""
+
+    def __init__(self, games: GameService, think_seconds: float = 1.0, iterations: int | None = None) -> None:
+        """``think_seconds`` caps a greedy or strong decision (wall clock); ``iterations`` strong's search."""
+        self.games = games
+        self.budget = Budget(
+            iterations=iterations or Budget().iterations, seconds=think_seconds if think_seconds > 0 else None
+        )
+        self.secret = secrets.token_hex(16)  # seeds this process's bot decisions (nobody can predict them)
+        self._known: OrderedDict[tuple[str, int], Knowledge[Any, Any]] = OrderedDict()
+        # commands this runner had accepted, counting an identical command another process had already
+        # appended for the same decision (same idempotency key: the store answers it, appending nothing)
+        self.moves = 0
+
+    async def run(self, wake: Callable[[], Awaitable[object]], start: FeedPosition | None = None) -> None:
+        """Resume pending games, then follow the feed from ``start`` and act on every game that moved."""
+        resumed = False
+        position = start
+        while True:
+            try:
+                if not resumed:
+                    await self.resume()
+                    resumed = True
+                page = await self.games.store.read_all(position, PAGE_SIZE)
+                for game_id in dict.fromkeys(recorded.stream_id for _, recorded in page):
+                    await self.act(game_id)
+            except (StoreError, errors.ServiceError) as failure:
+                # the database is away (an outage answers 503 elsewhere): try again from the same position
+                log.warning("bots_paused", error=type(failure).__name__)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
+            if page:
+                position = page[-1][0]
+            if len(page) < PAGE_SIZE:
+                await wake()
+
+    async def resume(self) -> int:
+        """Act on every active game with server bots (after a restart); the moves made."""
+        made = 0
+        before = None
+        while True:
+            streams = await self.games.store.list_streams(
+                status="active", metadata_contains={"server_bots": True}, before=before, limit=100
+            )
+            for info in streams:
+                made += await self.act(info.stream_id)
+            if len(streams) < 100:
+                return made
+            before = (streams[-1].created_at, streams[-1].stream_id)
+
+    async def act(self, game_id: str) -> int:
+        """Play the game's bot seats while one owes a decision; the moves this runner got accepted."""
+        made = failures = 0
+        while failures < MAX_FAILURES:
+            info = await self.games.store.stream_info(game_id)
+            if info is None or info.status != "active":
+                return made
+            levels = bot_levels(info.metadata)
+            if not any(levels):
+                return made
+            loaded = await self.games.load(game_id)
+            if loaded.finished:
+                return made
+            due = [
+                p.seat for p in loaded.game.pending(loaded.state) if p.seat < len(levels) and levels[p.seat]
+            ]
+            if not due:
+                return made
+            seat = due[0]
+            level = levels[seat]
+            assert level is not None
+            try:
+                command = await self._decide(loaded, seat, level)
+            except (StoreError, errors.ServiceError):
+                raise
+            except Exception:  # a bot's bug must not stop the runner: leave this game until its next event
+                log.exception("bot_failed", game_id=game_id, seat=seat, level=level)
+                return made
+            try:
+                await self.games.execute(
+                    game_id,
+                    seat,
+                    msgspec.to_builtins(command),
+                    if_match=loaded.version,
+                    idempotency_key=f"bot-v{loaded.version}",
+                )
+            except errors.ServiceError as refused:
+                # another process moved the game first (or answered this very decision): re-read
+                failures += 1
+                log.info("bot_move_refused", game_id=game_id, seat=seat, code=refused.code)
+                continue
+            made += 1
+            self.moves += 1
+            failures = 0
+        return made
+
+    async def _decide(self, loaded: Loaded, seat: int, level: str) -> Command:
+        """The bot's command from its seat's redacted history and legal list, searched in a worker thread."""
+        bot_kit = kit(loaded.game.name)
+        key = (loaded.game_id, seat)
+        knowledge = self._known.pop(key, None) or Knowledge(bot_kit, seat)
+        if knowledge.events < loaded.version:
+            newer = await self.games.store.read_stream(loaded.game_id, after=knowledge.events)
+            knowledge.see(self.games.decode(loaded.game, recorded) for recorded in newer)
+        self._known[key] = knowledge
+        while len(self._known) > KNOWLEDGE_CACHE:
+            self._known.popitem(last=False)
+        legal = loaded.game.legal(loaded.state, seat)  # what the API lists for that seat
+        seed = f"{self.secret}:{loaded.game_id}:{seat}:v{loaded.version}"
+        budget = self.budget
+        deadline = time.monotonic() + (budget.seconds or 0.0)
+
+        def stop() -> bool:
+            return budget.seconds is not None and time.monotonic() > deadline
+
+        chosen: Level = next(known for known in LEVELS if known == level)
+
+        def think() -> Command:
+            return choose(bot_kit, knowledge.state, seat, legal, chosen, seed, budget, stop)
+
+        return await asyncio.to_thread(think)

@@ -1,0 +1,143 @@
+"""Issue 13, server bots: a game created with bot seats is played by the runner through GameService.execute;
+two runners (two processes' services on one store) make exactly one move per decision; a runner started
+after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.registry import all_games
+from domain.resign import decisions
+from eventstore import PostgresEventStore
+from service import errors
+from service.bots import BotRunner
+from service.games import GameService
+from service.keys import PostgresKeyStore
+from service.models import CreateGame
+
+pytestmark = pytest.mark.db
+
+
+def new_service(pool: asyncpg.Pool) -> GameService:
+    """A service of its own, like one more server process."""
+    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+
+
+async def create(pool: asyncpg.Pool, body: dict[str, Any]) -> str:
+    """A new game from a creation body; its id."""
+    created = await new_service(pool).create(msgspec.convert(body, CreateGame))
+    return created.game_id
+
+
+async def finished(pool: asyncpg.Pool, game_id: str) -> bool:
+    """Whether the stored game is over."""
+    return (await new_service(pool).load(game_id)).finished
+
+
+async def commands_stored(pool: asyncpg.Pool, game_id: str) -> int:
+    """How many commands the game's events came from (each append stores its command on its first event)."""
+    count: int = await pool.fetchval(
+        "SELECT count(*) FROM events WHERE stream_id = $1 AND cause IS NOT NULL", game_id
+    )
+    return count
+
+
+async def one_move_per_decision(pool: asyncpg.Pool, game_id: str) -> None:
+    """Every bot command was appended right after the version it was decided on (its idempotency key names
+    it): no decision got a second move, since each version is followed by exactly one append."""
+    rows = await pool.fetch(
+        "SELECT version, command_id FROM events WHERE stream_id = $1 AND cause IS NOT NULL ORDER BY version",
+        game_id,
+    )
+    assert rows
+    for row in rows:
+        assert row["command_id"] is not None and row["command_id"].endswith(f":bot-v{row['version'] - 1}")
+
+
+def runner_task(pool: asyncpg.Pool, name: str) -> tuple[BotRunner, asyncio.Task[None]]:
+    """A runner on a service of its own, following the feed and woken every 50 ms at the latest."""
+    service = new_service(pool)
+    runner = BotRunner(service, think_seconds=0, iterations=4)
+    watch = service.store.watch()
+    watch.__enter__()
+
+    async def wake() -> None:
+        await watch.wait(0.05)
+
+    return runner, asyncio.create_task(runner.run(wake), name=name)
+
+
+async def until(condition: Any, seconds: float = 120) -> None:
+    """Wait until ``condition()`` is true (awaited), failing after ``seconds``."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not await condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_two_runners_play_a_bot_game_with_one_move_per_decision(pool: asyncpg.Pool) -> None:
+    """Both runners see every append; the store lets exactly one command per decision in."""
+    body = {"game": "johari", "players": [{"bot": "random"}, {"bot": "greedy"}], "seed": "two-runners"}
+    game_id = await create(pool, body)
+    (first, one), (second, two) = runner_task(pool, "bots-1"), runner_task(pool, "bots-2")
+    try:
+        await until(lambda: finished(pool, game_id))
+    finally:
+        for task in (one, two):
+            task.cancel()
+        await asyncio.gather(one, two, return_exceptions=True)
+    await one_move_per_decision(pool, game_id)
+    assert first.moves + second.moves >= await commands_stored(pool, game_id)
+
+
+async def test_a_new_runner_resumes_pending_bot_decisions(pool: asyncpg.Pool) -> None:
+    """A runner that was not running when the decision became due (a crash, a restart) takes it up."""
+    body = {
+        "game": "basari",
+        "players": [{"bot": "random"}, {"bot": "random"}, {"bot": "greedy"}],
+        "seed": "resume",
+    }
+    game_id = await create(pool, body)
+    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    moved = await runner.resume()  # as a process does on start
+    assert moved > 0 and await finished(pool, game_id)
+    assert moved == await commands_stored(pool, game_id)
+    await one_move_per_decision(pool, game_id)
+
+
+async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
+    """The bot answers the human's moves; the human's seat is never played by the runner."""
+    body = {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "strong"}], "seed": "human-bot"}
+    game_id = await create(pool, body)
+    human = new_service(pool)
+    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    for _ in range(400):
+        await runner.resume()
+        loaded = await human.load(game_id)
+        if loaded.finished:
+            break
+        pending = loaded.game.pending(loaded.state)
+        assert [p.seat for p in pending] == [0]  # the bot never leaves its decision pending here
+        legal = decisions(loaded.game.legal(loaded.state, 0))  # never resign
+        await human.execute(game_id, 0, msgspec.to_builtins(legal[-1]))
+    assert runner.moves > 0
+
+
+async def test_bot_seats_are_named_and_levels_checked(pool: asyncpg.Pool) -> None:
+    """A bot seat without a name is called after its level and game; an unknown level is refused (422)."""
+    service = new_service(pool)
+    body = {"game": "johari", "players": [{"name": "Ada"}, {"bot": "strong"}, {"bot": "strong"}]}
+    created = await service.create(msgspec.convert(body, CreateGame))
+    assert [s.name for s in created.seats] == ["Ada", "strong-johari 1", "strong-johari 2"]
+    loaded = await service.load(created.game_id)
+    assert loaded.info.metadata["bot_levels"] == [None, "strong", "strong"]
+    assert [s.bot for s in service.seats(loaded)] == [False, True, True]
+    with pytest.raises(errors.RuleViolation):
+        await service.create(
+            msgspec.convert({"game": "johari", "players": [{"bot": "clever"}, {"name": "B"}]}, CreateGame)
+        )
