@@ -12,6 +12,7 @@ import msgspec
 
 from domain.basari.components import Action, Colour, ColourPoints, Gems
 from domain.core import Event
+from domain.resign import SeatResigned
 
 __all__ = [
     "ActionChosen",
@@ -216,4 +217,5 @@ BasariEvent = (
     | GemsExchanged
     | StageScored
     | GameEnded
+    | SeatResigned
 )

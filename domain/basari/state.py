@@ -70,6 +70,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     phase: Phase = "new"
     players: tuple[Player, ...] = ()
+    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
     actions: tuple[Action, ...] = ()
     stock: Gems = NO_GEMS
     pile: tuple[int, ...] = ()  # the draw pile, top first (secret, B-12)

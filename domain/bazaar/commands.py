@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.core import Command
+from domain.resign import Resign
 
 __all__ = ["BazaarCommand", "Buy", "ChooseColour", "DiscardExcess", "EndTurn", "Roll", "Trade"]
 
@@ -49,5 +50,5 @@ class DiscardExcess(Command, tag="discard_excess", frozen=True, kw_only=True):
     stones: dict[str, int]
 
 
-BazaarCommand = Roll | ChooseColour | Trade | Buy | EndTurn | DiscardExcess
+BazaarCommand = Roll | ChooseColour | Trade | Buy | EndTurn | DiscardExcess | Resign
 """The tagged union of Bazaar's commands (``type`` names the command)."""

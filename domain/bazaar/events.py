@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.core import Event
+from domain.resign import SeatResigned
 
 __all__ = [
     "BazaarDealt",
@@ -164,5 +165,6 @@ BazaarEvent = (
     | HandLimitBroken
     | ExcessReturned
     | GameEnded
+    | SeatResigned
 )
 """The tagged union of Bazaar's events (``type`` names the event)."""

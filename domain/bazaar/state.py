@@ -60,6 +60,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     """Everything about one Bazaar game, secrets included."""
 
     players: tuple[str, ...] = ()
+    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
     double_purchase: bool = False
     exchange: tuple[int, ...] = ()  # the two exchange cards' ids (Z-3)
     stalls: tuple[tuple[int, ...], ...] = ()  # ware ids, top first (Z-4)

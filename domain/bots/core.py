@@ -27,6 +27,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 import msgspec
 
 from domain.core import Command, Event, Game, Rejected, Rng
+from domain.resign import decisions
 
 __all__ = [
     "LEVELS",
@@ -136,7 +137,7 @@ def advance(game: Game[S], state: S, rng: Rng, steps: int, until_seat: int | Non
         if not pending or any(p.seat == until_seat for p in pending):
             break
         actor = pending[rng.below(len(pending))].seat
-        state = apply(game, state, actor, rng.choice(game.legal(state, actor)), rng, step)
+        state = apply(game, state, actor, rng.choice(decisions(game.legal(state, actor))), rng, step)
     return state
 
 
@@ -159,6 +160,7 @@ def choose(
     stop: Callable[[], bool] | None = None,
 ) -> Command:
     """A bot's command for ``seat`` from its knowledge and its legal list (never the true state)."""
+    legal = decisions(legal)  # a bot never resigns
     if not legal:
         raise ValueError("a bot is asked to decide with no legal command")
     rng = Rng(seed, f"bot:{level}")

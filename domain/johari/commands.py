@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.core import Command
+from domain.resign import Resign
 
 ActionName = Literal["purchase", "sale", "trade", "baksheesh", "bribe", "exchange", "doppelganger"]
 Colour = Literal["red", "blue", "green", "white"]
@@ -147,4 +148,5 @@ JohariCommand = (
     | PlaceNoble
     | ExchangeGive
     | ExchangeTake
+    | Resign
 )

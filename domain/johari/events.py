@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domain.core import Event
+from domain.resign import SeatResigned
 
 
 class GameStarted(Event, tag="game_started", kw_only=True, frozen=True):
@@ -281,4 +282,5 @@ JohariEvent = (
     | TurnEnded
     | DayEnded
     | GameEnded
+    | SeatResigned
 )

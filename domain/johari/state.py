@@ -74,6 +74,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     phase: Phase = "new"
     players: tuple[Player, ...] = ()
+    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
     day: int = 0
     round: int = 0
     draw: tuple[int, ...] = ()  # top first

@@ -70,7 +70,7 @@ from domain.tournament.events import (
     TournamentCreated,
     TournamentEvent,
 )
-from domain.tournament.rules import meetings, seating_rng
+from domain.tournament.rules import meetings, seating_rng, small_table_sittings
 from domain.tournament.seating import game_seed, split_tables
 from domain.tournament.standings import ResultRow, ResultSeat, StandingRow, results, standings
 from domain.tournament.state import Outcome, RoundState, State, TableState
@@ -121,6 +121,7 @@ __all__ = [
     "results",
     "round_view",
     "seating_rng",
+    "small_table_sittings",
     "split_tables",
     "standings",
     "status",

@@ -126,6 +126,17 @@ def meetings(state: State) -> Counter[frozenset[str]]:
     return met
 
 
+def small_table_sittings(state: State) -> Counter[str]:
+    """How many times each player has sat at a table smaller than the largest of its round (fair seating)."""
+    sat: Counter[str] = Counter()
+    for rnd in state.rounds:
+        largest = max((len(table.players) for table in rnd.tables), default=0)
+        for table in rnd.tables:
+            if len(table.players) < largest:
+                sat.update(table.players)
+    return sat
+
+
 def _seat_next_round(state: State, rng: Rng) -> list[Event]:
     """Seating: only once every game of the current round has finished, and not past the last round."""
     current = state.current()
@@ -139,7 +150,7 @@ def _seat_next_round(state: State, rng: Rng) -> list[Event]:
     else:
         totals = tallies(state)
         order = sorted(rng.shuffle(state.players), key=lambda name: totals[name].key())
-        seated = seat_swiss(order, state.table_sizes, meetings(state), rng)
+        seated = seat_swiss(order, state.table_sizes, meetings(state), rng, small=small_table_sittings(state))
     tables = tuple(
         SeatedTable(
             table=index,

@@ -20,6 +20,13 @@ and a random walk of swaps that never add repeats (``WALK_LIMIT`` steps, drawn f
 swaps that add no repeats move players back towards their standings table (the one a plain top-down fill
 would give them), restoring the Swiss order as far as the fewest repeats allow. Seat order within a table is
 shuffled with the Rng.
+
+Fair seating at unequal tables (issue 14): a smaller table caps what its players can score, so before the
+tables are filled the seats at the smaller tables go to the players who have sat at one the fewest times;
+among equals, one by one, to whoever adds the fewest repeats, then to the lowest in the standings. The two
+groups are then seated as above, each among itself. So nobody sits at a smaller table a second time before
+everyone has sat at one once (the counts never differ by more than one); the standings and repeats decide
+only who of the equally often seated goes there.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ __all__ = [
     "game_seed",
     "seat_first_round",
     "seat_swiss",
+    "small_seats",
     "split_tables",
 ]
 
@@ -106,16 +114,59 @@ def seat_first_round(players: Sequence[str], sizes: Sequence[int], rng: Rng) -> 
     return tables
 
 
+def small_seats(
+    order: Sequence[str], sizes: Sequence[int], small: Mapping[str, int], met: Mapping[frozenset[str], int]
+) -> set[str]:
+    """Fair seating: the smaller tables' seats go to the fewest earlier smaller-table sittings; among equals
+    one by one to whoever adds the fewest repeats to those chosen, then the lowest in the standings."""
+    seats = sum(size for size in sizes if size < max(sizes, default=0))
+    if not seats:
+        return set()
+    counts = sorted(small.get(name, 0) for name in order)
+    cut = counts[seats - 1]
+    chosen = [name for name in order if small.get(name, 0) < cut]
+    ties = [name for name in reversed(order) if small.get(name, 0) == cut]  # lowest in the standings first
+    while len(chosen) < seats:
+        best = min(ties, key=lambda name: sum(met.get(frozenset((name, other)), 0) ** 2 for other in chosen))
+        chosen.append(best)
+        ties.remove(best)
+    return set(chosen)
+
+
 def seat_swiss(
     order: Sequence[str],
     sizes: Sequence[int],
     met: Mapping[frozenset[str], int],
     rng: Rng,
     *,
+    small: Mapping[str, int] | None = None,
     limit: int = SEARCH_LIMIT,
     walk: int = WALK_LIMIT,
 ) -> list[tuple[str, ...]]:
-    """Later rounds: tables filled from the standings (``order``, best first) avoiding repeat meetings."""
+    """Later rounds: tables filled from the standings (``order``, best first) avoiding repeat meetings; with
+    ``small`` (each player's earlier sittings at a smaller table) the smaller tables are seated fairly first."""
+    smaller = small_seats(order, sizes, small, met) if small is not None else set()
+    if smaller:
+        largest = max(sizes)
+        large_sizes = [size for size in sizes if size == largest]
+        small_sizes = [size for size in sizes if size < largest]
+        large = [name for name in order if name not in smaller]
+        rest = [name for name in order if name in smaller]
+        return _seat_swiss(large, large_sizes, met, rng, limit, walk) + _seat_swiss(
+            rest, small_sizes, met, rng, limit, walk
+        )
+    return _seat_swiss(order, sizes, met, rng, limit, walk)
+
+
+def _seat_swiss(
+    order: Sequence[str],
+    sizes: Sequence[int],
+    met: Mapping[frozenset[str], int],
+    rng: Rng,
+    limit: int,
+    walk: int,
+) -> list[tuple[str, ...]]:
+    """Tables of ``sizes`` filled from the standings (``order``, best first) with the fewest repeat meetings."""
     # a pair that met k times before costs k * k: a third meeting weighs more than two second meetings
     meetings = [[met.get(frozenset((a, b)), 0) ** 2 if a != b else 0 for b in order] for a in order]
     tables = _search(meetings, sizes, 0, None)  # the greedy seating: the first the search reaches

@@ -69,7 +69,7 @@ def bazaar_choice(view: dict[str, Any], seat: int, legal: list[dict[str, Any]]) 
 
 def choose(game: str, detail: dict[str, Any], chooser: random.Random) -> dict[str, Any]:
     """The person's decision: Bazaar's greedy buyer, a random legal entry otherwise."""
-    legal: list[dict[str, Any]] = detail["legal"]
+    legal: list[dict[str, Any]] = [c for c in detail["legal"] if c["type"] != "resign"]  # never resign
     if game == "bazaar":
         picked = bazaar_choice(detail["view"], detail["you"], legal)
         if picked is not None:
@@ -92,7 +92,7 @@ async def click_until_over(
             detail = (
                 await http.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
             ).json()
-            if str(detail["version"]) != version or not detail["legal"]:
+            if str(detail["version"]) != version or not [c for c in detail["legal"] if c["type"] != "resign"]:
                 await asyncio.sleep(0.05)  # the page has not caught up yet: look again
                 continue
             wanted = json.dumps(choose(game, detail, chooser), separators=(",", ":"))
@@ -128,7 +128,7 @@ async def play_other_seats(base: str, game_id: str, tokens: dict[int, str], game
                 continue
             auth = {"Authorization": f"Bearer {tokens[mine[0]]}"}
             detail = (await http.get(f"/v1/games/{game_id}", headers=auth)).json()
-            if not detail["legal"]:
+            if not [c for c in detail["legal"] if c["type"] != "resign"]:
                 continue
             answer = await http.post(
                 f"/v1/games/{game_id}/commands", json=choose(game, detail, chooser), headers=auth

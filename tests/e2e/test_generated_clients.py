@@ -154,9 +154,10 @@ async def play(python_client: ModuleType, base: str, game: str, seed: int) -> in
             return sent
         for pending in detail.pending:
             mine = await get_game.asyncio(client=seats[pending.seat], game_id=created.game_id)
-            if not mine.legal:
+            decisions = [e for e in mine.legal if getattr(e, "type", None) != "resign"]  # never resign
+            if not decisions:
                 continue
-            entry = rng.choice(mine.legal)
+            entry = rng.choice(decisions)
             typed(entry, models, game)
             accepted = await post_command.asyncio(
                 client=seats[pending.seat], game_id=created.game_id, body=entry

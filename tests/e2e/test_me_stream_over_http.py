@@ -73,9 +73,9 @@ class Bot:
         """Make one legal move in the game (again while the answer says it is still this seat's turn)."""
         while True:
             game = (await http.get(f"/v1/games/{game_id}", headers=bearer(self.token))).json()
-            if game["status"] != "active" or not game["legal"]:
+            if game["status"] != "active" or not [e for e in game["legal"] if e["type"] != "resign"]:
                 return
-            command = self.chooser.choice(game["legal"])
+            command = self.chooser.choice([e for e in game["legal"] if e["type"] != "resign"])
             answer = await http.post(
                 f"/v1/games/{game_id}/commands", json=command, headers=bearer(self.token)
             )

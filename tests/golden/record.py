@@ -10,7 +10,7 @@ The format (one JSON document per line, so a change of behaviour reads as a line
 - last, the final views: ``{"step": "end", "viewer", "view"}``.
 
 The game is random legal play from the seed (the same chooser as ``tests.support.random_play``): a pending
-seat at random, then one of its legal commands at random.
+seat at random, then one of its legal commands at random (never ``resign``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import msgspec
 
 from domain.core import Game, GameConfig, Rng, fold
 from domain.registry import all_games
+from domain.resign import decisions
 
 FOLDER = Path(__file__).parent
 
@@ -89,7 +90,7 @@ def record(recording: Recording, max_commands: int = 5_000) -> bytes:
                     )
                 )
         seat = chooser.choice(pending).seat
-        command = chooser.choice(game.legal(state, seat))
+        command = chooser.choice(decisions(game.legal(state, seat)))  # never a resignation
         new = game.decide(state, seat, command, Rng(recording.seed, f"v{len(events)}"))
         for event in new:
             state = game.evolve(state, event)

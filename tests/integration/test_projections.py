@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
+from domain.resign import decisions
 from eventstore import NewEvent, PostgresEventStore
 from service.games import GameService
 from service.keys import GameKeys, PostgresKeyStore
@@ -55,7 +56,7 @@ async def play(service: GameService, game_id: str, seed: str, moves: int | None 
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-        command = chooser.choice(service.legal(loaded, seat))
+        command = chooser.choice(decisions(service.legal(loaded, seat)))
         await service.execute(game_id, seat, msgspec.to_builtins(command))
         made += 1
 

@@ -11,6 +11,7 @@ from domain.basari import GAME
 from domain.basari.components import COLOURS, COMPONENTS
 from domain.basari.events import ActionChosen, GameEnded, PileShuffled, StageScored
 from domain.basari.state import State
+from domain.resign import Resign, decisions
 from tests.support.random_play import play_randomly
 
 SEEDS = 25
@@ -35,10 +36,11 @@ def invariant(state: State) -> None:
     if not state.revealed:
         assert all(player.action is None for player in spectator.players)
     assert spectator.draw_pile == len(state.pile)
-    # pending and legal agree: exactly the pending seats have something to send
+    # pending and legal agree: exactly the pending seats have a decision to send; every seat may resign
     owing = {pending.seat for pending in GAME.pending(state)}
     for seat in state.seats:
-        assert bool(GAME.legal(state, seat)) == (seat in owing), (seat, state.phase)
+        assert bool(decisions(GAME.legal(state, seat))) == (seat in owing), (seat, state.phase)
+        assert (Resign() in GAME.legal(state, seat)) == (state.phase != "over")
 
 
 def check_history(events: list[Any], players: int) -> None:

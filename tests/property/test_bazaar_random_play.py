@@ -23,6 +23,7 @@ from domain.bazaar.components import EDITION
 from domain.bazaar.events import WareBought
 from domain.bazaar.state import State
 from domain.core import Command, Event, GameConfig, Rng, fold
+from domain.resign import decisions
 from tests.support.random_play import play_randomly
 
 PLAYER_COUNTS = [1, 2, 3, 4, 5, 6]
@@ -166,7 +167,7 @@ def play_purposefully(
     while not GAME.is_over(state):
         assert commands < MAX_COMMANDS, "game did not end"
         seat = chooser.choice(GAME.pending(state)).seat
-        legal = GAME.legal(state, seat)
+        legal = decisions(GAME.legal(state, seat))
         if check_all_legal:
             for candidate in legal:
                 GAME.decide(state, seat, candidate, Rng(seed, f"v{len(events)}"))

@@ -20,6 +20,7 @@ from domain.johari.events import ActionCardPlayed, DiscardReshuffled, NoblesAdva
 from domain.johari.events import CardsDealt as JohariDealt
 from domain.johari.events import GameStarted as JohariStarted
 from domain.registry import all_games
+from domain.resign import decisions
 
 BUDGET = Budget(iterations=24, samples=2, horizon=6)
 
@@ -39,7 +40,7 @@ def prefix(game_name: str, players: int, seed: int, steps: int) -> tuple[list[Ev
             break
         seat = chooser.choice(pending).seat
         new = game.decide(
-            state, seat, chooser.choice(game.legal(state, seat)), Rng(str(seed), f"v{len(events)}")
+            state, seat, chooser.choice(decisions(game.legal(state, seat))), Rng(str(seed), f"v{len(events)}")
         )
         events += new
         state = fold(game, new, state)

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from domain.core import Command, Game, GameConfig, Rejected, Rng, fold
 from domain.registry import all_games
+from domain.resign import Resign, decisions
 from eventstore.memory import InMemoryEventStore
 from service import errors
 from service.games import GameService
@@ -140,7 +141,7 @@ def reachable_states(name: str) -> list[tuple[Any, int, str]]:
             if game.is_over(state):
                 break
             seat = chooser.choice(game.pending(state)).seat
-            command = chooser.choice(game.legal(state, seat))
+            command = chooser.choice(decisions(game.legal(state, seat)))
             new_events = game.decide(state, seat, command, Rng(seed, f"v{version}"))
             state = fold(game, new_events, state)
             version += len(new_events)
@@ -169,7 +170,10 @@ def assert_refused_cleanly(game: Game[Any], state: Any, seat: int, body: Any, wh
         assert refusal.code and isinstance(refusal.code, str)
     else:
         pending = {p.seat for p in game.pending(state)}
-        assert seat in pending, f"{command!r} accepted from seat {seat}, not pending ({pending}) at {where}"
+        # a seat still playing may resign at any time (issue 14); anything else only from a pending seat
+        assert seat in pending or command == Resign(), (
+            f"{command!r} accepted from seat {seat}, not pending ({pending}) at {where}"
+        )
         assert events, f"{command!r} accepted without events at {where}"
         fold(game, events, state)  # evolve never fails on what decide produced
     assert msgspec.json.encode(state) == before, f"decide mutated the state for {command!r} at {where}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from domain.core import Event, Rng
+from domain.resign import decisions
 from service.games import FINISHED, GameService, new_event
 
 
@@ -18,7 +19,7 @@ async def finish(service: GameService, game_id: str, seed: str) -> None:
     events: list[Event] = []
     while not game.is_over(state):
         seat = chooser.choice(game.pending(state)).seat
-        command = chooser.choice(game.legal(state, seat))
+        command = chooser.choice(decisions(game.legal(state, seat)))
         decided = game.decide(state, seat, command, Rng(loaded.keys.seed, f"v{version + len(events)}"))
         for event in decided:
             state = game.evolve(state, event)

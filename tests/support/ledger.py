@@ -103,7 +103,11 @@ async def play(client: httpx.AsyncClient, ledger: Ledger, seed: str, stop: async
             auth = bearer(ledger.tokens[seat])
             mine = await until_available(lambda: client.get(game_url, headers=auth), ledger)  # noqa: B023
             assert mine.status_code == 200, mine.text
-            sent = Sent(seat=seat, body=chooser.choice(mine.json()["legal"]), key=uuid.uuid4().hex)
+            sent = Sent(
+                seat=seat,
+                body=chooser.choice([e for e in mine.json()["legal"] if e["type"] != "resign"]),
+                key=uuid.uuid4().hex,
+            )
             ledger.sent[sent.key] = sent
             await post_command(client, ledger, sent)
             sent = None

@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from domain.resign import decisions
 from eventstore import PostgresEventStore
 from service.games import GameService, Loaded
 from service.keys import PostgresKeyStore
@@ -73,7 +74,7 @@ async def play_until(
         if loaded.finished or stop(loaded):
             return loaded
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-        command = chooser.choice(loaded.game.legal(loaded.state, seat))
+        command = chooser.choice(decisions(loaded.game.legal(loaded.state, seat)))
         await service.execute(live.game_id, seat, msgspec.to_builtins(command))
         loaded = await service.load(live.game_id)
     raise AssertionError(f"{live.game} game {live.game_id} did not stop within {max_commands} commands")
@@ -81,7 +82,7 @@ async def play_until(
 
 def legal_body(loaded: Loaded, seat: int, chooser: random.Random) -> dict[str, Any] | None:
     """A random legal command body of ``seat`` now (None if it has none)."""
-    options = loaded.game.legal(loaded.state, seat) if not loaded.finished else []
+    options = decisions(loaded.game.legal(loaded.state, seat)) if not loaded.finished else []
     if not options:
         return None
     body: dict[str, Any] = msgspec.to_builtins(chooser.choice(options))

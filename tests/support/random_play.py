@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from domain.core import Event, Game, GameConfig, Rng, fold
+from domain.resign import decisions
 
 
 @dataclass
@@ -57,7 +58,7 @@ def play_randomly(
         if check_all_legal:
             for candidate in options_now:
                 game.decide(state, seat, candidate, Rng(seed, f"v{len(run.events)}"))
-        command = chooser.choice(options_now)
+        command = chooser.choice(decisions(options_now))  # resigning: tests/unit/test_resign.py
         new_events = game.decide(state, seat, command, Rng(seed, f"v{len(run.events)}"))
         assert new_events, f"accepted command {command!r} caused no event"
         for event in new_events:

@@ -13,6 +13,7 @@ import pytest
 from domain.bazaar.events import BazaarDealt
 from domain.core import Event, Game, GameConfig, Rng, fold
 from domain.registry import all_games
+from domain.resign import decisions
 from tests.support.secrets import (
     Secrets,
     basari_secrets,
@@ -36,7 +37,9 @@ def play_to(name: str, players: int, stop: Callable[[Any], bool], seed: str) -> 
     while not stop(state):
         assert not game.is_over(state), "the game ended before the point looked for"
         seat = chooser.choice(game.pending(state)).seat
-        new = game.decide(state, seat, chooser.choice(game.legal(state, seat)), Rng(seed, f"v{len(events)}"))
+        new = game.decide(
+            state, seat, chooser.choice(decisions(game.legal(state, seat))), Rng(seed, f"v{len(events)}")
+        )
         state = fold(game, new, state)
         events += new
     return state, events

@@ -15,6 +15,7 @@ from domain.basari.events import (
     PointsScored,
 )
 from domain.core import Pending
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import EACH, gems, of_type, picks, play, started, state_of
@@ -39,7 +40,7 @@ def test_one_player_alone_on_d_returns_one_gem_and_takes_two_b7() -> None:
         )
     )
     assert GAME.pending(state) == [Pending(seat=ULI, decision="choose_d_gems")]
-    listed = GAME.legal(state, ULI)
+    listed = decisions(GAME.legal(state, ULI))
     assert len(listed) == 4 * 10  # 4 colours to return, 10 pairs to take
     assert ExchangeGems(give="blue", take=gems(red=2)) in listed
     history = play(history, (ULI, ChooseAction(action="D")))
@@ -76,7 +77,7 @@ def test_the_returned_gem_may_be_taken_back_from_an_empty_stock_b7() -> None:
     history = play(started(5, holdings=holdings), *picks("AAABD"))
     state = state_of(history)
     assert state.stock == Gems()
-    assert GAME.legal(state, ULI) == [ExchangeGems(give=c, take=Gems.one(c)) for c in COLOURS]
+    assert decisions(GAME.legal(state, ULI)) == [ExchangeGems(give=c, take=Gems.one(c)) for c in COLOURS]
     scenario = given(GAME, history)
     scenario.when(ULI, ExchangeGems(give="red", take=gems(blue=1))).rejects("B-7", "not_in_stock")
     scenario.when(ULI, ExchangeGems(give="red", take=gems(red=2))).rejects("B-7", "take_two")
@@ -87,7 +88,7 @@ def test_alone_on_d_without_gems_returns_nothing_b7() -> None:
     """B-7: a player who owns no gem returns nothing ("if they have any") and still takes two."""
     holdings = [EACH, EACH, EACH, EACH, Gems()]
     history = play(started(5, holdings=holdings), *picks("AAABD"))
-    listed = GAME.legal(state_of(history), ULI)
+    listed = decisions(GAME.legal(state_of(history), ULI))
     assert len(listed) == 10 and all(isinstance(c, ExchangeGems) and c.give is None for c in listed)
     given(GAME, history).when(ULI, ExchangeGems(give="red", take=gems(red=2))).rejects("B-7", "not_your_gems")
     given(GAME, history).when(ULI, ExchangeGems(give=None, take=gems(yellow=1, blue=1))).then()
@@ -101,7 +102,7 @@ def test_several_on_d_take_one_gem_each_in_first_bidder_order_b7() -> None:
     state = state_of(history)
     assert GAME.pending(state) == [Pending(seat=ULI, decision="take_d_gem")]
     # the stock has run out of red: it cannot be taken
-    assert GAME.legal(state, ULI) == [TakeGem(colour=c) for c in ("yellow", "green", "blue")]
+    assert decisions(GAME.legal(state, ULI)) == [TakeGem(colour=c) for c in ("yellow", "green", "blue")]
     scenario = given(GAME, history)
     scenario.when(ULI, TakeGem(colour="red")).rejects("B-7", "not_in_stock")
     scenario.when(TOM, TakeGem(colour="blue")).rejects("B-7", "not_your_turn")

@@ -25,6 +25,7 @@ from domain.basari.events import (
 )
 from domain.basari.rules import first_bidder_order
 from domain.core import Event, Pending, Rng
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import (
@@ -230,7 +231,7 @@ def test_a_player_who_cannot_beat_the_bid_may_only_accept_b8() -> None:
     history = play(negotiating([gems(blue=1), EACH, EACH]), (MAX, Bid(gems=gems(blue=2))))
     state = state_of(history)
     assert GAME.pending(state) == [Pending(seat=HANNA, decision="accept")]
-    assert GAME.legal(state, HANNA) == [Accept()]
+    assert decisions(GAME.legal(state, HANNA)) == [Accept()]
     assert not can_beat(gems(blue=1), gems(blue=2))
     given(GAME, history).when(HANNA, Bid(gems=gems(blue=1))).rejects("B-8", "bid_too_low")
     after = given(GAME, history).when(HANNA, Accept()).then()
@@ -267,7 +268,7 @@ def test_legal_lists_every_beating_bid_when_few_b8() -> None:
     """B-8: while at most 256 bids beat the current one, legal lists them all whole (and accept)."""
     history = play(negotiating(), (MAX, Bid(gems=gems(yellow=2, blue=1))))
     state = state_of(history)
-    listed = GAME.legal(state, HANNA)
+    listed = decisions(GAME.legal(state, HANNA))
     assert listed[0] == Accept()
     bids = [command.gems for command in listed[1:] if isinstance(command, Bid)]
     assert len(bids) == len(listed) - 1
@@ -281,7 +282,7 @@ def test_the_opening_bid_lists_every_non_empty_handful_b8() -> None:
     """B-8: the first bid may hold any number of gems of any colour, at least one: 4*4*4*4 - 1 of them."""
     state = state_of(negotiating([EACH, EACH, EACH]))
     assert GAME.pending(state) == [Pending(seat=HANNA, decision="open_bid")]  # the eldest opens
-    listed = GAME.legal(state, HANNA)
+    listed = decisions(GAME.legal(state, HANNA))
     assert len(listed) == 4 * 4 * 4 * 4 - 1 <= BID_LIST_LIMIT
     assert all(isinstance(command, Bid) for command in listed)
 
@@ -291,7 +292,7 @@ def test_many_beating_bids_are_listed_step_wise_b8() -> None:
     rich = [EACH, gems(red=5, yellow=5, green=5, blue=5), EACH]
     history = negotiating(rich)
     state = state_of(history)
-    assert GAME.legal(state, MAX) == [BidColour(colour="red", count=n) for n in range(6)]
+    assert decisions(GAME.legal(state, MAX)) == [BidColour(colour="red", count=n) for n in range(6)]
     history = play(
         history,
         (MAX, BidColour(colour="red", count=0)),
@@ -303,7 +304,7 @@ def test_many_beating_bids_are_listed_step_wise_b8() -> None:
     talks = GAME.view(state, None).negotiation
     assert talks is not None and talks.draft == (0, 0, 0)
     # an empty bid cannot open: blue must be at least 1
-    assert GAME.legal(state, MAX) == [BidColour(colour="blue", count=n) for n in range(1, 6)]
+    assert decisions(GAME.legal(state, MAX)) == [BidColour(colour="blue", count=n) for n in range(1, 6)]
     given(GAME, history).when(MAX, BidColour(colour="blue", count=0)).rejects("B-8", "empty_bid")
     given(GAME, history).when(MAX, BidColour(colour="red", count=1)).rejects("B-8", "wrong_colour")
     given(GAME, history).when(MAX, BidColour(colour="blue", count=2)).then(
@@ -317,12 +318,12 @@ def test_a_step_that_cannot_win_is_refused_b8() -> None:
     hannas = gems(red=4, yellow=4, green=2)
     history = play(negotiating(rich), (MAX, Bid(gems=gems(blue=1))), (HANNA, Bid(gems=hannas)))
     assert beating_bids(rich[MAX], hannas) is None  # 598 bids beat Hanna's 10 gems: listed step-wise
-    assert GAME.legal(state_of(history), MAX) == [Accept()] + [
+    assert decisions(GAME.legal(state_of(history), MAX)) == [Accept()] + [
         BidColour(colour="red", count=n) for n in range(6)
     ]
     history = play(history, (MAX, BidColour(colour="red", count=0)))
     # no red: even 5 green + 5 blue is 10 gems of less value than 4 red + 4 yellow + 2 green, so 1+ yellow
-    assert GAME.legal(state_of(history), MAX) == [Accept()] + [
+    assert decisions(GAME.legal(state_of(history), MAX)) == [Accept()] + [
         BidColour(colour="yellow", count=n) for n in range(1, 6)
     ]
     given(GAME, history).when(MAX, BidColour(colour="yellow", count=0)).rejects("B-8", "bid_too_low")

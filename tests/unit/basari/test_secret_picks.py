@@ -8,6 +8,7 @@ from domain.basari import GAME
 from domain.basari.commands import ChooseAction
 from domain.basari.events import ActionChosen, ActionsRevealed, CardDrawn, PileShuffled
 from domain.core import Pending
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import HANNA, MAX, SARAH, after, new_events, play, started, state_of
@@ -17,7 +18,7 @@ def test_everybody_picks_in_step_two_b6() -> None:
     """B-6: after the deal every player owes a pick; each may pick any of their action cards."""
     state = state_of(started(3))
     assert GAME.pending(state) == [Pending(seat=seat, decision="choose_action") for seat in (0, 1, 2)]
-    assert GAME.legal(state, MAX) == [ChooseAction(action=a) for a in ("A", "B", "C")]
+    assert decisions(GAME.legal(state, MAX)) == [ChooseAction(action=a) for a in ("A", "B", "C")]
 
 
 def test_a_pick_alone_reveals_nothing_b6() -> None:
@@ -25,7 +26,7 @@ def test_a_pick_alone_reveals_nothing_b6() -> None:
     given(GAME, started(3)).when(HANNA, ChooseAction(action="B")).then([ActionChosen(seat=HANNA, action="B")])
     state = state_of(play(started(3), (HANNA, ChooseAction(action="B"))))
     assert [p.seat for p in GAME.pending(state)] == [MAX, SARAH]
-    assert GAME.legal(state, HANNA) == []
+    assert decisions(GAME.legal(state, HANNA)) == []
 
 
 def test_the_last_pick_reveals_all_picks_in_one_event_b6() -> None:

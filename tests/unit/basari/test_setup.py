@@ -10,6 +10,7 @@ from domain.basari.commands import BasariCommand, Bid, ChooseAction
 from domain.basari.components import COMPONENTS, Gems
 from domain.basari.events import BasariEvent, CardsDealt, GameStarted, PileShuffled
 from domain.core import GameConfig, Rejected, Rng, fold
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import EACH, picks, play, started, state_of
@@ -69,7 +70,7 @@ def test_action_cards_by_player_count_b3(players: int, actions: tuple[str, ...])
     """B-3: every player holds A, B, C; with 5 players also D."""
     state = state_of(GAME.setup(config(players), Rng("seed", "setup")))
     assert state.actions == actions
-    assert GAME.legal(state, 0) == [ChooseAction(action=action) for action in actions]
+    assert decisions(GAME.legal(state, 0)) == [ChooseAction(action=action) for action in actions]
 
 
 def test_no_action_d_below_five_players_b3() -> None:

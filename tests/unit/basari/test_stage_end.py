@@ -19,6 +19,7 @@ from domain.basari.events import (
 )
 from domain.basari.scoring import winners
 from domain.core import Rng
+from domain.resign import decisions
 from tests.support.random_play import play_randomly
 from tests.support.scenario import given
 
@@ -194,7 +195,7 @@ def test_no_command_after_the_game_b10() -> None:
     scenario = given(GAME, run.events)
     scenario.when(0, ChooseAction(action="A")).rejects("B-10", "game_over")
     scenario.when(1, Accept()).rejects("B-10", "game_over")
-    assert all(GAME.legal(run.state, seat) == [] for seat in range(3))
+    assert all(decisions(GAME.legal(run.state, seat)) == [] for seat in range(3))
 
 
 def test_most_points_wins_and_ties_give_several_winners_b10() -> None:

@@ -6,6 +6,7 @@ from domain.bazaar import GAME
 from domain.bazaar.commands import Buy, EndTurn, Roll
 from domain.bazaar.events import DieRolled, GameEnded, PurchaseScored, TurnEnded, TurnStarted, WareBought
 from domain.core import Pending
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import ONE_OF_EACH, STALLS, act, rolled, table
@@ -21,7 +22,7 @@ def test_two_purchases_scored_by_the_stones_left_after_both_z11() -> None:
     state = given(GAME, history).state
     assert state.scores[0] == 0, "the first purchase waits for the second"
     assert GAME.pending(state) == [Pending(seat=0, decision="buy_or_end")]
-    assert GAME.legal(state, 0) == [Buy(ware=23), EndTurn()]
+    assert decisions(GAME.legal(state, 0)) == [Buy(ware=23), EndTurn()]
     state = (
         given(GAME, history)
         .when(0, Buy(ware=23))
@@ -34,7 +35,7 @@ def test_two_purchases_scored_by_the_stones_left_after_both_z11() -> None:
         )
     )
     assert state.scores[0] == 6 and state.wares[0] == (13, 23)
-    assert GAME.legal(state, 0) == [EndTurn()]
+    assert decisions(GAME.legal(state, 0)) == [EndTurn()]
 
 
 def test_no_third_purchase_z11() -> None:
@@ -107,7 +108,7 @@ def test_first_purchase_empties_the_second_stall_so_the_game_ends_z11_z13() -> N
         GameEnded(reason="two_stalls_empty", turn=3),
     ]
     state = given(GAME, history).state
-    assert GAME.is_over(state) and GAME.pending(state) == [] and GAME.legal(state, 0) == []
+    assert GAME.is_over(state) and GAME.pending(state) == [] and decisions(GAME.legal(state, 0)) == []
     given(GAME, history).when(0, Buy(ware=13)).rejects("Z-13", "game_over")
 
 

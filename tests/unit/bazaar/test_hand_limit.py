@@ -10,6 +10,7 @@ from domain.bazaar.components import EDITION
 from domain.bazaar.events import ExcessReturned, HandLimitBroken, Traded, TurnEnded, TurnStarted
 from domain.bazaar.view import BazaarView, HandLimitView
 from domain.core import Event, Pending
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import act, rolled, table
@@ -48,8 +49,8 @@ def test_legal_lists_every_way_to_return_the_excess_z10() -> None:
         counts = {c: combo.count(c) for c in EDITION.colours if combo.count(c)}
         if all(hand[c] >= n for c, n in counts.items()):
             expected.append(DiscardExcess(stones=counts))
-    assert GAME.legal(state, 1) == expected and len(expected) == 30
-    assert GAME.legal(state, 0) == [] and GAME.legal(state, 2) == []
+    assert decisions(GAME.legal(state, 1)) == expected and len(expected) == 30
+    assert decisions(GAME.legal(state, 0)) == [] and decisions(GAME.legal(state, 2)) == []
 
 
 def test_the_chooser_must_trim_before_anything_else_z10() -> None:
@@ -120,7 +121,7 @@ def test_a_large_excess_is_returned_one_stone_per_step_z10() -> None:
     history = act([*table({0: {c: 6 for c in EDITION.colours}}), rolled(0, "red")], 0, EndTurn())
     assert history[-1] == HandLimitBroken(offender=0, chooser=1, excess=21)
     state = given(GAME, history).state
-    assert GAME.legal(state, 1) == [DiscardExcess(stones={c: 1}) for c in EDITION.colours]
+    assert decisions(GAME.legal(state, 1)) == [DiscardExcess(stones={c: 1}) for c in EDITION.colours]
 
 
 def test_solitaire_player_trims_their_own_hand_z10_z12() -> None:

@@ -9,6 +9,7 @@ from domain.bazaar.commands import Buy, ChooseColour, EndTurn, Roll, Trade
 from domain.bazaar.components import EDITION
 from domain.bazaar.events import ColourChosen, DieRolled, Traded, TurnEnded, TurnStarted
 from domain.core import Event, Pending, Rng
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import act, gifts, opening, rolled, seed_rolling, table
@@ -25,7 +26,7 @@ def test_first_turn_must_roll_not_trade_z6() -> None:
     given(GAME, history).when(0, Trade(equation=1, give="left")).rejects("Z-6", "first_turn_roll")
     state = given(GAME, history).state
     assert GAME.pending(state) == [Pending(seat=0, decision="roll")]
-    assert GAME.legal(state, 0) == [Roll()]
+    assert decisions(GAME.legal(state, 0)) == [Roll()]
 
 
 def test_first_turn_cannot_end_without_the_roll_z6() -> None:
@@ -67,7 +68,11 @@ def test_later_turn_may_roll_or_trade_z6() -> None:
     history = table({0: {"red": 1}})
     state = given(GAME, history).state
     assert GAME.pending(state) == [Pending(seat=0, decision="roll_or_trade")]
-    assert GAME.legal(state, 0) == [Roll(), Trade(equation=0, give="left"), Trade(equation=1, give="left")]
+    assert decisions(GAME.legal(state, 0)) == [
+        Roll(),
+        Trade(equation=0, give="left"),
+        Trade(equation=1, give="left"),
+    ]
 
 
 def test_never_a_trade_after_the_roll_z6() -> None:
@@ -83,7 +88,7 @@ def test_never_a_roll_after_a_trade_nor_two_trades_z6() -> None:
     given(GAME, history).when(0, Trade(equation=1, give="left")).rejects("Z-6", "one_action_per_turn")
     given(GAME, history).when(0, Trade(equation=1, give="right")).rejects("Z-6", "one_action_per_turn")
     given(GAME, history).when(0, Roll()).rejects("Z-6", "one_action_per_turn")
-    assert GAME.legal(given(GAME, history).state, 0) == [EndTurn()]
+    assert decisions(GAME.legal(given(GAME, history).state, 0)) == [EndTurn()]
 
 
 def test_a_turn_ends_by_end_turn_and_passes_to_the_next_seat_z1_z6() -> None:
@@ -147,7 +152,7 @@ def test_trade_needs_the_banks_stones_z7() -> None:
     # Seat 1 holds 10 white and seat 0 holds 9: one white is left in the bank, red = 2 white fails.
     history = table({0: {"white": 9, "red": 1}, 1: {"white": 10}})
     given(GAME, history).when(0, Trade(equation=1, give="left")).rejects("Z-7", "bank_cannot_pay")
-    assert Trade(equation=1, give="left") not in GAME.legal(given(GAME, history).state, 0)
+    assert Trade(equation=1, give="left") not in decisions(GAME.legal(given(GAME, history).state, 0))
 
 
 def test_no_such_equation_z3() -> None:
@@ -178,7 +183,9 @@ def test_choice_lets_the_player_pick_a_colour_the_bank_still_has_z5_z7() -> None
     assert history[-1] == DieRolled(seat=0, face="choice", stone=None, choose=True)
     state = given(GAME, history).state
     assert GAME.pending(state) == [Pending(seat=0, decision="choose_colour")]
-    assert GAME.legal(state, 0) == [ChooseColour(colour=c) for c in ("red", "blue", "green", "yellow")]
+    assert decisions(GAME.legal(state, 0)) == [
+        ChooseColour(colour=c) for c in ("red", "blue", "green", "yellow")
+    ]
     given(GAME, history).when(0, ChooseColour(colour="white")).rejects("Z-7", "bank_out_of_colour")
     given(GAME, history).when(0, ChooseColour(colour="purple")).rejects("Z-2", "no_such_colour")
     given(GAME, history).when(0, EndTurn()).rejects("Z-7", "choose_colour_first")

@@ -35,6 +35,7 @@ from domain.johari.events import (
     TurnEnded,
     TurnStarted,
 )
+from domain.resign import decisions
 from tests.support.scenario import given
 from tests.unit.johari.tables import (
     B1,
@@ -84,7 +85,7 @@ def test_j13_purchase_takes_all_cards_and_gold_cards_are_cashed_or_kept() -> Non
     ]
     history = [*history, *taken]
     assert [(p.seat, p.decision) for p in GAME.pending(now(history))] == [(0, "cash_gold_cards")]
-    assert GAME.legal(now(history), 0) == [
+    assert decisions(GAME.legal(now(history), 0)) == [
         CashGoldCard(card=gold_card(2)),
         CashGoldCard(card=gold_card(4)),
         KeepGoldCards(),
@@ -109,7 +110,9 @@ def test_j13_jeweler_sale_four_colours_step_by_step() -> None:
     assert GAME.pending(now(history))[0].decision == "resolve_sale"
     history = act(history, 0, AddJewelerCard(card=R3))
     assert GAME.pending(now(history))[0].decision == "jeweler_pick"
-    assert AddJewelerCard(card=R2) not in GAME.legal(now(history), 0)  # a second red can never complete
+    assert AddJewelerCard(card=R2) not in decisions(
+        GAME.legal(now(history), 0)
+    )  # a second red can never complete
     given(GAME, history).when(0, AddJewelerCard(card=R2)).rejects("J-13", "jeweler_impossible")
     for cid in (B1, G3, W1):
         history = act(history, 0, AddJewelerCard(card=cid))
@@ -150,7 +153,7 @@ def test_j13_sale_is_followed_by_supervisor_discards_chosen_out_of_turn() -> Non
     assert sold[2:5] == [FakeDiscarded(seat=1, card=RF), FakeDiscardsOwed(seats=(2,)), TurnEnded(seat=0)]
     history = [*history, *sold]
     assert [(p.seat, p.decision) for p in GAME.pending(now(history))] == [(2, "discard_fake")]
-    assert GAME.legal(now(history), 2) == [DiscardFake(card=BF), DiscardFake(card=GF)]
+    assert decisions(GAME.legal(now(history), 2)) == [DiscardFake(card=BF), DiscardFake(card=GF)]
     given(GAME, history).when(2, DiscardFake(card=B1)).rejects("J-13", "not_a_fake")
     history = act(history, 2, DiscardFake(card=GF))
     assert now(history).players[2].display == (BF, B1) and now(history).players[3].display == (RF, GF)
@@ -184,7 +187,7 @@ def test_j13_collector_advances_by_own_gems_minus_the_second_most() -> None:
     history = [*history, holding(1, R2)]  # 2
     history = [*history, holding(2, gem("red", 1, nth=2))]  # 1
     history, _ = turn(history, 0, "sale")
-    assert SellToCollector(colour="red") in GAME.legal(now(history), 0)
+    assert SellToCollector(colour="red") in decisions(GAME.legal(now(history), 0))
     sold = given(GAME, history).when(0, SellToCollector(colour="red")).decide()
     assert sold[0] == CardsSold(seat=0, buyer="collector", cards=(R3, gem("red", 2, nth=1), R1))
     assert sold[1] == GemTokenAdvanced(seat=0, colour="red", steps=4, position=4)
@@ -230,7 +233,7 @@ def test_j13_trade_hires_a_noble_paying_gems_of_one_colour_without_change() -> N
     history = table(2, track=(hired, None, None, None, None))  # space 1 costs 4
     history = [*history, holding(0, R3, gem("red", 2, nth=1), B3, B2)]
     history, _ = turn(history, 0, "trade")
-    assert HireNoble(noble=hired) in GAME.legal(now(history), 0)
+    assert HireNoble(noble=hired) in decisions(GAME.legal(now(history), 0))
     history = act(history, 0, HireNoble(noble=hired))
     assert GAME.pending(now(history))[0].decision == "pay_noble"
     history = act(history, 0, PayNobleCard(card=R3))
@@ -253,7 +256,7 @@ def test_j13_trade_cannot_hire_an_unaffordable_noble() -> None:
     history, _ = turn(history, 0, "trade")
     given(GAME, history).when(0, HireNoble(noble=hired)).rejects("J-13", "cannot_afford_noble")
     given(GAME, history).when(0, HireNoble(noble=999)).rejects("J-4", "no_such_noble")
-    assert HireNoble(noble=hired) not in GAME.legal(now(history), 0)
+    assert HireNoble(noble=hired) not in decisions(GAME.legal(now(history), 0))
 
 
 # ---------------------------------------------------------------- Baksheesh, Bribe
@@ -289,12 +292,12 @@ def test_j13_exchange_swaps_a_display_card_for_one_of_the_same_type() -> None:
     history = table(2, market={"booth_0": (R3, B3), "store_red": (R2,)})
     history = [*history, holding(0, RF, G1), on_trade_card(0, R1)]
     history, _ = turn(history, 0, "exchange")
-    assert GAME.legal(now(history), 0) == [
+    assert decisions(GAME.legal(now(history), 0)) == [
         ExchangeGive(card=RF)
     ]  # no green in the market, Trade card excluded
     given(GAME, history).when(0, ExchangeGive(card=R1)).rejects("J-13", "trade_card_locked")
     history = act(history, 0, ExchangeGive(card=RF))
-    assert GAME.legal(now(history), 0) == [ExchangeTake(card=R2), ExchangeTake(card=R3)]
+    assert decisions(GAME.legal(now(history), 0)) == [ExchangeTake(card=R2), ExchangeTake(card=R3)]
     given(GAME, history).when(0, ExchangeTake(card=B3)).rejects("J-13", "exchange_type_mismatch")
     swapped = given(GAME, history).when(0, ExchangeTake(card=R3)).decide()
     assert swapped[0] == CardsExchanged(seat=0, given=RF, given_to="booth_0", place="booth_0", taken=R3)
@@ -318,7 +321,7 @@ def test_j13_doppelganger_repeats_the_previous_slot_at_its_base_cost_less_its_sl
 def test_j13_doppelganger_is_not_playable_in_round_one() -> None:
     """J-13 Doppelganger: not playable in the first Market Round."""
     history = table(2, round=1)
-    assert PlayActionCard(card="doppelganger") not in GAME.legal(now(history), 0)
+    assert PlayActionCard(card="doppelganger") not in decisions(GAME.legal(now(history), 0))
     given(GAME, history).when(0, PlayActionCard(card="doppelganger")).rejects(
         "J-13", "doppelganger_in_first_round"
     )

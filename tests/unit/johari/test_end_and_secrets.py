@@ -12,6 +12,7 @@ from domain.johari.events import (
     GameEnded,
     GameStarted,
 )
+from domain.resign import decisions
 from tests.unit.johari.tables import hired, holding, noble, now, prestige_card, table, tokens, turn
 
 CONFIG = GameConfig(players=("p0", "p1"), options=GAME.options_type())
@@ -25,7 +26,7 @@ def test_j15_game_ends_after_market_day_ten() -> None:
     history, events = turn(history, 0, "baksheesh", previous="sale")
     assert events[-2:] == [DayEnded(day=10), GameEnded(scores=(5, 0), winners=(0,))]
     state = now(history)
-    assert GAME.is_over(state) and GAME.pending(state) == [] and GAME.legal(state, 0) == []
+    assert GAME.is_over(state) and GAME.pending(state) == [] and decisions(GAME.legal(state, 0)) == []
 
 
 def test_j15_day_nine_is_not_the_end() -> None:

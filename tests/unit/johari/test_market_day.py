@@ -21,6 +21,7 @@ from domain.johari.events import (
 from domain.johari.nobles import action_cost
 from domain.johari.state import gold_order
 from domain.johari.view import HIDDEN, JohariView
+from domain.resign import decisions
 from tests.support.scenario import given
 from tests.unit.johari.tables import (
     B1,
@@ -216,7 +217,7 @@ def test_j14_end_of_day_returns_cards_moves_trade_card_and_ends_protection() -> 
 def test_j19_purchase_from_an_empty_place_is_not_a_legal_choice() -> None:
     """J-19: an empty Store or Booth is not a legal Purchase target."""
     history, _ = turn(table(2, market={"booth_1": (R2,)}), 0, "purchase")
-    assert GAME.legal(now(history), 0) == [Purchase(place="booth_1")]
+    assert decisions(GAME.legal(now(history), 0)) == [Purchase(place="booth_1")]
     given(GAME, history).when(0, Purchase(place="booth_0")).rejects("J-19", "empty_target")
 
 

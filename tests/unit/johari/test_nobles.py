@@ -35,6 +35,7 @@ from domain.johari.events import (
 )
 from domain.johari.nobles import action_cost
 from domain.johari.scoring import score
+from domain.resign import decisions
 from tests.support.scenario import given
 from tests.unit.johari.tables import (
     B1,
@@ -133,7 +134,11 @@ def test_j16_slot_discount_1_is_placed_on_a_chosen_slot_when_hired() -> None:
     history = half_paid(hired)
     history = act(history, 0, PayNobleCard(card=gem("red", 3, nth=1)))
     assert GAME.pending(now(history))[0].decision == "place_noble"
-    assert GAME.legal(now(history), 0) == [PlaceNoble(slot=1), PlaceNoble(slot=2), PlaceNoble(slot=3)]
+    assert decisions(GAME.legal(now(history), 0)) == [
+        PlaceNoble(slot=1),
+        PlaceNoble(slot=2),
+        PlaceNoble(slot=3),
+    ]
     placed = given(GAME, history).when(0, PlaceNoble(slot=1)).decide()
     assert placed[:2] == [NoblePlaced(seat=0, noble=hired, slot=1), TurnEnded(seat=0)]
     history = [*history, *placed]
@@ -153,7 +158,7 @@ def test_j16_trade_immediate_adds_traded_cards_to_the_display_at_once() -> None:
     """J-16 trade_immediate: the traded cards may go straight into the display (Gold Cards cashable)."""
     history = owning(table(2, market={"store_gold": (gold_card(3),)}), 0, "trade_immediate")
     history, _ = turn(history, 0, "trade")
-    assert TradeFromStore(place="store_gold", to_display=True) in GAME.legal(now(history), 0)
+    assert TradeFromStore(place="store_gold", to_display=True) in decisions(GAME.legal(now(history), 0))
     traded = given(GAME, history).when(0, TradeFromStore(place="store_gold", to_display=True)).decide()
     assert traded[0] == CardsTaken(
         seat=0, place="store_gold", to="display", cards=(gold_card(3),), prestige_cards=()
@@ -217,7 +222,7 @@ def test_j16_sale_wild_card_counts_one_card_as_another_colour() -> None:
     history = owning(table(2), 0, "sale_wild_card", display=(R2, B3, G1, gem("red", 3, nth=1)))
     history = [*history, holding(1, W1, gem("red", 2, nth=1), gem("red", 3, nth=2))]
     history, _ = turn(history, 0, "sale")
-    options = GAME.legal(now(history), 0)
+    options = decisions(GAME.legal(now(history), 0))
     assert AddJewelerCard(card=R2, as_colour="white") in options
     assert SellToCollector(colour="red", wild_card=B3) in options  # 5 + 3 > 5
     assert SellToCollector(colour="red") not in options  # 5 is not more than 5
@@ -234,7 +239,9 @@ def test_j16_sale_wild_card_counts_one_card_as_another_colour() -> None:
     history2 = owning(table(2), 0, "sale_wild_card", display=(R2, B3, G1, gem("red", 3, nth=1)))
     history2, _ = turn(history2, 0, "sale")
     history2 = act(history2, 0, AddJewelerCard(card=R2, as_colour="white"))
-    assert all(c.as_colour is None for c in GAME.legal(now(history2), 0) if isinstance(c, AddJewelerCard))
+    assert all(
+        c.as_colour is None for c in decisions(GAME.legal(now(history2), 0)) if isinstance(c, AddJewelerCard)
+    )
 
 
 def test_j16_sale_wild_card_refused_without_the_noble() -> None:
@@ -251,7 +258,7 @@ def test_j16_sale_discard_instead_replaces_the_sale_without_supervisor_discards(
     history = [*history, holding(1, RF)]
     history, events = turn(history, 0, "sale")
     assert events[1] == GoldChanged(seat=0, delta=-2, gold=13)
-    assert GAME.legal(now(history), 0) == [DiscardForAdvance(card=G3)]
+    assert decisions(GAME.legal(now(history), 0)) == [DiscardForAdvance(card=G3)]
     done = given(GAME, history).when(0, DiscardForAdvance(card=G3)).decide()
     assert done[:3] == [
         CardDiscardedForAdvance(seat=0, card=G3),
@@ -279,7 +286,7 @@ def test_j16_hire_with_gold_pays_with_track_gold_and_gold_cards() -> None:
     history = owning(history, 0, "hire_with_gold", display=(R1, gold_card(2)))
     history, _ = turn(history, 0, "trade")
     history = act(history, 0, HireNoble(noble=hired))
-    options = GAME.legal(now(history), 0)
+    options = decisions(GAME.legal(now(history), 0))
     assert PayNobleCard(card=gold_card(2)) in options and PayNobleGold(amount=4) in options
     history = act(history, 0, PayNobleCard(card=R1))
     history = act(history, 0, PayNobleCard(card=gold_card(2)))

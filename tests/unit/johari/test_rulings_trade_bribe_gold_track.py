@@ -29,6 +29,7 @@ from domain.johari.events import (
     TurnStarted,
 )
 from domain.johari.view import JohariView
+from domain.resign import decisions
 from tests.support.scenario import given
 
 from .tables import (
@@ -112,7 +113,7 @@ def test_j13_exchange_offers_the_display_prestige_card_only() -> None:
     history = act(history, 0, TradeFromStore(place="store_gold"))
     history = plays(history, {0: "exchange", 1: "bribe"})
     state = given(GAME, history).state
-    assert GAME.legal(state, 0) == [ExchangeGive(card=P2)]
+    assert decisions(GAME.legal(state, 0)) == [ExchangeGive(card=P2)]
     given(GAME, history).when(0, ExchangeGive(card=P3)).rejects("J-13", "trade_card_locked")
 
 
@@ -124,7 +125,7 @@ def test_j14_the_trade_card_goes_to_the_display_and_prestige_cards_at_the_end_of
     state = given(GAME, history).state
     assert state.players[0].prestige == (P3,) and state.players[0].display == (GOLD2,)
     assert state.players[0].trade == () and GAME.pending(state)[0].decision == "cash_gold_cards"
-    assert GAME.legal(state, 0) == [CashGoldCard(card=GOLD2), KeepGoldCards()]
+    assert decisions(GAME.legal(state, 0)) == [CashGoldCard(card=GOLD2), KeepGoldCards()]
 
 
 # ---------------------------------------------------------------- J-13 Bribe: safe from the reveal

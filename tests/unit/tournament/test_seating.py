@@ -86,7 +86,8 @@ def repeat_cost(tables: list[tuple[str, ...]], met: Counter[frozenset[str]]) -> 
 
 def test_eleven_basari_players_get_the_fewest_repeats_possible_each_round() -> None:
     # 4 + 4 + 3: from round 2 some repeats are unavoidable (a table of 4 draws on only 3 earlier tables);
-    # each round's seating has the fewest any of the 5775 possible seatings could have
+    # each round's seating has the fewest any of the 5775 possible seatings with the same table of 3 could have
+    # (fair seating, issue 14, chooses who sits at the table of 3: test_fair_seating.py)
     every = list(partitions([f"P{i:02d}" for i in range(1, 12)], [4, 4, 3]))
     assert len(every) == 5775
     for seed in ("a", "b"):
@@ -97,7 +98,9 @@ def test_eleven_basari_players_get_the_fewest_repeats_possible_each_round() -> N
             before = meetings(run.state)
             run.play_round(rng)
             seated = [t.players for t in run.state.rounds[number - 1].tables]
-            assert repeat_cost(seated, before) == min(repeat_cost(p, before) for p in every), (seed, number)
+            small = set(seated[-1])
+            fair = [p for p in every if any(len(t) == 3 and set(t) == small for t in p)]
+            assert repeat_cost(seated, before) == min(repeat_cost(p, before) for p in fair), (seed, number)
         assert max(meetings(run.state).values()) == 2  # nobody meets anybody a third time in 3 rounds
 
 
