@@ -174,6 +174,12 @@ class LobbyService:
             if request.entropy is not None:
                 raise errors.RuleViolation("bad_entropy", "entropy comes with the creator's account seat")
             return await self.games.create(request)
+        if any(isinstance(player.bot, str) for player in request.players):
+            # the lobby's seat rows do not keep a bot level yet: server bots sit in hot-seat games only
+            raise errors.RuleViolation(
+                "bot_seat_in_lobby_game",
+                "a server bot seat ({bot: level}) needs a game of hot-seat seats only",
+            )
         creator = await self.accounts.require(token)
         game = self.games.game_named(request.game)
         config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
