@@ -64,16 +64,21 @@ class Server:
         raise RuntimeError("unreachable")
 
 
+def decisions(game: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seat's decisions due now: ``legal`` without ``resign`` (listed for every seat still playing)."""
+    return [command for command in game["legal"] if command["type"] != "resign"]
+
+
 def choose(game: dict[str, Any]) -> dict[str, Any]:
-    """The bot's strategy: here, any legal command at random."""
-    return random.choice(game["legal"])
+    """The bot's strategy: here, any decision of ``legal`` at random (never resigning)."""
+    return random.choice(decisions(game))
 
 
 def play(server: Server, game_id: str) -> None:
     """Act in ``game_id`` while a decision of this bot's seat is due."""
     while True:
         status, game = server.call("GET", f"/v1/games/{game_id}")
-        if status != 200 or game["status"] != "active" or not game["legal"]:
+        if status != 200 or game["status"] != "active" or not decisions(game):
             return
         version = game["version"]
         command = choose(game)

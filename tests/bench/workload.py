@@ -14,6 +14,7 @@ import msgspec
 
 from domain.core import GameConfig, Rng
 from domain.registry import all_games
+from domain.resign import decisions
 
 GAME = "bazaar"
 PLAYERS = ("Ada", "Bo")
@@ -39,7 +40,7 @@ def script(label: str, commands: int) -> list[tuple[int, dict[str, Any]]]:
     out: list[tuple[int, dict[str, Any]]] = []
     for _ in range(commands):
         seat = game.pending(state)[0].seat
-        legal = game.legal(state, seat)
+        legal = decisions(game.legal(state, seat))  # never resign
         command = next((c for c in legal if type(c).__struct_config__.tag != "buy"), legal[0])
         events = game.decide(state, seat, command, Rng(seed, f"v{version}"))
         for event in events:

@@ -70,3 +70,31 @@ async def test_a_resigned_seat_in_a_larger_game_is_played_by_the_stand_in(
     )
     assert refused.status_code in (409, 422), refused.text
     assert refused.json()["code"] == "resigned"
+
+
+async def test_a_game_with_a_stand_in_plays_to_its_end_and_passes_its_audit(
+    client: AsyncTestClient[Any],
+) -> None:
+    """Issue 14: the stand-in's decisions are re-decided by the audit like any command (same seed, same draws);
+    the game finishes with the resigned seat ranked last."""
+    created = await create_game(client, "basari", 3, seed="stand-in-audit")
+    game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
+    response = await client.post(
+        f"/v1/games/{game_id}/commands", json={"type": "resign"}, headers=bearer(tokens[1])
+    )
+    assert response.status_code == 200, response.text
+    for _ in range(2000):
+        detail = (await client.get(f"/v1/games/{game_id}")).json()
+        if detail["status"] == "finished":
+            break
+        seat = detail["pending"][0]["seat"]
+        assert seat != 1
+        mine = (await client.get(f"/v1/games/{game_id}", headers=bearer(tokens[seat]))).json()
+        body = mine["legal"][0]
+        assert body["type"] != "resign"
+        answer = await client.post(f"/v1/games/{game_id}/commands", json=body, headers=bearer(tokens[seat]))
+        assert answer.status_code == 200, answer.text
+    assert detail["status"] == "finished"
+    assert detail["result"]["ranks"][1] == 3
+    audit = (await client.get(f"/v1/games/{game_id}/audit")).json()
+    assert audit["ok"] and audit["moves_ok"], audit["problems"]

@@ -68,7 +68,9 @@ async def play_to_end(
         legal = [entry for entry in mine["legal"] if entry["type"] != "resign"]  # resigning: tests of its own
         assert legal, f"seat {seat} pending with no legal command"
         preferred = [entry for entry in legal if entry["type"] in prefer]
-        command = strategy(mine, chooser) if strategy else chooser.choice(preferred or legal)
+        command = (
+            strategy({**mine, "legal": legal}, chooser) if strategy else chooser.choice(preferred or legal)
+        )
         assert command in legal, "a client posts only entries of legal"
         response = await client.post(f"/v1/games/{game_id}/commands", json=command, headers=auth)
         assert response.status_code == 200, response.text
