@@ -13,6 +13,7 @@ from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.accounts import accounts_of
+from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token
 from api.middleware import client_identity
 from api.streams import StreamLimiter, sse_stream
@@ -45,7 +46,8 @@ class MeStreamController(Controller):
         "/stream",
         operation_id="streamMe",
         summary="Follow what concerns your account across games (Server-Sent Events)",
-        media_type="text/event-stream",
+        media_type=EVENT_STREAM,
+        opt={OFFERS: (EVENT_STREAM,)},
     )
     async def stream(
         self,
