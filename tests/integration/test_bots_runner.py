@@ -1,10 +1,14 @@
 """Issue 13, server bots: a game created with bot seats is played by the runner through GameService.execute;
 two runners (two processes' services on one store) make exactly one move per decision; a runner started
-after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels."""
+after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels.
+
+The module plays on a database of its own: the session's running servers (tests/e2e) each have a bot runner
+that plays every bot seat of the shared database, and these tests count which runner made each move."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -19,8 +23,21 @@ from service.bots import BotRunner
 from service.games import GameService
 from service.keys import PostgresKeyStore
 from service.models import CreateGame
+from tests.support.databases import fresh_database
 
 pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a database no server process of the session plays on."""
+    async with fresh_database(server_url) as url:
+        created = await asyncpg.create_pool(url, min_size=1, max_size=10)
+        assert created is not None
+        try:
+            yield created
+        finally:
+            await created.close()
 
 
 def new_service(pool: asyncpg.Pool) -> GameService:
@@ -92,6 +109,7 @@ async def test_two_runners_play_a_bot_game_with_one_move_per_decision(pool: asyn
             task.cancel()
         await asyncio.gather(one, two, return_exceptions=True)
     await one_move_per_decision(pool, game_id)
+    # an idempotent replay of the same decision counts for both runners, so the sum may exceed the stored count
     assert first.moves + second.moves >= await commands_stored(pool, game_id)
 
 
