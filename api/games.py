@@ -260,8 +260,8 @@ class GamesController(Controller):
         service = service_of(state)
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await service.seat_of(game_id, bearer_token(request))
-        _loaded, view = await service.state_at(game_id, seat, at)
-        return StateAt(game_id=game_id, version=at, view=view)
+        loaded, view = await service.state_at(game_id, seat, at)
+        return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
     @get(
         "/games/{game_id:str}/scoresheet",

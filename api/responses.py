@@ -64,14 +64,18 @@ ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "joinTournament": (*V1, *ACCOUNT_TOKEN, 403, 404, 409),
     "declineTournament": (*V1, *ACCOUNT_TOKEN, 404, 409),
     "leaveTournament": (*V1, *ACCOUNT_TOKEN, 404, 409),
+    "createStreamTicket": (*V1, *SEAT_TOKEN_WAITING),
+    "streamMe": (*V1, *ACCOUNT_TOKEN),
+    "getSigningKey": PAGE,
     "health": (400,),
     "ready": (400, 503),
-    "MetricsGet": (400,),
+    "MetricsGetGet": (400,),
     "listProblemTypes": PAGE,
     "getProblemType": (*PAGE, 404),
     "getRules": (*PAGE, 404),
 }
-# an operation the table does not know yet may answer any problem
+# an operation the table does not know yet may answer any problem (tests/unit/test_openapi_committed.py
+# requires every operation in the table, so this serves only until a new operation is added to it)
 ANY_PROBLEM = tuple(kind.status for kind in KINDS if kind.status != 500)
 OTHER_MEDIA: dict[str, str] = {
     "getEvents": NDJSON,

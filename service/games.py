@@ -408,6 +408,7 @@ class GameService:
         if public:
             return EventOut(
                 version=recorded.version,
+                game=loaded_game.name,
                 type=recorded.type,
                 recorded_at=recorded.recorded_at,
                 data=event,
@@ -415,6 +416,7 @@ class GameService:
             )
         return EventOut(
             version=recorded.version,
+            game=loaded_game.name,
             type=recorded.type,
             recorded_at=recorded.recorded_at,
             data=loaded_game.redact(event, seat),
@@ -605,7 +607,11 @@ class GameService:
         now = datetime.now(UTC)
         events = [
             EventOut(
-                version=loaded.version + i + 1, type=event_tag(e), recorded_at=now, data=game.redact(e, seat)
+                version=loaded.version + i + 1,
+                game=game.name,
+                type=event_tag(e),
+                recorded_at=now,
+                data=game.redact(e, seat),
             )
             for i, e in enumerate(appended)
         ]
@@ -618,11 +624,14 @@ class GameService:
             raise errors.RuleViolation(
                 "idempotency_key_reused", "this Idempotency-Key was used with another command"
             )
-        answer = msgspec.json.decode(record.response, type=CommandAccepted)
+        info = await self.info(game_id)
+        stored = msgspec.json.decode(record.response)
+        for event in stored.get("events", ()):
+            event.setdefault("game", info.category)  # answers stored before events named their game
+        answer = msgspec.convert(stored, CommandAccepted)
         if answer.head is not None or self.signer is None:
             return answer
         last = await self.store.read_stream(game_id, after=answer.version - 1, limit=1)
-        info = await self.info(game_id)
         if not last:
             return answer
         head = self.signed_head(game_id, answer.version, last[0].hash, info, info.status == FINISHED)
