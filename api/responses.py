@@ -69,7 +69,7 @@ ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "getSigningKey": PAGE,
     "health": (400,),
     "ready": (400, 503),
-    "MetricsGetGet": (400,),
+    "MetricsGet": (400,),
     "listProblemTypes": PAGE,
     "getProblemType": (*PAGE, 404),
     "getRules": (*PAGE, 404),
@@ -147,8 +147,6 @@ def describe_responses(app: Litestar) -> None:
     schemas[PROBLEM_SCHEMA] = problem_schema()
     schemas["FieldError"] = field_error_schema()
     problem_ref = Reference(ref=f"#/components/schemas/{PROBLEM_SCHEMA}")
-    for item in document.paths.values():  # type: ignore[union-attr]
-        item.head = None  # every GET answers HEAD too (docs/api.md); generators need no second operation
     for path, operation in operations(app):
         responses = operation.responses if operation.responses is not None else {}
         operation.responses = responses
