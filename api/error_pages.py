@@ -38,19 +38,20 @@ def wants_html(request: Request[Any, Any, Any]) -> bool:
 def error_page(request: Request[Any, Any, Any], problem: Response[Any]) -> Response[Any]:
     """The problem answer as the site's error page (same status and headers, the problem's words)."""
     body = problem.content if isinstance(problem.content, dict) else {}
-    kind = kind_of(problem.status_code)
+    status = problem.status_code or 500
+    kind = kind_of(status)
     headers = {k: v for k, v in problem.headers.items() if k.lower() != "content-type"}
     return Template(
         template_name="error.html.j2",
         context={
-            "status": problem.status_code,
+            "status": status,
             "title": body.get("title") or kind.title,
             "detail": body.get("detail") or "",
             "code": body.get("code") or kind.kind,
             "kind": kind.kind,
             "request_id": structlog.contextvars.get_contextvars().get("request_id"),
         },
-        status_code=problem.status_code,
+        status_code=status,
         headers=headers,
         media_type=HTML,
     )
