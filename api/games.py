@@ -216,7 +216,7 @@ class GamesController(Controller):
         service = service_of(state)
         loaded = await service.load(game_id)
         seat = await service.seat_of(game_id, bearer_token(request))
-        return service.legal(loaded, seat)
+        return loaded.legal(seat)
 
     @get(
         "/games/{game_id:str}/events",

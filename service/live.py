@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from service import errors
-from service.games import GameService, Loaded
+from service.games import GameService, LoadedGame
 
 PAGE_SIZE = 100
 
@@ -43,7 +43,7 @@ class GameEnded:
     version: int
 
 
-def resume_after(last_event_id: str | None, loaded: Loaded) -> int | None:
+def resume_after(last_event_id: str | None, loaded: LoadedGame) -> int | None:
     """The version named by a ``Last-Event-ID`` (None without one); 400 unless it is 0..current version."""
     if last_event_id is None:
         return None
@@ -58,7 +58,7 @@ def resume_after(last_event_id: str | None, loaded: Loaded) -> int | None:
 
 async def follow_game(
     service: GameService,
-    loaded: Loaded,
+    loaded: LoadedGame,
     seat: int | None,
     after: int | None,
     keepalive_seconds: float,

@@ -27,7 +27,7 @@ import msgspec
 from eventstore import FeedPosition, pooled_connection
 from service import errors
 from service.accounts import Account
-from service.games import GameService, Loaded
+from service.games import GameService, LoadedGame
 
 PAGE_SIZE = 500
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
@@ -283,12 +283,12 @@ def _invitation(notice: Notice) -> tuple[str | None, str | None, int | None]:
     return (notice.tournament, notice.game_id, notice.seat)
 
 
-def _due(loaded: Loaded, seat: int) -> bool:
+def _due(loaded: LoadedGame, seat: int) -> bool:
     """Whether a decision of ``seat`` is due in the game."""
     return not loaded.finished and any(p.seat == seat for p in loaded.game.pending(loaded.state))
 
 
-def _changes(loaded: Loaded, seat: int, seen: _Seen) -> list[Notice]:
+def _changes(loaded: LoadedGame, seat: int, seen: _Seen) -> list[Notice]:
     """What changed for ``seat`` in the game since this reader last looked, each told once."""
     tournament = loaded.info.metadata.get("tournament")
 
@@ -312,5 +312,5 @@ def _changes(loaded: Loaded, seat: int, seen: _Seen) -> list[Notice]:
         told.append(notice("your_turn"))
     if loaded.finished and loaded.game_id not in seen.finished:
         seen.finished.add(loaded.game_id)
-        told.append(notice("game_finished", msgspec.to_builtins(loaded.game.result(loaded.state))))
+        told.append(notice("game_finished", msgspec.to_builtins(loaded.result())))
     return told

@@ -31,7 +31,7 @@ import structlog
 
 from eventstore import EventStore, FeedPosition, RecordedEvent, pooled_connection
 from service import errors
-from service.games import ACTIVE, FINISHED, GameService, Loaded
+from service.games import ACTIVE, FINISHED, GameService, LoadedGame
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
 from service.ratings import Rating, initial_rating, rate, rated_identities
 from service.settings import Settings
@@ -368,7 +368,7 @@ class GameProjection(FeedFollower):
         listing: list[tuple[Any, ...]] = []
         seats: list[tuple[Any, ...]] = []
         results: list[tuple[Any, ...]] = []
-        finishing: list[tuple[int, Loaded]] = []  # (feed index of the game's last event, game)
+        finishing: list[tuple[int, LoadedGame]] = []  # (feed index of the game's last event, game)
         for game_id, (end, version) in moved.items():
             try:
                 loaded = await self.games.load(game_id)
@@ -383,7 +383,7 @@ class GameProjection(FeedFollower):
             if game_id in opened:  # the feed brings version 1 once: the seats are written once
                 seats.extend(_seat_rows(loaded))
             if loaded.finished:
-                outcome = loaded.game.result(loaded.state)
+                outcome = loaded.result()
                 results.extend(
                     (game_id, seat, score, rank)
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
@@ -399,7 +399,7 @@ class GameProjection(FeedFollower):
         if finishing:
             await self._rate(connection, [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])])
 
-    async def _rate(self, connection: asyncpg.Connection, finished: list[Loaded]) -> None:
+    async def _rate(self, connection: asyncpg.Connection, finished: list[LoadedGame]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings
         (each game once: one already in the rated table is skipped)."""
         t = self.tables
@@ -419,7 +419,7 @@ class GameProjection(FeedFollower):
             game = loaded.game.name
             identities = rated_identities(
                 loaded.info.metadata,
-                len(loaded.game.result(loaded.state).ranks),
+                len(loaded.result().ranks),
                 accounts.get(loaded.game_id, {}),
             )
             if identities is None or loaded.game_id in done:
@@ -431,7 +431,7 @@ class GameProjection(FeedFollower):
                         mu=row["mu"], sigma=row["sigma"], games=row["games"]
                     )
             before = [current.get((game, who)) or initial_rating() for who in identities]
-            after = rate(before, loaded.game.result(loaded.state).ranks)
+            after = rate(before, loaded.result().ranks)
             if after is None:
                 log.warning("rating_skipped_game", game_id=loaded.game_id, game=game)
                 continue
@@ -637,7 +637,7 @@ class GameProjection(FeedFollower):
         )
 
 
-def _listing_row(loaded: Loaded) -> tuple[Any, ...]:
+def _listing_row(loaded: LoadedGame) -> tuple[Any, ...]:
     """The listing row of a folded game: its status is the domain's verdict on the fold."""
     info = loaded.info
     return (
@@ -652,7 +652,7 @@ def _listing_row(loaded: Loaded) -> tuple[Any, ...]:
     )
 
 
-def _seat_rows(loaded: Loaded) -> list[tuple[Any, ...]]:
+def _seat_rows(loaded: LoadedGame) -> list[tuple[Any, ...]]:
     """One per-player row per seat, from the creation metadata."""
     players: list[str] = list(loaded.info.metadata.get("players", []))
     bots: list[Any] = list(loaded.info.metadata.get("bots") or [])

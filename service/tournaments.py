@@ -37,7 +37,7 @@ from domain.tournament import (
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, pooled_connection
 from service import errors
 from service.accounts import Account, AccountService
-from service.games import GameService, Loaded, new_event
+from service.games import GameService, LoadedGame, new_event
 from service.lobby import seat_kind
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
 from service.projections import FeedFollower, FeedPage, last_events
@@ -384,11 +384,11 @@ class TournamentService:
         if self.recorder is not None:
             await self.recorder.read_your_writes()
 
-    async def record_game(self, tournament_id: str, game: Loaded) -> None:
+    async def record_game(self, tournament_id: str, game: LoadedGame) -> None:
         """Report a finished tournament game to its tournament's stream: once (a report already in the
         stream is ``duplicate_report``, nothing to do); a report the tournament refuses (a game of no table
         of its current round) is logged and dropped, it must not stop the recorder."""
-        result = game.game.result(game.state)
+        result = game.result()
         (last,) = await self.store.read_stream(game.game_id, after=game.version - 1, until=game.version)
         for _attempt in range(MAX_RETRIES):
             try:

@@ -46,7 +46,7 @@ async def play_one(service: GameService, game_id: str, chooser: random.Random) -
     if loaded.finished:
         return None
     seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-    command = chooser.choice(service.legal(loaded, seat))
+    command = chooser.choice(loaded.legal(seat))
     accepted = await service.execute(game_id, seat, msgspec.to_builtins(command))
     return accepted.version
 

@@ -141,7 +141,7 @@ async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
             break
         pending = loaded.game.pending(loaded.state)
         assert [p.seat for p in pending] == [0]  # the bot never leaves its decision pending here
-        legal = decisions(loaded.game.legal(loaded.state, 0))  # never resign
+        legal = decisions(loaded.legal(0))  # never resign
         await human.execute(game_id, 0, msgspec.to_builtins(legal[-1]))
     assert runner.moves > 0
 

@@ -53,7 +53,7 @@ async def play_to_end(service: GameService, game_id: str, seed: str) -> None:
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-        command = chooser.choice(decisions(service.legal(loaded, seat)))
+        command = chooser.choice(decisions(loaded.legal(seat)))
         await service.execute(game_id, seat, msgspec.to_builtins(command))
         await asyncio.sleep(0)  # let the live readers run between commands
 
@@ -123,7 +123,7 @@ async def test_the_stream_gives_what_events_gives_the_same_caller(service: GameS
             loaded = await service.load(game_id)
             seat = chooser.choice(loaded.game.pending(loaded.state)).seat
             await service.execute(
-                game_id, seat, msgspec.to_builtins(chooser.choice(decisions(service.legal(loaded, seat))))
+                game_id, seat, msgspec.to_builtins(chooser.choice(decisions(loaded.legal(seat))))
             )
         loaded, history = await service.history(game_id, 1)
         assert not loaded.finished

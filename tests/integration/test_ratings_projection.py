@@ -124,9 +124,7 @@ async def test_ratings_are_openskill_over_the_rated_games_in_finish_order(
         game_id = await finished_game(service, "basari", table, {})
         loaded = await service.load(game_id)
         before = [expected.get(name) or MODEL.rating() for name in table]
-        teams = MODEL.rate(
-            [[r] for r in before], ranks=[float(r) for r in loaded.game.result(loaded.state).ranks]
-        )
+        teams = MODEL.rate([[r] for r in before], ranks=[float(r) for r in loaded.result().ranks])
         expected.update({name: team[0] for name, team in zip(table, teams, strict=True)})
     await finished_game(service, "basari", players[:3], {}, rated=False)
     for name in players:
