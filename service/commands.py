@@ -17,10 +17,9 @@ import structlog
 
 from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng
-from eventstore import CommandRecord, ConcurrencyConflict, IdempotencyMismatch, StreamExists
+from eventstore import CommandRecord, ConcurrencyConflict, GameKeys, IdempotencyMismatch, StreamExists
 from service import errors
 from service.audit import chain_key, encode_move
-from service.keys import GameKeys
 from service.loading import FINISHED, GameLoader, LoadedGame, event_tag, new_event
 from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.queries import GameQueries

@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import Game
-from eventstore import EventStore
+from eventstore import EventStore, KeyStore
 from service.accounts import AccountService
 from service.commands import GameCommands
 from service.export import GameExporter
-from service.keys import KeyStore
 from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame, event_tag, new_event
 from service.queries import GameQueries
 from service.signing import Signer

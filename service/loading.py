@@ -14,10 +14,9 @@ from typing import Any, TypeVar
 import msgspec
 
 from domain.core import Event, Game, Result
-from eventstore import GENESIS_HASH, EventStore, NewEvent, RecordedEvent, StreamInfo
+from eventstore import GENESIS_HASH, EventStore, GameKeys, KeyStore, NewEvent, RecordedEvent, StreamInfo
 from service import errors
 from service.accounts import AccountService
-from service.keys import GameKeys, KeyStore
 from service.tokens import token_matches
 
 ACTIVE, FINISHED = "active", "finished"

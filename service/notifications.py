@@ -25,6 +25,7 @@ import asyncpg
 import msgspec
 
 from eventstore import FeedPosition, pooled_connection
+from eventstore.readmodels import HORIZON
 from service import errors
 from service.accounts import Account
 from service.games import GameService, LoadedGame
@@ -32,7 +33,6 @@ from service.games import GameService, LoadedGame
 PAGE_SIZE = 500
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
 NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
-_HORIZON = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
 _SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
 _ACTIVE_SEATS = (
     "SELECT s.game_id, s.seat FROM game_seats s JOIN game_listing g USING (game_id)"
@@ -142,7 +142,7 @@ class Notifications:
     async def now(self) -> FeedPosition:
         """A feed position after every event already final in the feed: what a new stream follows from."""
         async with self.connection() as connection:
-            horizon: int = await connection.fetchval(_HORIZON)
+            horizon: int = await connection.fetchval(HORIZON)
         return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
 
     async def invitations(self, account: Account) -> list[Notice]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -34,7 +34,7 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
-from eventstore import ConcurrencyConflict, EventStore, StreamExists, pooled_connection
+from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service import errors
 from service.accounts import Account, AccountService
 from service.games import GameService, LoadedGame, new_event
@@ -51,73 +51,6 @@ CATEGORY = "tournament"
 MAX_RETRIES = 8
 CONFLICT_CODES = frozenset({"round_in_progress", "tournament_complete"})
 COUNT_CODES = frozenset({"bad_player_count", "impossible_table_split", "duplicate_needs_equal_tables"})
-
-
-class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament's organizer token hash and its players' token hashes (by name)."""
-
-    tournament_id: str
-    organizer_hash: str
-    player_names: tuple[str, ...]
-    player_hashes: tuple[str, ...]
-
-    def hash_of(self, name: str) -> str:
-        """The token hash of the player called ``name``."""
-        return self.player_hashes[self.player_names.index(name)]
-
-
-class TournamentKeyStore(Protocol):
-    """Where tournament keys live."""
-
-    async def save(self, keys: TournamentKeys) -> None:
-        """Store a new tournament's keys."""
-        ...
-
-    async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """A tournament's keys, or None."""
-        ...
-
-
-class PostgresTournamentKeyStore:
-    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id)."""
-
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
-        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
-        self._pool = pool
-        self._acquire_timeout = acquire_timeout
-
-    async def save(self, keys: TournamentKeys) -> None:
-        """Insert the keys of a new tournament."""
-        async with (
-            pooled_connection(self._pool, self._acquire_timeout) as connection,
-        ):
-            await connection.execute(
-                "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
-                " VALUES ($1, $2, $3, $4)",
-                keys.tournament_id,
-                keys.organizer_hash,
-                list(keys.player_names),
-                list(keys.player_hashes),
-            )
-
-    async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """Read a tournament's keys."""
-        async with (
-            pooled_connection(self._pool, self._acquire_timeout) as connection,
-        ):
-            row = await connection.fetchrow(
-                "SELECT organizer_hash, player_names, player_hashes FROM tournament_keys"
-                " WHERE tournament_id = $1",
-                tournament_id,
-            )
-        if row is None:
-            return None
-        return TournamentKeys(
-            tournament_id=tournament_id,
-            organizer_hash=row["organizer_hash"],
-            player_names=tuple(row["player_names"]),
-            player_hashes=tuple(row["player_hashes"]),
-        )
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,10 @@ import pytest
 
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.bots import BotRunner
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame
 from tests.support.databases import fresh_database
 

@@ -15,10 +15,9 @@ import pytest
 
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.live import LiveMessage, follow_game, resume_after
 from service.models import CreateGame, EventOut, GameDetail, PlayerIn
 

@@ -14,9 +14,8 @@ import pytest
 
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import NewEvent, PostgresEventStore
+from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import GameKeys, PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
 

@@ -13,11 +13,10 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.accounts import AccountService
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, REBUILD, GameProjection
 from service.ratings import MODEL, RatingService, initial_rating, rate, rated_identities

@@ -14,9 +14,8 @@ import asyncpg
 import msgspec
 
 from domain.resign import decisions
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService, LoadedGame
-from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 
 
