@@ -110,9 +110,9 @@ def tallies(state: State) -> dict[str, Tally]:
     """Every player's exact totals from the finished games and byes (players in registration order)."""
     halves = dict.fromkeys(state.players, 0)
     byes = dict.fromkeys(state.players, 0)
-    for rnd in state.rounds:
-        largest = max((len(table.players) for table in rnd.tables), default=0)
-        for name in rnd.byes:
+    for seated in state.rounds:
+        largest = max((len(table.players) for table in seated.tables), default=0)
+        for name in seated.byes:
             halves[name] += bye_halves(largest)
             byes[name] += 1
     firsts = dict.fromkeys(state.players, 0)
