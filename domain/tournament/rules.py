@@ -210,11 +210,11 @@ def _byes(order: list[str], count: int, had: Counter[str]) -> tuple[str, ...]:
 def _seat_next_round(state: State, rng: Rng) -> list[Event]:
     """Seating: only once every game of the current round has finished, and not past the last round;
     the active players only (not withdrawn), with byes when their number cannot be seated."""
+    if state.terminated:
+        raise Rejected("tournament_terminated", detail="the organizer has terminated the tournament")
     current = state.current()
     if current is not None and not current.closed:
         raise Rejected("round_in_progress", detail=f"round {current.round} is still being played")
-    if state.terminated:
-        raise Rejected("tournament_terminated", detail="the organizer has terminated the tournament")
     if state.completed or len(state.rounds) >= state.round_count:
         raise Rejected("tournament_complete", detail="every round has been played")
     sizes, bye_count = round_tables(state)

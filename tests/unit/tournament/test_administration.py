@@ -229,6 +229,7 @@ def test_a_game_finishing_after_termination_no_longer_counts() -> None:
     run.seat()
     run.report(1, 1, [1, 2, 3])
     run.apply(TerminateTournament())
+    given(run.events).when(SeatNextRound()).rejects("tournament_terminated")
     table = run.state.rounds[0].tables[1]
     assert table.game_id is not None
     report = RecordGame(
