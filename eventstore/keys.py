@@ -89,7 +89,7 @@ class InMemoryKeyStore:
 
 
 class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament's organizer token hash and its players' token hashes (by name)."""
+    """A tournament's organizer token hash and its players' token hashes (by name; late entries last)."""
 
     tournament_id: str
     organizer_hash: str
@@ -97,7 +97,9 @@ class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
     player_hashes: tuple[str, ...]
 
     def hash_of(self, name: str) -> str:
-        """The token hash of the player called ``name``."""
+        """The token hash of the player called ``name`` (empty if none was stored: no token acts for them)."""
+        if name not in self.player_names:
+            return ""
         return self.player_hashes[self.player_names.index(name)]
 
 
@@ -109,12 +111,17 @@ class TournamentKeyStore(Protocol):
         ...
 
     async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """A tournament's keys, or None."""
+        """A tournament's keys, late entries included, or None."""
+        ...
+
+    async def add_player(self, tournament_id: str, name: str, token_hash: str) -> None:
+        """Store a late entry's token hash."""
         ...
 
 
 class PostgresTournamentKeyStore:
-    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id)."""
+    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id). The table is append-only:
+    a late entry's token hash is a row of its own, keyed ``<tournament id>/entry/<name>``."""
 
     def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
         """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
@@ -145,11 +152,30 @@ class PostgresTournamentKeyStore:
                 " WHERE tournament_id = $1",
                 tournament_id,
             )
-        if row is None:
-            return None
+            if row is None:
+                return None
+            entries = await connection.fetch(
+                "SELECT player_names, player_hashes FROM tournament_keys"
+                " WHERE starts_with(tournament_id, $1 || '/entry/') ORDER BY created_at, tournament_id",
+                tournament_id,
+            )
         return TournamentKeys(
             tournament_id=tournament_id,
             organizer_hash=row["organizer_hash"],
-            player_names=tuple(row["player_names"]),
-            player_hashes=tuple(row["player_hashes"]),
+            player_names=tuple(row["player_names"]) + tuple(n for e in entries for n in e["player_names"]),
+            player_hashes=tuple(row["player_hashes"]) + tuple(h for e in entries for h in e["player_hashes"]),
         )
+
+    async def add_player(self, tournament_id: str, name: str, token_hash: str) -> None:
+        """Insert a late entry's row (with the tournament's organizer hash, which the table requires)."""
+        async with (
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
+        ):
+            await connection.execute(
+                "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
+                " SELECT $1 || '/entry/' || $2, organizer_hash, ARRAY[$2::text], ARRAY[$3::text] FROM tournament_keys"
+                " WHERE tournament_id = $1",
+                tournament_id,
+                name,
+                token_hash,
+            )

@@ -319,6 +319,18 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     open: bool = False
 
 
+class PlayerNameIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A tournament player, by name: the one to withdraw, or a late entry (1-40 characters)."""
+
+    name: str
+
+
+class AdjudicationIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The game of the current round to adjudicate (its result as it stands now is recorded)."""
+
+    game_id: str
+
+
 class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
     """A tournament player and their secret token (their seat's bearer token in every game of the tournament)."""
 
