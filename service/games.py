@@ -13,14 +13,13 @@ import hashlib
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import msgspec
 import structlog
 
 from domain.bots import LEVELS
-from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, fold
+from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl, fold
 from eventstore import (
     GENESIS_HASH,
     CommandRecord,
@@ -35,6 +34,7 @@ from eventstore import (
 from service import errors
 from service.accounts import AccountService
 from service.audit import Move, Reveal, StoredEvent, audit_events, chain_key, encode_move
+from service.clocks import Now, clock_out, pending_out, system_now, time_control, timed
 from service.keys import GameKeys, KeyStore
 from service.models import (
     AuditReport,
@@ -46,7 +46,6 @@ from service.models import (
     GameCreated,
     GameDetail,
     GameExport,
-    PendingDecision,
     ScoreSheetOut,
     Seat,
     SeatToken,
@@ -151,7 +150,9 @@ class GameService:
         cache_size: int = 2048,
         accounts: AccountService | None = None,
         signer: Signer | None = None,
+        now: Now = system_now,
     ) -> None:
+        self.now = now  # the clock stamped into timed games' commands (issue 14; tests inject fake time)
         self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
         self.signer = signer  # signs the head shown with every view and command answer (None: unsigned)
         self.store = store
@@ -181,9 +182,16 @@ class GameService:
         except msgspec.ValidationError as exc:
             raise errors.RuleViolation("invalid_options", f"options: {exc}") from None
 
-    def configure(self, game: Game[Any], names: list[str], options: dict[str, Any] | None) -> GameConfig:
-        """The game's configuration for these seats and options (422 for a count or option it refuses)."""
-        config = GameConfig(players=tuple(names), options=self.parse_options(game, options))
+    def configure(
+        self,
+        game: Game[Any],
+        names: list[str],
+        options: dict[str, Any] | None,
+        clock: TimeControl | None = None,
+    ) -> GameConfig:
+        """The game's configuration for these seats, options and clock (422 for a count or option it
+        refuses)."""
+        config = GameConfig(players=tuple(names), options=self.parse_options(game, options), clock=clock)
         try:
             game.validate_config(config)
         except Rejected as refusal:
@@ -231,7 +239,7 @@ class GameService:
                 )
         if len(set(names)) != len(names):
             raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
-        config = self.configure(game, names, request.options)
+        config = self.configure(game, names, request.options, time_control(request.clock, self.now()))
         seed = request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
@@ -263,6 +271,8 @@ class GameService:
         }
         if accounts is not None:
             metadata["accounts"] = accounts
+        if config.clock is not None:  # part of the set-up an audit re-derives (issue 14)
+            metadata["clock"] = msgspec.to_builtins(config.clock)
         if duplicate_round is not None:
             metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
@@ -448,8 +458,9 @@ class GameService:
             seats=self.seats(loaded),
             you=seat,
             view=game.view(state, seat),
-            pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
+            pending=pending_out(game, state),
             legal=self.legal(loaded, seat),
+            clock=clock_out(state),
             result=game.result(state) if finished else None,
             seed_commitment=loaded.info.metadata.get("seed_commitment"),
             seed_chosen=bool(loaded.info.metadata.get("seed_chosen", False)),
@@ -502,17 +513,19 @@ class GameService:
         body: Any,
         if_match: int | None = None,
         idempotency_key: str | None = None,
+        command: Command | None = None,
     ) -> CommandAccepted:
         """Decide and append one command from ``seat``; retried on a lost race unless ``If-Match`` was given.
 
         The first decision uses the cached state (no round trip); the append's version check catches a stale
         one. Any refusal is given only on the stored state, and for a keyed command only after checking
-        that it was not accepted before (a retry is answered with its first answer).
+        that it was not accepted before (a retry is answered with its first answer). ``command``: one the
+        service sends itself (a timeout, issue 14), in place of a client's ``body``.
         """
         cached = self.cached(game_id)
         loaded = cached or await self.load(game_id)
         stored = cached is None  # whether ``loaded`` was read from the store in this call
-        command = self.parse_command(loaded.game, body)
+        command = command or self.parse_command(loaded.game, body)
         command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = request_hash(seat, command) if command_id is not None else ""
         for _attempt in range(MAX_RACE_RETRIES):
@@ -523,7 +536,8 @@ class GameService:
                     )
                 if loaded.finished:
                     raise errors.Conflict("game_finished", "the game is over")
-                accepted, new_state, appended = self._decide(loaded, seat, command)
+                decided = timed(loaded.state, command, self.now())  # a timed game's: stamped (issue 14)
+                accepted, new_state, appended = self._decide(loaded, seat, decided)
             except errors.ServiceError:
                 if not stored:
                     loaded, stored = await self.load(game_id), True
@@ -546,7 +560,7 @@ class GameService:
                     [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
-                    cause=encode_move(seat, command),  # re-decided by every audit (service/audit.py)
+                    cause=encode_move(seat, decided),  # re-decided by every audit (service/audit.py)
                 )
             except ConcurrencyConflict:
                 if if_match is not None:
@@ -602,7 +616,7 @@ class GameService:
         state = loaded.state
         for event in appended:
             state = game.evolve(state, event)
-        now = datetime.now(UTC)
+        now = self.now()
         events = [
             EventOut(
                 version=loaded.version + i + 1, type=event_tag(e), recorded_at=now, data=game.redact(e, seat)
@@ -647,6 +661,7 @@ class GameService:
             commitment=str(metadata.get("seed_commitment", "")),
             players=metadata.get("players", []),
             options=metadata.get("options"),
+            clock=metadata.get("clock"),
         )
 
     async def audit(self, game_id: str) -> AuditReport:
@@ -718,6 +733,7 @@ class GameService:
             ],
             result=loaded.game.result(loaded.state),
             scoresheet=loaded.game.scoresheet(loaded.state),
+            clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
         )
 
     @staticmethod
