@@ -15,7 +15,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from domain.clock import TimeOut, Timed
+from domain.clock import Timed, TimeOut
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore
