@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, get
-from litestar.contrib.jinja import JinjaTemplateEngine
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.params import FromPath
