@@ -19,7 +19,7 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.formats import EVENT_STREAM, OFFERS
-from api.games import bearer_token, service_of
+from api.games import bearer_token, reader_seat, service_of
 from api.middleware import client_identity
 from api.problems import problem
 from service import errors
@@ -137,8 +137,7 @@ class GameStreamController(Controller):
         Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``."""
         service = service_of(state)
         loaded = await service.load(game_id)
-        token = bearer_token(request)
-        seat = await service.seat_of(game_id, token)
+        seat = await reader_seat(service, game_id, request)
         if ticket is not None:
             seat = await seat_of_ticket(service, game_id, ticket)
         after = resume_after(last_event_id, loaded)
