@@ -11,8 +11,9 @@ from typing import Any
 from domain.core import Game, fold
 from eventstore import RecordedEvent, StreamInfo
 from service import errors
+from service.clocks import clock_out, pending_out
 from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
-from service.models import EventOut, GameDetail, PendingDecision, ScoreSheetOut, Seat
+from service.models import EventOut, GameDetail, ScoreSheetOut, Seat
 from service.signing import SignedHead, Signer
 
 
@@ -64,7 +65,8 @@ class GameQueries:
             seats=self.seats(loaded),
             you=seat,
             view=loaded.view(seat),
-            pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
+            pending=pending_out(game, state),
+            clock=clock_out(state),
             legal=loaded.legal(seat),
             result=loaded.result() if finished else None,
             seed_commitment=loaded.info.metadata.get("seed_commitment"),

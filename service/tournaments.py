@@ -532,7 +532,7 @@ class TournamentService:
             raise errors.Conflict(
                 "game_already_decided", f"game {game_id} has finished; its own result counts"
             )
-        result = game.game.result(game.state)
+        result = game.result()
         command = AdjudicateGame(
             round=round_number,
             table=table_number,
