@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
+from domain.core import TimeControl
 from service import errors
 from service.audit import Move, Reveal, StoredEvent, audit_events
 from service.loading import ACTIVE, FINISHED, GameLoader, Loaded
@@ -39,6 +40,7 @@ class GameExporter:
             commitment=str(metadata.get("seed_commitment", "")),
             players=metadata.get("players", []),
             options=metadata.get("options"),
+            clock=metadata.get("clock"),
         )
 
     async def audit(self, game_id: str) -> AuditReport:
@@ -110,6 +112,7 @@ class GameExporter:
             ],
             result=loaded.game.result(loaded.state),
             scoresheet=loaded.game.scoresheet(loaded.state),
+            clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
         )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from domain.core import Game
 from eventstore import EventStore
 from service.accounts import AccountService
+from service.clocks import Now, system_now
 from service.commands import GameCommands
 from service.export import GameExporter
 from service.keys import KeyStore
@@ -38,12 +39,13 @@ class GameService:
         cache_size: int = 2048,
         accounts: AccountService | None = None,
         signer: Signer | None = None,
+        now: Now = system_now,
     ) -> None:
         self.store, self.keys, self.games = store, keys, games
         self.accounts, self.signer = accounts, signer
         self.loader = loader = GameLoader(store, keys, games, cache_size, accounts)
         self.queries = queries = GameQueries(loader, signer)
-        self.commands = commands = GameCommands(loader, queries)
+        self.commands = commands = GameCommands(loader, queries, now)  # ``now``: timed games' clock
         self.exporter = exporter = GameExporter(loader, queries)
         # loading
         self.decode, self.info, self.missing = loader.decode, loader.info, loader.missing

@@ -11,8 +11,9 @@ from typing import Any
 from domain.core import Game, fold
 from eventstore import RecordedEvent, StreamInfo
 from service import errors
+from service.clocks import clock_out, pending_out
 from service.loading import ACTIVE, FINISHED, GameLoader, Loaded
-from service.models import EventOut, GameDetail, PendingDecision, ScoreSheetOut, Seat
+from service.models import EventOut, GameDetail, ScoreSheetOut, Seat
 from service.signing import SignedHead, Signer
 
 
@@ -71,7 +72,8 @@ class GameQueries:
             seats=self.seats(loaded),
             you=seat,
             view=game.view(state, seat),
-            pending=[PendingDecision(seat=p.seat, decision=p.decision) for p in game.pending(state)],
+            pending=pending_out(game, state),
+            clock=clock_out(state),
             legal=self.legal(loaded, seat),
             result=game.result(state) if finished else None,
             seed_commitment=loaded.info.metadata.get("seed_commitment"),
