@@ -428,7 +428,7 @@ def table(results: dict[str, Any]) -> str:
     """The human-readable table."""
     lines = [f"bench (BENCH_SCALE={SCALE}, {PHASE_SECONDS:.0f} s a phase, {WORKERS} server worker(s))"]
     for key, label, unit in TABLE:
-        value = results[key]
+        value = results.get(key, float("nan"))  # nan: not measured (a spectators shape that failed)
         text = f"{value:,.0f}" if value >= 100 else f"{value:.2f}"
         verdict = ""
         if key in TARGETS:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -195,9 +197,16 @@ async def spectators(database_url: str, pool: asyncpg.Pool, scale: float) -> dic
             )
             try:
                 measured = await shape(base, process.pid, service, games, per_game, moves, pause)
+            except Exception as exc:  # e.g. streams refused: reported in the table, the other shapes go on
+                measured = {"delivered": 0.0}
+                print(f"spectators {name}: {exc!r}"[:300], file=sys.stderr)
             finally:
                 process.terminate()
-                process.wait(10)
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(10)
             results.update({f"spect_{name}_{key}": value for key, value in measured.items()})
     finally:
         await store.stop()
