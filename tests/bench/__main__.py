@@ -40,10 +40,9 @@ import asyncpg
 import msgspec
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.database import create_pool, migrate
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.logging import configure_logging
 from service.models import CreateGame
 from service.settings import Settings

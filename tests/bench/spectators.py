@@ -25,9 +25,8 @@ import asyncpg
 import msgspec
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame
 from tests.bench import workload
 from tests.e2e.conftest import start_server
