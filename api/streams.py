@@ -13,7 +13,6 @@ import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
@@ -86,9 +85,8 @@ def sse_message(message: LiveMessage) -> ServerSentEventMessage:
     default ``message`` event with ``id:`` = version, keep-alives a comment line."""
     if message.kind == "keepalive":
         return ServerSentEventMessage(data=None, comment="keep-alive")
-    data = msgspec.json.encode(message.body).decode()
     event = None if message.kind == "event" else message.kind
-    return ServerSentEventMessage(data=data, event=event, id=message.id)
+    return ServerSentEventMessage(data=message.json, event=event, id=message.id)
 
 
 async def sse_stream(

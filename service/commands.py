@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 import structlog
 
 from domain.bots import LEVELS
-from domain.core import Command, Event, Game, GameConfig, Rejected, Rng
-from eventstore import CommandRecord, ConcurrencyConflict, IdempotencyMismatch, StreamExists
+from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl
+from eventstore import CommandRecord, ConcurrencyConflict, GameKeys, IdempotencyMismatch, StreamExists
 from service import errors
 from service.audit import chain_key, encode_move
-from service.keys import GameKeys
-from service.loading import FINISHED, GameLoader, Loaded, event_tag, new_event
+from service.clocks import Now, system_now, time_control, timed
+from service.loading import FINISHED, GameLoader, LoadedGame, event_tag, new_event
 from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.queries import GameQueries
 from service.tokens import hash_token, new_seed, new_token, seed_commitment
@@ -80,9 +79,10 @@ def request_hash(seat: int, command: Command) -> str:
 class GameCommands:
     """Creates games and runs commands through the game's decider and the store."""
 
-    def __init__(self, loader: GameLoader, queries: GameQueries) -> None:
+    def __init__(self, loader: GameLoader, queries: GameQueries, now: Now = system_now) -> None:
         self.loader = loader
         self.queries = queries
+        self.now = now  # the clock stamped into timed games' commands (issue 14; tests inject fake time)
         self._command_decoders = {
             name: msgspec.json.Decoder(game.command_type) for name, game in loader.games.items()
         }
@@ -103,9 +103,16 @@ class GameCommands:
         except msgspec.ValidationError as exc:
             raise errors.RuleViolation("invalid_options", f"options: {exc}") from None
 
-    def configure(self, game: Game[Any], names: list[str], options: dict[str, Any] | None) -> GameConfig:
-        """The game's configuration for these seats and options (422 for a count or option it refuses)."""
-        config = GameConfig(players=tuple(names), options=self.parse_options(game, options))
+    def configure(
+        self,
+        game: Game[Any],
+        names: list[str],
+        options: dict[str, Any] | None,
+        clock: TimeControl | None = None,
+    ) -> GameConfig:
+        """The game's configuration for these seats, options and clock (422 for a count or option it
+        refuses)."""
+        config = GameConfig(players=tuple(names), options=self.parse_options(game, options), clock=clock)
         try:
             game.validate_config(config)
         except Rejected as refusal:
@@ -134,7 +141,7 @@ class GameCommands:
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
         names = seat_names(game, request, levels)
-        config = self.configure(game, names, request.options)
+        config = self.configure(game, names, request.options, time_control(request.clock, self.now()))
         seed = request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
@@ -166,6 +173,8 @@ class GameCommands:
         }
         if accounts is not None:
             metadata["accounts"] = accounts
+        if config.clock is not None:  # part of the set-up an audit re-derives (issue 14)
+            metadata["clock"] = msgspec.to_builtins(config.clock)
         if duplicate_round is not None:
             metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
@@ -212,17 +221,19 @@ class GameCommands:
         body: Any,
         if_match: int | None = None,
         idempotency_key: str | None = None,
+        command: Command | None = None,
     ) -> CommandAccepted:
         """Decide and append one command from ``seat``; retried on a lost race unless ``If-Match`` was given.
 
         The first decision uses the cached state (no round trip); the append's version check catches a stale
         one. Any refusal is given only on the stored state, and for a keyed command only after checking
-        that it was not accepted before (a retry is answered with its first answer).
+        that it was not accepted before (a retry is answered with its first answer). ``command``: one the
+        service sends itself (a timeout, issue 14), in place of a client's ``body``.
         """
         cached = self.loader.cached(game_id)
         loaded = cached or await self.loader.load(game_id)
         stored = cached is None  # whether ``loaded`` was read from the store in this call
-        command = self.parse_command(loaded.game, body)
+        command = command or self.parse_command(loaded.game, body)
         command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = request_hash(seat, command) if command_id is not None else ""
         for _attempt in range(MAX_RACE_RETRIES):
@@ -233,7 +244,8 @@ class GameCommands:
                     )
                 if loaded.finished:
                     raise errors.Conflict("game_finished", "the game is over")
-                accepted, new_state, appended = self._decide(loaded, seat, command)
+                decided = timed(loaded.state, command, self.now())  # a timed game's: stamped (issue 14)
+                accepted, new_state, appended = self._decide(loaded, seat, decided)
             except errors.ServiceError:
                 if not stored:
                     loaded, stored = await self.loader.load(game_id), True
@@ -256,7 +268,7 @@ class GameCommands:
                     [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
-                    cause=encode_move(seat, command),  # re-decided by every audit (service/audit.py)
+                    cause=encode_move(seat, decided),  # re-decided by every audit (service/audit.py)
                 )
             except ConcurrencyConflict:
                 if if_match is not None:
@@ -292,7 +304,7 @@ class GameCommands:
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
 
     def _decide(
-        self, loaded: Loaded, seat: int, command: Command
+        self, loaded: LoadedGame, seat: int, command: Command
     ) -> tuple[CommandAccepted, Any, list[Event]]:
         """Run the decider; the answer (with events as the seat may see them) is built before the append."""
         game = loaded.game
@@ -312,7 +324,7 @@ class GameCommands:
         state = loaded.state
         for event in appended:
             state = game.evolve(state, event)
-        now = datetime.now(UTC)
+        now = self.now()
         events = [
             EventOut(
                 version=loaded.version + i + 1, type=event_tag(e), recorded_at=now, data=game.redact(e, seat)

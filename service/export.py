@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import msgspec
 
+from domain.core import TimeControl
 from service import errors
 from service.audit import Move, Reveal, StoredEvent, audit_events
-from service.loading import ACTIVE, FINISHED, GameLoader, Loaded
+from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
 from service.models import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
 from service.queries import GameQueries
 
@@ -22,7 +23,7 @@ class GameExporter:
         self.loader = loader
         self.queries = queries
 
-    def reveal(self, loaded: Loaded) -> Reveal | None:
+    def reveal(self, loaded: LoadedGame) -> Reveal | None:
         """A finished game's seed, published commitment and set-up (None while it runs, or while other tables
         of its duplicate round do: seeds are secret)."""
         if not loaded.public:
@@ -30,7 +31,7 @@ class GameExporter:
         return self.secrets(loaded)
 
     @staticmethod
-    def secrets(loaded: Loaded) -> Reveal:
+    def secrets(loaded: LoadedGame) -> Reveal:
         """A game's seed, published commitment and set-up, for the service's own checks (never shown while
         the game runs)."""
         metadata = loaded.info.metadata
@@ -39,6 +40,7 @@ class GameExporter:
             commitment=str(metadata.get("seed_commitment", "")),
             players=metadata.get("players", []),
             options=metadata.get("options"),
+            clock=metadata.get("clock"),
         )
 
     async def audit(self, game_id: str) -> AuditReport:
@@ -108,8 +110,9 @@ class GameExporter:
                 )
                 for r in records
             ],
-            result=loaded.game.result(loaded.state),
+            result=loaded.result(),
             scoresheet=loaded.game.scoresheet(loaded.state),
+            clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
         )
 
 

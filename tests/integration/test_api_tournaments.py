@@ -17,9 +17,8 @@ from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.settings import Settings
 from service.signing import SignedHead, verify_head
