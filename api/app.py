@@ -46,6 +46,7 @@ from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
 from service.signing import load_signer
+from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
 from service.tournaments import TournamentService
 
 API_VERSION = "1.0.0"
@@ -141,6 +142,10 @@ def create_app(
                     runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
                 )
             )
+            # issue 14: this process's clock scheduler, woken by any process's append (service/timeouts.py)
+            scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
+            clocks_woken = watches.enter_context(store.watch())
+            loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))
             try:
                 yield
             finally:

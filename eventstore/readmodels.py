@@ -82,9 +82,11 @@ def insert_players(t: Tables) -> str:
 
 
 def insert_results(t: Tables) -> str:
-    """A finished game's score and rank per seat, written once."""
+    """A finished game's score and rank per seat, written once; a solitaire score counts turns, lower is
+    better, with ``solved`` (Z-12)."""
     return (
-        f"INSERT INTO {t.results} (game_id, seat, score, rank) VALUES ($1, $2, $3, $4)"
+        f"INSERT INTO {t.results} (game_id, seat, score, rank, lower_is_better, solved)"
+        " VALUES ($1, $2, $3, $4, $5, $6)"
         " ON CONFLICT (game_id, seat) DO NOTHING"
     )
 
