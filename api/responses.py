@@ -29,6 +29,7 @@ BODY = (408, 413, 415)
 PAGE = (400, 406, 429)
 SEAT_TOKEN_WAITING = (*SEAT_TOKEN, 409)  # ... and 409 for a game still waiting in the lobby (or cancelled)
 ACCOUNT_TOKEN = (401,)  # no token, or no account's current token
+ORGANIZER = (401, 403, 404)  # no token, not this tournament's organizer token, an unknown tournament
 ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "getCatalog": PAGE,
     "listGames": V1,
@@ -44,7 +45,11 @@ ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "exportGame": (*V1, 404, 409),
     "createTournament": (*V1, *BODY, *ACCOUNT_TOKEN, 422),
     "getTournament": (*V1, 404, 409),
-    "seatNextRound": (*V1, 401, 403, 404, 409, 422),
+    "seatNextRound": (*V1, *ORGANIZER, 409, 422),
+    "withdrawTournamentPlayer": (*V1, *ORGANIZER, *BODY, 409, 422),
+    "enterTournamentPlayer": (*V1, *ORGANIZER, *BODY, 409, 422),
+    "terminateTournament": (*V1, *ORGANIZER, 409),
+    "adjudicateTournamentGame": (*V1, *ORGANIZER, *BODY, 409, 422),
     "getTournamentStandings": (*V1, 404, 409),
     "getTournamentResults": (*V1, 404, 409),
     "getRatings": (*V1, 404),
