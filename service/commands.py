@@ -15,7 +15,7 @@ import msgspec
 import structlog
 
 from domain.bots import LEVELS
-from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl
+from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl, shown
 from eventstore import (
     AppendResult,
     CommandRecord,
@@ -47,7 +47,7 @@ def server_bot_levels(request: CreateGame) -> list[str | None]:
             if player.bot not in LEVELS:
                 raise errors.RuleViolation(
                     "unknown_bot_level",
-                    f"a bot seat's level is one of {', '.join(LEVELS)}, not {player.bot!r}",
+                    f"a bot seat's level is one of {shown(list(LEVELS))}, not {shown(player.bot)}",
                 )
             levels.append(player.bot)
         else:
@@ -138,7 +138,7 @@ class GameCommands:
         """The registered game called ``name`` (422 otherwise)."""
         game = self.loader.games.get(name)
         if game is None:
-            raise errors.RuleViolation("unknown_game", f"no game called {name!r}; see /v1/catalog")
+            raise errors.RuleViolation("unknown_game", f"no game called {shown(name)}; see /v1/catalog")
         return game
 
     def parse_options(self, game: Game[Any], options: dict[str, Any] | None) -> msgspec.Struct:

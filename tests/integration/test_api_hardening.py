@@ -48,9 +48,15 @@ def assert_problem(response: Any, status: int | None = None) -> dict[str, Any]:
     assert response.headers["content-type"].startswith("application/problem+json"), response.headers
     body: dict[str, Any] = response.json()
     assert body["status"] == response.status_code and body["title"] and body["code"]
-    for repr_mark in ("ParamType", "<class", "object at 0x", "{'", "\\x"):  # no Python reprs
+    for repr_mark in ("ParamType", "<class", "object at 0x", "{'", "['", "\\x"):  # no Python reprs
         assert repr_mark not in body["detail"], body["detail"]
+    assert not PYTHON_QUOTE.search(body["detail"]), body["detail"]  # values are shown as JSON: "x"
     return body
+
+
+# a single quote opening a quotation (after a space, bracket or the start), as Python's repr writes strings;
+# an apostrophe follows a letter ("game's") and is fine
+PYTHON_QUOTE = re.compile(r"(?:^|[\s(\[{:,=])'")
 
 
 async def row_counts(pool: asyncpg.Pool) -> tuple[int, int]:
@@ -268,6 +274,39 @@ async def test_head_answers_every_get_route_with_its_status_and_headers_and_no_b
             assert head.headers.get("etag") == got.headers.get("etag"), path
         walked += 1
     assert walked >= 30  # the game API, accounts, lobby, tournaments, pages, probes, /schema, static files
+
+
+async def test_refusals_show_the_offending_values_as_json(client: AsyncTestClient[Any]) -> None:
+    """A detail names what it refuses the way the request wrote it (JSON), never as a Python repr."""
+    players = [{"name": n} for n in ("Ann", "Bo", "Cy")]
+    cases = [
+        (
+            client.post("/v1/games", json={"game": 'chess "x"', "players": players}),
+            r'no game called "chess \"x\""',
+        ),
+        (client.get("/v1/ratings/chess"), 'no game called "chess"'),
+        (client.get("/v1/games?status=paused"), '"active" or "finished"'),
+        (client.post("/v1/accounts", json={"name": "Quote Test", "kind": "robot"}), '"human" or "bot"'),
+        (
+            client.post("/v1/games", json={"game": "basari", "players": [{"bot": "genius"}, *players[:2]]}),
+            'not "genius"',
+        ),
+        (
+            client.post(
+                f"/v1/games/{'x'}/commands", json={"type": "x"}, headers={"Authorization": "Basic x"}
+            ),
+            None,
+        ),
+    ]
+    for call, shown in cases:
+        response = await call
+        body = assert_problem(response)
+        if shown is not None:
+            assert shown in body["detail"], body["detail"]
+    taken = await client.post("/v1/accounts", json={"name": "Quote Taker"})
+    assert taken.status_code == 201, taken.text
+    again = assert_problem(await client.post("/v1/accounts", json={"name": "quote taker"}), 409)
+    assert '"quote taker"' in again["detail"], again["detail"]
 
 
 async def test_a_missing_token_gets_www_authenticate_bearer(
