@@ -187,7 +187,9 @@ class LobbyService:
         creator = await self.accounts.require(token)
         game = self.games.game_named(request.game)
         config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
-        time_control(request.clock, self.games.commands.now())  # 422 for a bad clock now; it starts with the game
+        time_control(
+            request.clock, self.games.commands.now()
+        )  # 422 for a bad clock now; it starts with the game
         if request.seed is not None and (not request.seed or len(request.seed) > 200):
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
         if kinds.count(ACCOUNT) > 1:
