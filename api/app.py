@@ -29,16 +29,16 @@ from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.reference import ReferenceController
 from api.responses import describe_responses
+from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
-from eventstore import ChangeWatch, PostgresEventStore
+from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.accounts import AccountService, VerifiedClients
 from service.bots import BotRunner
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.lobby import LobbyService
 from service.logging import configure_logging
 from service.notifications import Notifications
@@ -46,10 +46,8 @@ from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
 from service.signing import load_signer
-from service.tournaments import (
-    PostgresTournamentKeyStore,
-    TournamentService,
-)
+from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
+from service.tournaments import TournamentService
 
 API_VERSION = "1.0.0"
 
@@ -99,7 +97,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         url = resolve_database_url(settings.database_url, settings.data_dir)
-        app.state.signer = load_signer(settings.signing_key, settings.data_dir)
+        app.state.signer = signer
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
@@ -144,6 +142,10 @@ def create_app(
                     runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
                 )
             )
+            # issue 14: this process's clock scheduler, woken by any process's append (service/timeouts.py)
+            scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
+            clocks_woken = watches.enter_context(store.watch())
+            loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))
             try:
                 yield
             finally:
@@ -153,6 +155,7 @@ def create_app(
                 await store.stop()
             await pool.close()
 
+    signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it
     plugins: list[Any] = [problem_details_plugin(), HtmlErrorPages()]  # in this order: pages wrap problems
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
@@ -160,6 +163,7 @@ def create_app(
         request_context_middleware,
         input_guard(settings.request_body_timeout_seconds),
         metrics.middleware,
+        csrf_middleware(signer.secret_for("csrf")),  # api/sessions.py: where a cookie could act
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))
@@ -169,6 +173,7 @@ def create_app(
         MeStreamController,
         signup_router(settings.account_signups_per_hour),
         AccountsController,
+        SessionController,
         LobbyController,
         TournamentsController,
         RatingsController,

@@ -27,7 +27,8 @@ import structlog
 
 from service import errors
 from service.accounts import Account, AccountService
-from service.games import GameService, server_bot_levels
+from service.commands import server_bot_levels
+from service.games import GameService
 from service.models import CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
 from service.tokens import hash_token, new_token
@@ -95,6 +96,8 @@ class MyGame(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     score: int | None = None
     rank: int | None = None
+    lower_is_better: bool = False  # a Bazaar solitaire score is the turns taken, with ``solved`` (Z-12)
+    solved: bool | None = None
 
 
 class MyGamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -565,7 +568,8 @@ class LobbyService:
                 "  CASE WHEN l.status IN ('waiting', 'starting') THEN 'waiting'"
                 "       WHEN l.status = 'cancelled' THEN 'cancelled'"
                 "       ELSE coalesce(g.status, 'active') END AS status,"
-                "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank"
+                "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank,"
+                "  coalesce(r.lower_is_better, false) AS lower_is_better, r.solved"
                 " FROM game_seats s LEFT JOIN lobby_games l USING (game_id)"
                 " LEFT JOIN game_listing g USING (game_id)"
                 " LEFT JOIN game_results r ON r.game_id = s.game_id AND r.seat = s.seat"
@@ -585,6 +589,8 @@ class LobbyService:
                 created_at=row["created_at"],
                 score=row["score"],
                 rank=row["rank"],
+                lower_is_better=row["lower_is_better"],
+                solved=row["solved"],
             )
             for row in rows
             if row["created_at"] is not None

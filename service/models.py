@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
-from domain.core import Result, ScoreSheet
+from domain.core import Result, ScoreSheet, TimeControl
 from service.signing import SignedHead
 
 
@@ -26,8 +26,25 @@ class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     open: bool = False
 
 
+class ClockIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A game's clock (issue 14), one of: ``{decision_seconds, bank_seconds?}`` (each decision may take
+    ``decision_seconds``, 1-86400; past that the seat's bank of ``bank_seconds``, 0-604800, runs down) or
+    ``{days_per_decision}`` (correspondence, 1-60 days a decision, no bank). ``max_timeouts`` (1-10, default
+    3): timeouts after which the stand-in plays the seat for the rest of the game, as on resignation."""
+
+    decision_seconds: int | None = None
+    bank_seconds: int | None = None
+    days_per_decision: int | None = None
+    max_timeouts: int = 3
+
+
+TOURNAMENT_CLOCK: Final = ClockIn(decision_seconds=60, bank_seconds=600)
+"""A tournament's clock unless it chooses another (or none): a minute a decision plus a ten-minute bank."""
+
+
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Create a game: which game, the players in seat order, an optional seed and the game's options."""
+    """Create a game: which game, the players in seat order, an optional seed, the game's options and its
+    clock (none by default)."""
 
     game: str
     players: list[PlayerIn]
@@ -35,6 +52,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     options: dict[str, Any] | None = None
     rated: bool = False
     entropy: str | None = None
+    clock: ClockIn | None = None
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,10 +87,36 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PendingDecision(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat that must act now and the kind of decision it owes."""
+    """A seat that must act now and the kind of decision it owes; in a timed game by when (``deadline``)
+    and the seat's bank left in seconds (``bank_seconds``)."""
 
     seat: int
     decision: str
+    deadline: datetime | None = None
+    bank_seconds: float | None = None
+
+
+class SeatClockOut(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's clock: its bank left (seconds), its timeouts so far, and while it owes a decision when
+    that fell due and its deadline."""
+
+    seat: int
+    bank_seconds: float
+    timeouts: int
+    due_at: datetime | None = None
+    deadline: datetime | None = None
+
+
+class ClockOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A timed game's clock: the control it was created with and every seat's clock as of ``at`` (the last
+    stamp)."""
+
+    decision_seconds: float
+    bank_seconds: float
+    days_per_decision: int | None
+    max_timeouts: int
+    at: datetime
+    seats: list[SeatClockOut]
 
 
 class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,6 +131,7 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     view: Any
     pending: list[PendingDecision]
     legal: list[Any]
+    clock: ClockOut | None = None  # a timed game's clock (issue 14); None: untimed
     result: Any = None
     seed_commitment: str | None = None  # SHA-256 of the seed, public from creation (the seed: once it ends)
     seed_chosen: bool = False  # the creator chose the seed (unrated games only): it may be guessable
@@ -94,12 +139,15 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie)."""
+    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie); a Bazaar solitaire
+    score is the turns taken, ``lower_is_better``, with ``solved`` (Z-12; null for a game scored in points)."""
 
     seat: int
     name: str
     score: int
     rank: int
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -125,7 +173,7 @@ class GamePage(msgspec.Struct, frozen=True, kw_only=True):
 
 class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     """One game of a player's history: the game as listed, the player's seat and, once finished, their
-    score and rank."""
+    score and rank (a Bazaar solitaire score is the turns taken, ``lower_is_better``, with ``solved``: Z-12)."""
 
     game_id: str
     game: str
@@ -138,6 +186,8 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     updated_at: datetime
     score: int | None = None
     rank: int | None = None
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class PlayerGamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -281,6 +331,7 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     events: list[ExportedEvent]
     result: Result
     scoresheet: ScoreSheet
+    clock: TimeControl | None = None  # a timed game's clock as created (issue 14): part of its set-up
 
 
 class GameInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -306,7 +357,8 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     Players are either all ``{name}`` (each gets a player token, as a hot-seat seat does) or accounts:
     ``{account: "me"}`` (the organizer's account plays) and ``{invite: "<account>"}``; with ``open: true``
     any account may register itself too. An account tournament registers players until its first round
-    is seated."""
+    is seated. Every game gets the tournament's clock: ``clock``, by default ``TOURNAMENT_CLOCK``;
+    ``untimed: true`` for none."""
 
     name: str
     game: str
@@ -317,6 +369,20 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     duplicate: bool = False
     seed: str | None = None
     open: bool = False
+    clock: ClockIn | None = None  # None: the tournament default (TOURNAMENT_CLOCK), unless ``untimed``
+    untimed: bool = False  # games without a clock
+
+
+class PlayerNameIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A tournament player, by name: the one to withdraw, or a late entry (1-40 characters)."""
+
+    name: str
+
+
+class AdjudicationIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The game of the current round to adjudicate (its result as it stands now is recorded)."""
+
+    game_id: str
 
 
 class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,6 +1,7 @@
 """Accounts and the lobby in the browser (issue 15): a person signs up on the home page (the token is shown
 once and kept by the browser), signs out and in again with it, opens a table in the lobby; another account
-joins it over the API; the person then plays the whole game from their account, by clicking."""
+joins it over the API; the person then plays the whole game from their account, by clicking. The account
+token lives in an HttpOnly session cookie, never where the page's scripts could read it."""
 
 from __future__ import annotations
 
@@ -28,15 +29,34 @@ async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, w
     await page.click("#continue")
     await page.wait_for_selector("#signed-in-as")
     assert f"Hanna {suffix}" in (await page.text_content("#signed-in-as") or "")
-    await page.click("#sign-out")
+    session = {c["name"]: c for c in await visit.context.cookies()}["session"]
+    assert session["httpOnly"] and session["sameSite"] == "Lax" and session["value"] == token
+    assert "session=" not in await page.evaluate("document.cookie"), "no script of the page can read it"
+    assert token not in await page.evaluate("JSON.stringify(localStorage)"), "nor is it kept in storage"
+    await page.click("#sign-out")  # a form post with the page's CSRF token
+    await page.wait_for_selector("#sign-in-token")
+    assert "session" not in {c["name"] for c in await visit.context.cookies()}, "signing out clears it"
     await page.fill("#sign-in-token", token)
     await page.click("#sign-in button")
     await page.wait_for_selector("#signed-in-as")
 
     await page.select_option("#new-game-kind", "johari")
-    while await page.locator("#new-game-seats input").count() > 2:
+    while await page.locator("#new-game-seats .seat-row").count() > 2:
         await page.click("#remove-seat")
+    # a table whose other seat is the server's bot starts at once: the page goes to it, the account seated
+    await page.select_option("#seat-by-1", "greedy")
     await page.click("#open-table")
+    await page.wait_for_url("**/games/*")
+    await page.wait_for_function("document.getElementById('play-as')?.value === '0'")
+    assert "your account" in (await page.text_content("#play-as") or "")
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        against_bot = (await http.get(page.url.replace("/games/", "/v1/games/"))).json()
+    assert against_bot["status"] == "active" and [s["bot"] for s in against_bot["seats"]] == [False, True]
+    await page.goto("/")
+    await page.select_option("#new-game-kind", "johari")
+    while await page.locator("#new-game-seats .seat-row").count() > 2:
+        await page.click("#remove-seat")
+    await page.click("#open-table")  # seat 2 played by a person: an open seat, waiting in the lobby
     await page.wait_for_selector("#lobby-games li >> text=you are seated")
     await screenshot(page, "home-lobby")
 
