@@ -292,8 +292,6 @@ async def test_a_tournament_chooses_its_games_clock_or_none(
         {"clock": {"decision_seconds": 5}, "untimed": True},
     ],
 )
-async def test_a_bad_tournament_clock_is_422(
-    client: AsyncTestClient[Any], changes: dict[str, Any]
-) -> None:
+async def test_a_bad_tournament_clock_is_422(client: AsyncTestClient[Any], changes: dict[str, Any]) -> None:
     response = await client.post("/v1/tournaments", json={**tournament_body(), **changes})
     assert_problem(response, 422, "bad_clock")
