@@ -82,6 +82,12 @@ async def follow(base: str, stream: Stream) -> None:
                     stream.arrivals[int(line[4:])] = time.perf_counter()
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Take a finished future's outcome, so asyncio does not report it as never retrieved."""
+    if not future.cancelled():
+        future.exception()
+
+
 def rss_kb(pid: int) -> int:
     """Resident memory (KB) of a server process."""
     with open(f"/proc/{pid}/status") as status:
@@ -122,6 +128,7 @@ async def shape(
             stream.task = asyncio.create_task(follow(base, stream))
         opened = asyncio.gather(*(s.opened.wait() for s in batch))
         failed = asyncio.gather(*(s.task for s in batch if s.task is not None))  # raises if one fails
+        failed.add_done_callback(_retrieved)  # the streams end cancelled: not an error to report
         waits: set[asyncio.Future[Any]] = {opened, failed}
         done, _ = await asyncio.wait(waits, timeout=DELIVERY_WAIT, return_when="FIRST_COMPLETED")
         if failed in done:
