@@ -166,6 +166,11 @@ async def shape(
 
     await asyncio.gather(*(play(g) for g in range(games)))
     expected = {g.game_id: sorted(v for (gid, v) in sent_at if gid == g.game_id) for g in created}
+    deadline = time.perf_counter() + DELIVERY_WAIT  # stragglers (a move whose own wait ran out)
+    while time.perf_counter() < deadline and not all(
+        all(v in s.arrivals for v in expected[s.game_id]) for s in streams
+    ):
+        await asyncio.sleep(0.05)
     counted = await statements(base) - counted_before
     latencies = sorted(
         s.arrivals[v] - sent_at[(s.game_id, v)]
