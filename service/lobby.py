@@ -27,9 +27,10 @@ import structlog
 
 from service import errors
 from service.accounts import Account, AccountService
+from service.clocks import time_control
 from service.commands import server_bot_levels
 from service.games import GameService
-from service.models import CreateGame, GameCreated, PlayerIn, SeatToken
+from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
 from service.tokens import hash_token, new_token
 
@@ -96,6 +97,8 @@ class MyGame(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     score: int | None = None
     rank: int | None = None
+    lower_is_better: bool = False  # a Bazaar solitaire score is the turns taken, with ``solved`` (Z-12)
+    solved: bool | None = None
 
 
 class MyGamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -186,6 +189,9 @@ class LobbyService:
         creator = await self.accounts.require(token)
         game = self.games.game_named(request.game)
         config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
+        time_control(
+            request.clock, self.games.commands.now()
+        )  # 422 for a bad clock now; it starts with the game
         if request.seed is not None and (not request.seed or len(request.seed) > 200):
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
         if kinds.count(ACCOUNT) > 1:
@@ -258,8 +264,8 @@ class LobbyService:
         full = all(kind in (ACCOUNT, HOTSEAT) or seat in bots for seat, kind in enumerate(kinds))
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute(
-                "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats)"
-                " VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)",
+                "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats, clock)"
+                " VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb)",
                 game_id,
                 game.name,
                 json.dumps(msgspec.to_builtins(config.options)),
@@ -268,6 +274,7 @@ class LobbyService:
                 creator.account_id,
                 STARTING if full else WAITING,
                 len(kinds),
+                None if request.clock is None else json.dumps(msgspec.to_builtins(request.clock)),
             )
             await connection.executemany(
                 "INSERT INTO game_seats (game_id, seat, kind, account_id, invited_id, name, token_hash,"
@@ -414,7 +421,8 @@ class LobbyService:
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", START_LOCK, game_id)
             lobby = await connection.fetchrow(
-                "SELECT game, options, rated, seed, status FROM lobby_games WHERE game_id = $1", game_id
+                "SELECT game, options, rated, seed, status, clock FROM lobby_games WHERE game_id = $1",
+                game_id,
             )
             if lobby is None or lobby["status"] != STARTING:
                 return None
@@ -438,6 +446,9 @@ class LobbyService:
                     seed=lobby["seed"],
                     options=json.loads(lobby["options"]),
                     rated=lobby["rated"],
+                    clock=None
+                    if lobby["clock"] is None
+                    else msgspec.json.decode(lobby["clock"], type=ClockIn),
                 ),
                 token_hashes=[row["token_hash"] or "" for row in seats],
                 game_id=game_id,
@@ -566,7 +577,8 @@ class LobbyService:
                 "  CASE WHEN l.status IN ('waiting', 'starting') THEN 'waiting'"
                 "       WHEN l.status = 'cancelled' THEN 'cancelled'"
                 "       ELSE coalesce(g.status, 'active') END AS status,"
-                "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank"
+                "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank,"
+                "  coalesce(r.lower_is_better, false) AS lower_is_better, r.solved"
                 " FROM game_seats s LEFT JOIN lobby_games l USING (game_id)"
                 " LEFT JOIN game_listing g USING (game_id)"
                 " LEFT JOIN game_results r ON r.game_id = s.game_id AND r.seat = s.seat"
@@ -586,6 +598,8 @@ class LobbyService:
                 created_at=row["created_at"],
                 score=row["score"],
                 rank=row["rank"],
+                lower_is_better=row["lower_is_better"],
+                solved=row["solved"],
             )
             for row in rows
             if row["created_at"] is not None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -36,6 +36,10 @@ class ClockIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     bank_seconds: int | None = None
     days_per_decision: int | None = None
     max_timeouts: int = 3
+
+
+TOURNAMENT_CLOCK: Final = ClockIn(decision_seconds=60, bank_seconds=600)
+"""A tournament's clock unless it chooses another (or none): a minute a decision plus a ten-minute bank."""
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -135,12 +139,15 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie)."""
+    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie); a Bazaar solitaire
+    score is the turns taken, ``lower_is_better``, with ``solved`` (Z-12; null for a game scored in points)."""
 
     seat: int
     name: str
     score: int
     rank: int
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -166,7 +173,7 @@ class GamePage(msgspec.Struct, frozen=True, kw_only=True):
 
 class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     """One game of a player's history: the game as listed, the player's seat and, once finished, their
-    score and rank."""
+    score and rank (a Bazaar solitaire score is the turns taken, ``lower_is_better``, with ``solved``: Z-12)."""
 
     game_id: str
     game: str
@@ -179,6 +186,8 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     updated_at: datetime
     score: int | None = None
     rank: int | None = None
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class PlayerGamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -348,7 +357,8 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     Players are either all ``{name}`` (each gets a player token, as a hot-seat seat does) or accounts:
     ``{account: "me"}`` (the organizer's account plays) and ``{invite: "<account>"}``; with ``open: true``
     any account may register itself too. An account tournament registers players until its first round
-    is seated."""
+    is seated. Every game gets the tournament's clock: ``clock``, by default ``TOURNAMENT_CLOCK``;
+    ``untimed: true`` for none."""
 
     name: str
     game: str
@@ -359,6 +369,8 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     duplicate: bool = False
     seed: str | None = None
     open: bool = False
+    clock: ClockIn | None = None  # None: the tournament default (TOURNAMENT_CLOCK), unless ``untimed``
+    untimed: bool = False  # games without a clock
 
 
 class PlayerNameIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -300,7 +300,7 @@ class GameProjection(FeedFollower):
             if loaded.finished:
                 outcome = loaded.result()
                 results.extend(
-                    (game_id, seat, score, rank)
+                    (game_id, seat, score, rank, outcome.lower_is_better, outcome.solved)
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
                 )
                 if version == loaded.version:  # the batch brings the game's last event: it is rated now
@@ -458,19 +458,19 @@ class GameProjection(FeedFollower):
         async with self.connection() as connection:
             return list(await connection.fetch(query, *args))
 
-    async def _results(self, game_ids: list[str]) -> dict[str, list[tuple[int, int, int]]]:
-        """The (seat, score, rank) rows of those games that are finished."""
-        found: dict[str, list[tuple[int, int, int]]] = {}
+    async def _results(self, game_ids: list[str]) -> dict[str, list[asyncpg.Record]]:
+        """The result rows (seat, score, rank, lower_is_better, solved) of those games that are finished."""
+        found: dict[str, list[asyncpg.Record]] = {}
         if not game_ids:
             return found
         async with self.connection() as connection:
             rows = await connection.fetch(
-                f"SELECT game_id, seat, score, rank FROM {self.tables.results}"
+                f"SELECT game_id, seat, score, rank, lower_is_better, solved FROM {self.tables.results}"
                 " WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
                 game_ids,
             )
         for row in rows:
-            found.setdefault(row["game_id"], []).append((row["seat"], row["score"], row["rank"]))
+            found.setdefault(row["game_id"], []).append(row)
         return found
 
     async def list_games(
@@ -527,7 +527,7 @@ class GameProjection(FeedFollower):
         games = []
         for row in page:
             seat: int = row["seat"]
-            mine = next((r for r in results.get(row["game_id"], []) if r[0] == seat), None)
+            mine = next((r for r in results.get(row["game_id"], []) if r["seat"] == seat), None)
             games.append(
                 PlayerGame(
                     game_id=row["game_id"],
@@ -539,8 +539,10 @@ class GameProjection(FeedFollower):
                     tournament=row["tournament"],
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
-                    score=None if mine is None else mine[1],
-                    rank=None if mine is None else mine[2],
+                    score=None if mine is None else mine["score"],
+                    rank=None if mine is None else mine["rank"],
+                    lower_is_better=mine is not None and mine["lower_is_better"],
+                    solved=None if mine is None else mine["solved"],
                 )
             )
         return PlayerGamePage(
@@ -577,9 +579,19 @@ def _seat_rows(loaded: LoadedGame) -> list[tuple[Any, ...]]:
     ]
 
 
-def _seat_results(players: list[str], rows: list[tuple[int, int, int]]) -> list[SeatResult]:
-    """The result rows of a finished game with the seats' names."""
-    return [SeatResult(seat=seat, name=players[seat], score=score, rank=rank) for seat, score, rank in rows]
+def _seat_results(players: list[str], rows: list[asyncpg.Record]) -> list[SeatResult]:
+    """The result rows of a finished game with the seats' names (a solitaire score counts turns, Z-12)."""
+    return [
+        SeatResult(
+            seat=row["seat"],
+            name=players[row["seat"]],
+            score=row["score"],
+            rank=row["rank"],
+            lower_is_better=row["lower_is_better"],
+            solved=row["solved"],
+        )
+        for row in rows
+    ]
 
 
 async def rebuild_command(settings: Settings) -> None:

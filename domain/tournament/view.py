@@ -67,6 +67,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     withdrawn: tuple[str, ...]  # in order of withdrawal
     entered: tuple[str, ...]  # the late entries
     options: dict[str, Any] | None
+    clock: dict[str, Any] | None  # the clock of every game (null: untimed)
     schedule: tuple[RoundView, ...]
 
 
@@ -125,5 +126,6 @@ def overview(state: State) -> TournamentView:
         withdrawn=state.withdrawn,
         entered=state.entered,
         options=state.options,
+        clock=state.clock,
         schedule=tuple(round_view(rnd) for rnd in state.rounds),
     )
