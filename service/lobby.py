@@ -25,6 +25,7 @@ import asyncpg
 import msgspec
 import structlog
 
+from domain.core import shown
 from service import errors
 from service.accounts import Account, AccountService
 from service.clocks import time_control
@@ -210,7 +211,7 @@ class LobbyService:
             if player.invite is not None:
                 account = await self.accounts.by_name(player.invite)
                 if account is None:
-                    raise errors.RuleViolation("unknown_account", f"no account called {player.invite!r}")
+                    raise errors.RuleViolation("unknown_account", f"no account called {shown(player.invite)}")
                 if account.bot_game is None:
                     invited[seat] = account
                 elif account.bot_game == game.name:
