@@ -52,6 +52,7 @@ from service.models import (
     SeatToken,
     SeedReveal,
 )
+from service.seeds import SeedMix
 from service.signing import SignedHead, Signer
 from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
 
@@ -198,6 +199,7 @@ class GameService:
         game_id: str | None = None,
         accounts: list[str | None] | None = None,
         duplicate_round: tuple[str, int] | None = None,
+        mix: SeedMix | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
@@ -208,6 +210,8 @@ class GameService:
         ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
         ``duplicate_round``: (round key, number of tables) of a duplicate tournament round; the game keeps
         its secrets until every table of the round has finished (``sealed``).
+        ``mix`` (a lobby game starting): the seed is the server's committed half mixed with the seats'
+        entropies (service/seeds.py); the published commitment is the one to the server's half.
         """
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
@@ -232,7 +236,7 @@ class GameService:
         if len(set(names)) != len(names):
             raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
         config = self.configure(game, names, request.options)
-        seed = request.seed if request.seed is not None else new_seed()
+        seed = mix.seed if mix is not None else request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
         if token_hashes is not None:
@@ -248,10 +252,11 @@ class GameService:
         else:
             seed = existing.seed
         opening = game.setup(config, Rng(seed, "setup"))
+        commitment = seed_commitment(mix.server_seed if mix is not None else seed)
         metadata = {
             "players": names,
             "options": msgspec.to_builtins(config.options),
-            "seed_commitment": seed_commitment(seed),
+            "seed_commitment": commitment,
             "bots": [bool(player.bot) for player in request.players],
             "bot_levels": levels,
             "server_bots": any(levels),
@@ -263,6 +268,8 @@ class GameService:
         }
         if accounts is not None:
             metadata["accounts"] = accounts
+        if mix is not None:  # the seed is SeedMix(server half revealed at the end, these entropies).seed
+            metadata["seed_entropies"] = list(mix.entropies)
         if duplicate_round is not None:
             metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
@@ -287,7 +294,7 @@ class GameService:
                 SeatToken(seat=i, name=n, token=t)
                 for i, (n, t) in enumerate(zip(names, seat_tokens, strict=True))
             ],
-            seed_commitment=seed_commitment(seed),
+            seed_commitment=commitment,
         )
 
     # ----------------------------------------------------------------- loading
@@ -630,23 +637,26 @@ class GameService:
 
     # ----------------------------------------------------------------- audit and scores
 
-    def reveal(self, loaded: Loaded) -> Reveal | None:
+    async def reveal(self, loaded: Loaded) -> Reveal | None:
         """A finished game's seed, published commitment and set-up (None while it runs, or while other tables
         of its duplicate round do: seeds are secret)."""
         if not loaded.public:
             return None
-        return self.secrets(loaded)
+        return await self.secrets(loaded)
 
-    @staticmethod
-    def secrets(loaded: Loaded) -> Reveal:
-        """A game's seed, published commitment and set-up, for the service's own checks (never shown while
-        the game runs)."""
+    async def secrets(self, loaded: Loaded) -> Reveal:
+        """A game's seed (with a commit-reveal seed's parts), published commitment and set-up, for the
+        service's own checks (never shown while the game runs)."""
         metadata = loaded.info.metadata
+        entropies = metadata.get("seed_entropies")
+        committed = None if entropies is None else await self.keys.committed(loaded.game_id)
         return Reveal(
             seed=loaded.keys.seed,
             commitment=str(metadata.get("seed_commitment", "")),
             players=metadata.get("players", []),
             options=metadata.get("options"),
+            server_seed=None if committed is None else committed.secret,
+            entropies=entropies,
         )
 
     async def audit(self, game_id: str) -> AuditReport:
@@ -655,9 +665,9 @@ class GameService:
         loaded = await self.load(game_id)
         chain = await self.store.verify_chain(game_id)
         records = await self.store.read_stream(game_id)
-        reveal = self.reveal(loaded)
+        reveal = await self.reveal(loaded)
         stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
-        findings = audit_events(loaded.game, chain, stored, loaded.finished, self.secrets(loaded))
+        findings = audit_events(loaded.game, chain, stored, loaded.finished, await self.secrets(loaded))
         return AuditReport(
             game_id=game_id,
             status=FINISHED if loaded.finished else ACTIVE,
@@ -670,7 +680,11 @@ class GameService:
             seed=None
             if reveal is None
             else SeedReveal(
-                seed=reveal.seed, commitment=reveal.commitment, matches=bool(findings.seed_matches)
+                seed=reveal.seed,
+                commitment=reveal.commitment,
+                matches=bool(findings.seed_matches),
+                server_seed=reveal.server_seed,
+                entropies=None if reveal.entropies is None else list(reveal.entropies),
             ),
             problems=findings.problems,
             moves_ok=findings.moves_ok,
@@ -682,7 +696,7 @@ class GameService:
         """A finished game as one self-contained document an auditor re-verifies offline (409 while it runs:
         its seed is secret until the end)."""
         loaded = await self.load(game_id)
-        reveal = self.reveal(loaded)
+        reveal = await self.reveal(loaded)
         if reveal is None:
             raise errors.Conflict(
                 "game_not_finished",
@@ -701,6 +715,8 @@ class GameService:
             rated=bool(loaded.info.metadata.get("rated", False)),
             seed=reveal.seed,
             seed_commitment=reveal.commitment,
+            server_seed=reveal.server_seed,
+            entropies=None if reveal.entropies is None else list(reveal.entropies),
             version=loaded.version,
             head_hash=records[-1].hash.hex(),
             chain_keyed=bool(loaded.info.metadata.get("chain_keyed", False)),

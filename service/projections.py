@@ -101,8 +101,9 @@ def _upsert_listing(t: Tables) -> str:
     # A row never goes back to an older version; the same version is rewritten only if its stream row's
     # time differs (load() may have read the stream row one append behind its events).
     return f"""
-INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at,
+                              seed_commitment)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (game_id) DO UPDATE
    SET status = EXCLUDED.status, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
  WHERE EXCLUDED.version >= l.version
@@ -537,7 +538,7 @@ class GameProjection(FeedFollower):
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         query = (
             f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
-            f" g.updated_at{seat} FROM {source}{where}"
+            f" g.updated_at, g.seed_commitment{seat} FROM {source}{where}"
             f" ORDER BY {order}.created_at DESC, {order}.game_id DESC LIMIT ${len(args)}"
         )
         async with self.connection() as connection:
@@ -587,6 +588,7 @@ class GameProjection(FeedFollower):
                     tournament=row["tournament"],
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
+                    seed_commitment=row["seed_commitment"],
                     result=_seat_results(row["players"], results[row["game_id"]])
                     if row["game_id"] in results
                     else None,
@@ -624,6 +626,7 @@ class GameProjection(FeedFollower):
                     tournament=row["tournament"],
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
+                    seed_commitment=row["seed_commitment"],
                     score=None if mine is None else mine[1],
                     rank=None if mine is None else mine[2],
                 )
@@ -649,6 +652,7 @@ def _listing_row(loaded: Loaded) -> tuple[Any, ...]:
         info.metadata.get("tournament"),
         info.created_at,
         info.updated_at,
+        info.metadata.get("seed_commitment"),
     )
 
 

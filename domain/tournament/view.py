@@ -1,4 +1,5 @@
-"""The tournament overview read model: status, rounds, tables and their games (no seeds), for anybody."""
+"""The tournament overview read model: status, rounds, tables and their games, for anybody: no seed before
+its time, only the commitments to them (the tournament's seed is revealed once it is completed)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from domain.core import commitment
 from domain.tournament.state import RoundState, State
 
 __all__ = [
@@ -33,12 +35,14 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TableView(msgspec.Struct, frozen=True, kw_only=True):
-    """A table of a round: its game (null until created), seats, and whether its game has been reported."""
+    """A table of a round: its game (null until created), seats, whether its game has been reported, and
+    the commitment to its game's seed (the game's ``seed_commitment``; one per round in duplicate mode)."""
 
     table: int
     game_id: str | None
     seats: tuple[SeatView, ...]
     finished: bool
+    seed_commitment: str
 
 
 class RoundView(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +66,8 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     players: tuple[str, ...]
     options: dict[str, Any] | None
     schedule: tuple[RoundView, ...]
+    seed_commitment: str  # SHA-256 of the tournament's seed, hex: public from creation
+    seed: str | None  # the seed itself once the tournament is completed (every seating re-derivable)
 
 
 def status(state: State) -> Status:
@@ -95,6 +101,7 @@ def round_view(rnd: RoundState) -> RoundView:
                 game_id=table.game_id,
                 seats=tuple(SeatView(seat=seat, name=name) for seat, name in enumerate(table.players)),
                 finished=table.outcome is not None,
+                seed_commitment=commitment(table.seed),
             )
             for table in rnd.tables
         ),
@@ -114,4 +121,6 @@ def overview(state: State) -> TournamentView:
         players=state.players,
         options=state.options,
         schedule=tuple(round_view(rnd) for rnd in state.rounds),
+        seed_commitment=commitment(state.seed),
+        seed=state.seed if state.completed else None,
     )
