@@ -17,6 +17,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.accounts import AccountsController, signup_router
 from api.contract import publish
+from api.error_pages import HtmlErrorPages
 from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
 from api.lobby import LobbyController
@@ -152,7 +153,7 @@ def create_app(
                 await store.stop()
             await pool.close()
 
-    plugins: list[Any] = [problem_details_plugin()]
+    plugins: list[Any] = [problem_details_plugin(), HtmlErrorPages()]  # in this order: pages wrap problems
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
     middleware: list[Any] = [

@@ -36,12 +36,15 @@ INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 class Account(msgspec.Struct, frozen=True, kw_only=True):
-    """An account: its id, its name as registered (NFKC form), its kind (``human`` or ``bot``)."""
+    """An account: its id, its name as registered (NFKC form), its kind (``human`` or ``bot``); for one of
+    the server's built-in bots (migration 0013), the game it plays and its level."""
 
     account_id: str
     name: str
     kind: str
     created_at: datetime
+    bot_game: str | None = None
+    bot_level: str | None = None
 
 
 class AccountIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -146,9 +149,17 @@ class VerifiedClients:
         return self._known.get(token_hash)
 
 
+ACCOUNT_COLUMNS = "account_id, name, kind, created_at, bot_game, bot_level"
+
+
 def _account(row: asyncpg.Record) -> Account:
     return Account(
-        account_id=row["account_id"], name=row["name"], kind=row["kind"], created_at=row["created_at"]
+        account_id=row["account_id"],
+        name=row["name"],
+        kind=row["kind"],
+        created_at=row["created_at"],
+        bot_game=row["bot_game"],
+        bot_level=row["bot_level"],
     )
 
 
@@ -182,7 +193,7 @@ class AccountService:
             try:
                 row = await connection.fetchrow(
                     "INSERT INTO accounts (account_id, name, name_key, kind, token_hash)"
-                    " VALUES ($1, $2, $3, $4, $5) RETURNING account_id, name, kind, created_at",
+                    " VALUES ($1, $2, $3, $4, $5) RETURNING " + ACCOUNT_COLUMNS,
                     str(uuid.uuid4()),
                     display,
                     name_key(display),
@@ -200,7 +211,7 @@ class AccountService:
         digest = hash_token(token)
         async with self.connection() as connection:
             row = await connection.fetchrow(
-                "SELECT account_id, name, kind, created_at FROM accounts WHERE token_hash = $1", digest
+                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE token_hash = $1", digest
             )
         if row is None:
             return None
@@ -221,7 +232,7 @@ class AccountService:
         """The account called ``name`` (compared after NFKC and case-folding), or None."""
         async with self.connection() as connection:
             row = await connection.fetchrow(
-                "SELECT account_id, name, kind, created_at FROM accounts WHERE name_key = $1", name_key(name)
+                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE name_key = $1", name_key(name)
             )
         return None if row is None else _account(row)
 
@@ -232,11 +243,21 @@ class AccountService:
             raise errors.NotFound("account_not_found", f"no account called {name!r}")
         return account
 
+    async def server_bot(self, game: str, level: str) -> Account:
+        """The built-in account of the server's bot of ``level`` for ``game`` (migration 0013)."""
+        async with self.connection() as connection:
+            row = await connection.fetchrow(
+                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE bot_game = $1 AND bot_level = $2", game, level
+            )
+        if row is None:
+            raise errors.RuleViolation("unknown_bot_level", f"the server has no {level!r} bot for {game!r}")
+        return _account(row)
+
     async def by_ids(self, account_ids: list[str]) -> dict[str, Account]:
         """The accounts with these ids."""
         async with self.connection() as connection:
             rows = await connection.fetch(
-                "SELECT account_id, name, kind, created_at FROM accounts WHERE account_id = ANY($1)",
+                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE account_id = ANY($1)",
                 account_ids,
             )
         return {row["account_id"]: _account(row) for row in rows}
@@ -248,7 +269,7 @@ class AccountService:
         async with self.connection() as connection:
             row = await connection.fetchrow(
                 "UPDATE accounts SET token_hash = $2, token_changed_at = now() WHERE token_hash = $1"
-                " RETURNING account_id, name, kind, created_at",
+                " RETURNING " + ACCOUNT_COLUMNS,
                 old,
                 hash_token(fresh),
             )

@@ -1,7 +1,8 @@
 """Server-side bots (issue 13): a runner in every process plays the bot seats of games, as any client would.
 
 A game created with bot seats (``players: [..., {"bot": "strong"}]``) records each seat's level in its
-creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query). The runner:
+creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query); so does a
+lobby game whose seat a server bot's built-in account holds (service/lobby.py). The runner:
 - is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
   process), and looks only at games that appear on the feed, never polling game by game;
 - on start, resumes every active game with server bots (one indexed listing), so a decision pending while

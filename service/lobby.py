@@ -33,7 +33,7 @@ import structlog
 
 from service import errors
 from service.accounts import Account, AccountService
-from service.games import GameService
+from service.games import GameService, server_bot_levels
 from service.models import CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
 from service.seeds import SeedMix
@@ -45,6 +45,7 @@ MAX_ENTROPY = 128
 START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
 MAX_PAGE = 200
 OPEN, INVITE, ACCOUNT, HOTSEAT = "open", "invite", "account", "hotseat"
+BOT = "bot"  # a server bot's seat ({bot: level}): hot-seat in a hot-seat game, else its built-in account's
 WAITING, STARTING, STARTED, CANCELLED = "waiting", "starting", "started", "cancelled"
 
 
@@ -115,9 +116,9 @@ class MyGamePage(msgspec.Struct, frozen=True, kw_only=True):
 
 def rated_refusal(seats: Sequence[PlayerIn], seed_chosen: bool) -> errors.RuleViolation | None:
     """Why a game with these seats may not be rated (None: it may): every seat must be an account that joins
-    it itself (``account: "me"``, ``invite`` or ``open``), no client may choose the seed, and it needs two
-    seats or more."""
-    if any(seat.name is not None for seat in seats):
+    it itself (``account: "me"``, ``invite`` or ``open``) or a server bot's account (``bot: level``), at least
+    one seat is not a server bot, no client may choose the seed, and it needs two seats or more."""
+    if any(seat.name is not None for seat in seats) or all(isinstance(seat.bot, str) for seat in seats):
         return errors.RuleViolation(
             "rated_needs_accounts",
             "a rated game has only account seats (account: me, invite or open): a hot-seat seat's token is "
@@ -131,11 +132,14 @@ def rated_refusal(seats: Sequence[PlayerIn], seed_chosen: bool) -> errors.RuleVi
 
 
 def seat_kind(player: PlayerIn) -> str:
-    """The kind of a seat at creation (422 unless exactly one of name, account, invite, open is given)."""
+    """The kind of a seat at creation (422 unless exactly one of name, bot level, account, invite, open is
+    given; a server bot's seat may also have a name in a hot-seat game)."""
+    server_bot = isinstance(player.bot, str)
     given = [
         kind
         for kind, present in (
-            (HOTSEAT, player.name is not None or isinstance(player.bot, str)),  # a server bot is hot-seat
+            (BOT, server_bot),
+            (HOTSEAT, player.name is not None and not server_bot),
             (ACCOUNT, player.account is not None),
             (INVITE, player.invite is not None),
             (OPEN, player.open),
@@ -144,13 +148,14 @@ def seat_kind(player: PlayerIn) -> str:
     ]
     if len(given) != 1:
         raise errors.RuleViolation(
-            "bad_seat", 'each seat is exactly one of {"name"}, {"account": "me"}, {"invite"}, {"open": true}'
+            "bad_seat",
+            'each seat is exactly one of {"name"}, {"bot": level}, {"account": "me"}, {"invite"}, {"open": true}',
         )
     if player.account is not None and player.account != "me":
         raise errors.RuleViolation(
             "bad_seat", 'a seat\'s "account" can only be "me"; invite another account with "invite"'
         )
-    if player.bot and given[0] != HOTSEAT:
+    if player.bot is True and given[0] != HOTSEAT:
         raise errors.RuleViolation("bad_seat", '"bot" marks a hot-seat seat only')
     return given[0]
 
@@ -171,25 +176,22 @@ class LobbyService:
     # ----------------------------------------------------------------- creation
 
     async def create(self, request: CreateGame, token: str | None) -> GameCreated:
-        """Create a game. Only hot-seat seats (``name``): created at once, every token to the creator, never
-        rated. Any account seat: listed in the lobby (creator's account token required) and started when
-        its last seat is filled; rated only as ``rated_refusal`` allows."""
+        """Create a game. Only hot-seat and server-bot seats: created at once, every token to the creator,
+        never rated. Any account seat: listed in the lobby (creator's account token required) and started
+        when its last seat is filled; rated only as ``rated_refusal`` allows. There a server bot's seat
+        (``bot: level``, or an invitation of a bot's built-in account) is taken by the bot's account at once,
+        and the server's bot runner plays it."""
         kinds = [seat_kind(player) for player in request.players]
         check_entropy(request.entropy)
         if request.rated:
             refused = rated_refusal(request.players, request.seed is not None)
             if refused is not None:
                 raise refused
-        if all(kind == HOTSEAT for kind in kinds):
+        if all(kind in (HOTSEAT, BOT) for kind in kinds):
             if request.entropy is not None:
                 raise errors.RuleViolation("bad_entropy", "entropy comes with the creator's account seat")
             return await self.games.create(request)
-        if any(isinstance(player.bot, str) for player in request.players):
-            # the lobby's seat rows do not keep a bot level yet: server bots sit in hot-seat games only
-            raise errors.RuleViolation(
-                "bot_seat_in_lobby_game",
-                "a server bot seat ({bot: level}) needs a game of hot-seat seats only",
-            )
+        server_bot_levels(request)  # 422 for an unknown level
         creator = await self.accounts.require(token)
         game = self.games.game_named(request.game)
         config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
@@ -200,13 +202,31 @@ class LobbyService:
         if request.entropy is not None and ACCOUNT not in kinds:
             raise errors.RuleViolation("bad_entropy", "entropy comes with the creator's account seat")
         invited: dict[int, Account] = {}
+        bots: dict[int, Account] = {}  # seats taken at once by a server bot's built-in account
         for seat, player in enumerate(request.players):
+            if isinstance(player.bot, str):
+                if player.name is not None:
+                    raise errors.RuleViolation(
+                        "bad_seat", "a server bot in a game with accounts plays under its account's name"
+                    )
+                bots[seat] = await self.accounts.server_bot(game.name, player.bot)
             if player.invite is not None:
                 account = await self.accounts.by_name(player.invite)
                 if account is None:
                     raise errors.RuleViolation("unknown_account", f"no account called {player.invite!r}")
-                invited[seat] = account
-        held = [a.account_id for a in invited.values()] + ([creator.account_id] if ACCOUNT in kinds else [])
+                if account.bot_game is None:
+                    invited[seat] = account
+                elif account.bot_game == game.name:
+                    bots[seat] = account  # the server's bot accepts every invitation to its game
+                else:
+                    raise errors.RuleViolation(
+                        "bot_plays_another_game", f"{account.name} plays {account.bot_game} only"
+                    )
+        held = (
+            [a.account_id for a in invited.values()]
+            + [a.account_id for a in bots.values()]
+            + ([creator.account_id] if ACCOUNT in kinds else [])
+        )
         if len(set(held)) != len(held):
             raise errors.RuleViolation(
                 "duplicate_account", "an account is invited to (or holds) at most one seat of a game"
@@ -216,13 +236,18 @@ class LobbyService:
             raise errors.RuleViolation("bad_player_name", "player names are 1-40 characters")
         if ACCOUNT in kinds:
             hotseat_names.append(creator.name)
+        hotseat_names.extend(bot.name for bot in bots.values())
         if len(set(hotseat_names)) != len(hotseat_names):
             raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
         game_id = str(uuid.uuid4())
         seats: list[SeatToken] = []
         rows: list[tuple[Any, ...]] = []
         for seat, (kind, player) in enumerate(zip(kinds, request.players, strict=True)):
-            if kind == HOTSEAT:
+            if seat in bots:
+                bot = bots[seat]
+                seats.append(SeatToken(seat=seat, name=bot.name, token="", account=bot.name))
+                rows.append((game_id, seat, ACCOUNT, bot.account_id, None, None, None, None, True))
+            elif kind == HOTSEAT:
                 name = (player.name or "").strip()
                 token = new_token()
                 seats.append(SeatToken(seat=seat, name=name, token=token))
@@ -239,7 +264,7 @@ class LobbyService:
             else:
                 seats.append(SeatToken(seat=seat, name="", token="", open=True))
                 rows.append((game_id, seat, kind, None, None, None, None, None, False))
-        full = all(kind in (ACCOUNT, HOTSEAT) for kind in kinds)
+        full = all(kind in (ACCOUNT, HOTSEAT) or seat in bots for seat, kind in enumerate(kinds))
         # committed (write-once) before the game is listed: the server's half, mixed with the seats'
         # entropies at the start, or the seed the client chose (unrated games only)
         commitment = await self.games.keys.commit(
@@ -413,13 +438,18 @@ class LobbyService:
             if lobby is None or lobby["status"] != STARTING:
                 return None
             seats = await connection.fetch(
-                "SELECT s.seat, s.kind, s.account_id, s.name, s.token_hash, s.entropy, a.name AS account_name"
+                "SELECT s.seat, s.kind, s.account_id, s.name, s.token_hash, s.entropy, a.name AS account_name,"
+                " a.bot_level"
                 " FROM game_seats s LEFT JOIN accounts a USING (account_id)"
                 " WHERE s.game_id = $1 ORDER BY s.seat",
                 game_id,
             )
-            players = [
-                PlayerIn(name=row["account_name"] if row["kind"] == ACCOUNT else row["name"]) for row in seats
+            players = [  # a server bot's account: the bot runner plays the seat (bot_levels in the metadata)
+                PlayerIn(
+                    name=row["account_name"] if row["kind"] == ACCOUNT else row["name"],
+                    bot=row["bot_level"] or False,
+                )
+                for row in seats
             ]
             committed = await self.games.keys.committed(game_id)
             mix = None

@@ -14,7 +14,8 @@ from service.signing import SignedHead
 class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A seat at creation, exactly one of: ``name`` (hot-seat: a display name of 1-40 characters whose token
     the creator receives; ``bot: true`` is informational), ``bot: "random" | "greedy" | "strong"`` (the
-    server's bot of that level plays the seat; its name defaults to e.g. ``strong-johari``),
+    server's bot of that level plays the seat; its name defaults to e.g. ``strong-johari``; beside account
+    seats the bot's account of that name takes the seat at once),
     ``account: "me"`` (the creator's account takes the seat), ``invite: "<account name>"`` (reserved for
     that account, which joins or declines) or ``open: true`` (any account may join)."""
 

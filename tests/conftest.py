@@ -15,8 +15,14 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.databases import fresh_database, superuser_pool_on
+
+# Property tests judge results, not speed: on a loaded two-core CI machine a per-example deadline or the
+# too-slow health check would fail correct code (speed targets live in `make bench`).
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")

@@ -117,7 +117,8 @@ function drawControls() {
 
 function drawStatus() {
   if (detail.status === "finished") { status.textContent = "The game is over."; return; }
-  const waiting = detail.pending.map((p) => `${names[p.seat] ?? p.seat} (${p.decision.replaceAll("_", " ")})`);
+  const who = (s) => `${names[s] ?? s}${detail.seats[s]?.bot ? ", the server's bot," : ""}`;
+  const waiting = detail.pending.map((p) => `${who(p.seat)} (${p.decision.replaceAll("_", " ")})`);
   const mine = detail.pending.some((p) => p.seat === seat);
   status.textContent = mine ? `Your turn, ${names[seat]}: ${detail.pending.find((p) => p.seat === seat).decision.replaceAll("_", " ")}.` : `Waiting for ${waiting.join(", ") || "nobody"}.`;
 }

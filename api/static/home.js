@@ -1,4 +1,5 @@
-// Home page: create a game (every seat kept in this browser: hot seat) and go to its board.
+// Home page: create a game (every person's seat kept in this browser: hot seat; any seat may be given to
+// one of the server's bots) and go to its board.
 import { el, api, keepSeatToken } from "/static/common.js";
 
 const form = document.getElementById("new-game");
@@ -6,6 +7,7 @@ const kind = document.getElementById("new-game-kind");
 const seats = document.getElementById("new-game-seats");
 const error = document.getElementById("new-game-error");
 const NAMES = ["Hanna", "Max", "Sarah", "Omar", "Lena"];
+const BOTS = [["random", "random moves"], ["greedy", "greedy"], ["strong", "strong (searches ahead)"]];
 
 function bounds() {
   const option = kind.selectedOptions[0];
@@ -15,9 +17,13 @@ function bounds() {
 function addSeat() {
   const index = seats.children.length;
   const id = `seat-name-${index}`;
-  seats.append(el("div", { class: "inline" },
+  const by = `seat-by-${index}`;
+  seats.append(el("div", { class: "inline seat-row" },
     el("label", { for: id }, `Seat ${index + 1} name`),
-    el("input", { id, name: "name", value: NAMES[index] || `Player ${index + 1}`, required: true, maxlength: 40 })));
+    el("input", { id, name: "name", value: NAMES[index] || `Player ${index + 1}`, required: true, maxlength: 40 }),
+    el("label", { for: by }, `Seat ${index + 1} played by`),
+    el("select", { id: by, name: "by" }, el("option", { value: "" }, "a person"),
+      BOTS.map(([level, words]) => el("option", { value: level }, `the server's bot: ${words}`)))));
 }
 
 function fit() {
@@ -35,10 +41,15 @@ if (form) {
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
     error.textContent = "";
-    const players = [...seats.querySelectorAll("input")].map((input) => ({ name: input.value.trim() }));
+    const players = [...seats.children].map((row) => {
+      const name = row.querySelector("input").value.trim();
+      const bot = row.querySelector("select").value;
+      return bot ? { bot, name } : { name };
+    });
     try {
       const created = await api("/v1/games", { method: "POST", body: { game: kind.value, players } });
-      for (const seat of created.seats) keepSeatToken(created.game_id, seat.seat, seat.token);
+      // the server plays its bots' seats: only the people's seats are kept here
+      for (const seat of created.seats) if (!players[seat.seat].bot) keepSeatToken(created.game_id, seat.seat, seat.token);
       location.href = `/games/${created.game_id}`;
     } catch (failure) {
       error.textContent = `Could not create the game: ${failure.message}`;

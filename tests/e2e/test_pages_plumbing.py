@@ -154,3 +154,28 @@ async def test_the_tournament_page_shows_rounds_tables_standings_and_results(htt
     assert all(name in standings for name in names)
     player = await http.get(f"/players/{first['seats'][0]['name']}")
     assert player.status_code == 200 and f"/games/{first['game_id']}" in player.text
+
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8"
+
+
+async def test_a_browser_gets_an_html_error_page_and_api_clients_problem_json(
+    http: httpx.AsyncClient,
+) -> None:
+    for path in ("/no-such-page", "/games/no-such-game", "/games/no-such-game/replay", "/tournaments/nope"):
+        page = await http.get(path, headers={"Accept": BROWSER_ACCEPT})
+        assert page.status_code == 404, (path, page.text[:300])
+        assert page.headers["content-type"].startswith("text/html"), path
+        assert "<h1>Not found" in page.text and 'href="/"' in page.text, "the site's page, with a way home"
+        for client_accept in ("*/*", "application/json", ""):  # curl, API clients, none at all
+            problem = await http.get(path, headers={"Accept": client_accept})
+            assert problem.status_code == 404
+            assert problem.headers["content-type"] == "application/problem+json", (path, client_accept)
+            assert problem.json()["code"]
+    # the API stays problem+json even for a browser
+    api = await http.get("/v1/games/no-such-game", headers={"Accept": BROWSER_ACCEPT})
+    assert api.status_code == 404 and api.headers["content-type"] == "application/problem+json"
+    # other statuses too: a wrong method on a page
+    wrong = await http.post("/", headers={"Accept": BROWSER_ACCEPT})
+    assert wrong.status_code == 405 and wrong.headers["content-type"].startswith("text/html")
+    assert "Method not allowed" in wrong.text and wrong.headers["allow"]
