@@ -29,6 +29,7 @@ from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.reference import ReferenceController
 from api.responses import describe_responses
+from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
@@ -99,7 +100,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         url = resolve_database_url(settings.database_url, settings.data_dir)
-        app.state.signer = load_signer(settings.signing_key, settings.data_dir)
+        app.state.signer = signer
         pool = await create_pool(url, settings)
         app.state.pool = pool
         app.state.head_revision = head_revision()
@@ -153,6 +154,7 @@ def create_app(
                 await store.stop()
             await pool.close()
 
+    signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it
     plugins: list[Any] = [problem_details_plugin(), HtmlErrorPages()]  # in this order: pages wrap problems
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
@@ -160,6 +162,7 @@ def create_app(
         request_context_middleware,
         input_guard(settings.request_body_timeout_seconds),
         metrics.middleware,
+        csrf_middleware(signer.secret_for("csrf")),  # api/sessions.py: where a cookie could act
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))
@@ -169,6 +172,7 @@ def create_app(
         MeStreamController,
         signup_router(settings.account_signups_per_hour),
         AccountsController,
+        SessionController,
         LobbyController,
         TournamentsController,
         RatingsController,

@@ -33,15 +33,34 @@ from service.projections import GameProjection
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
 
 
+SESSION_COOKIE = "session"  # a signed-in browser's account token (api/sessions.py)
+
+
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:
-    """The bearer token of the request (None without an Authorization header; 401 if it is not Bearer)."""
+    """The bearer token of the request: the Authorization header's (401 if it is not Bearer), else the
+    account token of a signed-in browser's session cookie, else None."""
     header = request.headers.get("authorization")
     if header is None:
-        return None
+        return request.cookies.get(SESSION_COOKIE) or None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise errors.Unauthorized("bad_authorization", "use 'Authorization: Bearer <seat token>'")
     return token.strip()
+
+
+async def reader_seat(service: GameService, game_id: str, request: Request[Any, Any, Any]) -> int | None:
+    """The seat a read acts as: the Authorization token's (403 if it is no seat of the game), else the
+    signed-in browser's account seat, else None. A session cookie is ambient (sent with every request of
+    the browser), so an account without a seat in this game reads as a spectator instead of a 403."""
+    if request.headers.get("authorization") is not None:
+        return await service.seat_of(game_id, bearer_token(request))
+    session = request.cookies.get(SESSION_COOKIE)
+    if not session:
+        return None
+    try:
+        return await service.seat_of(game_id, session)
+    except errors.Forbidden:
+        return None
 
 
 def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
@@ -169,7 +188,7 @@ class GamesController(Controller):
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
         service = service_of(state)
         loaded = await service.load(game_id)
-        seat = await service.seat_of(game_id, bearer_token(request))
+        seat = await reader_seat(service, game_id, request)
         detail = service.detail(loaded, seat)
         return Response(detail, headers={"ETag": f'"{loaded.version}"'})
 
@@ -215,7 +234,7 @@ class GamesController(Controller):
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
         service = service_of(state)
         loaded = await service.load(game_id)
-        seat = await service.seat_of(game_id, bearer_token(request))
+        seat = await reader_seat(service, game_id, request)
         return service.legal(loaded, seat)
 
     @get(
@@ -236,7 +255,7 @@ class GamesController(Controller):
         gives one JSON event per line."""
         service = service_of(state)
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await service.seat_of(game_id, bearer_token(request))
+        seat = await reader_seat(service, game_id, request)
         loaded, events = await service.history(game_id, seat, after=after, limit=limit)
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
@@ -259,7 +278,7 @@ class GamesController(Controller):
         """Time travel: the view the caller had right after version ``at``."""
         service = service_of(state)
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await service.seat_of(game_id, bearer_token(request))
+        seat = await reader_seat(service, game_id, request)
         _loaded, view = await service.state_at(game_id, seat, at)
         return StateAt(game_id=game_id, version=at, view=view)
 

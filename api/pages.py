@@ -15,10 +15,10 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, get
-from litestar.contrib.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.params import FromPath
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.router import Router
 from litestar.static_files import create_static_files_router

@@ -13,14 +13,13 @@ import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.formats import EVENT_STREAM, OFFERS
-from api.games import bearer_token, service_of
+from api.games import bearer_token, reader_seat, service_of
 from api.middleware import client_identity
 from api.problems import problem
 from service import errors
@@ -86,9 +85,8 @@ def sse_message(message: LiveMessage) -> ServerSentEventMessage:
     default ``message`` event with ``id:`` = version, keep-alives a comment line."""
     if message.kind == "keepalive":
         return ServerSentEventMessage(data=None, comment="keep-alive")
-    data = msgspec.json.encode(message.body).decode()
     event = None if message.kind == "event" else message.kind
-    return ServerSentEventMessage(data=data, event=event, id=message.id)
+    return ServerSentEventMessage(data=message.json, event=event, id=message.id)
 
 
 async def sse_stream(
@@ -139,8 +137,7 @@ class GameStreamController(Controller):
         Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``."""
         service = service_of(state)
         loaded = await service.load(game_id)
-        token = bearer_token(request)
-        seat = await service.seat_of(game_id, token)
+        seat = await reader_seat(service, game_id, request)
         if ticket is not None:
             seat = await seat_of_ticket(service, game_id, ticket)
         after = resume_after(last_event_id, loaded)

@@ -1,4 +1,5 @@
-"""The Tournaments endpoints of API.md: create, overview, seat a round, standings (JSON/CSV), results (JSON/NDJSON)."""
+"""The Tournaments endpoints of API.md: create, overview, seat a round, standings (JSON/CSV), results (JSON/NDJSON),
+and the organizer's administration (withdraw, late entry, terminate, adjudicate)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from litestar.params import FromPath, JSONBody
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.games import accepts, bearer_token
-from domain.tournament import RoundView, StandingRow, TournamentView
-from service.models import CreateTournamentIn, TournamentCreatedOut
+from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
+from service.models import AdjudicationIn, CreateTournamentIn, PlayerNameIn, PlayerToken, TournamentCreatedOut
 from service.registrations import Registration
 from service.tournaments import TournamentService
 
-STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games")
+STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games", "byes", "withdrawn")
 
 
 def tournaments_of(state: State) -> TournamentService:
@@ -75,6 +76,83 @@ class TournamentsController(Controller):
         await service.require_organizer(tournament_id, bearer_token(request))
         return await service.seat_next_round(tournament_id)
 
+    @post(
+        "/{tournament_id:str}/withdrawals",
+        operation_id="withdrawTournamentPlayer",
+        summary="Withdraw a player (organizer)",
+        status_code=200,
+    )
+    async def withdraw(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        tournament_id: FromPath[str],
+        data: JSONBody[PlayerNameIn],
+    ) -> TournamentView:
+        """Organizer token. Later rounds skip the player; a game of theirs still running goes on, their seat
+        played by a stand-in (as on resignation). 422 ``unknown_player``; 409 ``already_withdrawn``,
+        ``tournament_complete``, ``tournament_terminated``."""
+        service = tournaments_of(state)
+        await service.require_organizer(tournament_id, bearer_token(request))
+        return await service.withdraw(tournament_id, data.name)
+
+    @post(
+        "/{tournament_id:str}/entries",
+        operation_id="enterTournamentPlayer",
+        summary="Late entry of a player (organizer)",
+        status_code=201,
+    )
+    async def enter(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        tournament_id: FromPath[str],
+        data: JSONBody[PlayerNameIn],
+    ) -> PlayerToken:
+        """Organizer token. The player plays from the next round seated on (nothing for the rounds missed);
+        the answer carries their player token (shown only here). 422 ``bad_player_name``,
+        ``duplicate_player_name``, ``too_many_players``; 409 ``no_rounds_left``, ``late_entry_closed`` (an
+        account tournament), ``tournament_complete``, ``tournament_terminated``."""
+        service = tournaments_of(state)
+        await service.require_organizer(tournament_id, bearer_token(request))
+        return await service.enter(tournament_id, data.name)
+
+    @post(
+        "/{tournament_id:str}/terminate",
+        operation_id="terminateTournament",
+        summary="End the tournament now (organizer)",
+        status_code=200,
+    )
+    async def terminate(
+        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+    ) -> TournamentView:
+        """Organizer token. No more rounds; the standings are final as they stand (status ``terminated``);
+        games still running no longer count. 409 ``tournament_complete``, ``tournament_terminated``."""
+        service = tournaments_of(state)
+        await service.require_organizer(tournament_id, bearer_token(request))
+        return await service.terminate(tournament_id)
+
+    @post(
+        "/{tournament_id:str}/adjudications",
+        operation_id="adjudicateTournamentGame",
+        summary="Adjudicate a game that cannot finish (organizer)",
+        status_code=200,
+    )
+    async def adjudicate(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        tournament_id: FromPath[str],
+        data: JSONBody[AdjudicationIn],
+    ) -> ResultRow:
+        """Organizer token. Records the game's result as it stands now (its own scoring and tie-breaks on the
+        current state, resigned seats last) as the table's result, ``adjudicated: true``; the last open
+        table closes the round. 422 ``wrong_game``; 409 ``game_already_decided``, ``tournament_complete``,
+        ``tournament_terminated``."""
+        service = tournaments_of(state)
+        await service.require_organizer(tournament_id, bearer_token(request))
+        return await service.adjudicate(tournament_id, data.game_id)
+
     @get(
         "/{tournament_id:str}/registration",
         operation_id="getTournamentRegistration",
@@ -131,7 +209,8 @@ class TournamentsController(Controller):
     async def standings(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
     ) -> Response[Any]:
-        """Rows ``{rank, name, points, buchholz, firsts, games}``; ``Accept: text/csv`` for CSV."""
+        """Rows ``{rank, name, points, buchholz, firsts, games, byes, withdrawn}``; ``Accept: text/csv`` for
+        CSV."""
         rows = await tournaments_of(state).standings(tournament_id)
         if accepts(request, CSV):
             return Response(standings_csv(rows), media_type=CSV)
@@ -146,7 +225,7 @@ class TournamentsController(Controller):
     async def results(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
     ) -> Response[Any]:
-        """Rows ``{round, table, game_id, seats: [{seat, name, score, rank}], audit_head}``;
+        """Rows ``{round, table, game_id, seats: [{seat, name, score, rank}], audit_head, adjudicated}``;
         ``Accept: application/x-ndjson`` for one JSON line per game."""
         rows = await tournaments_of(state).results(tournament_id)
         if accepts(request, NDJSON):

@@ -31,6 +31,7 @@ __all__ = [
     "Result",
     "Rng",
     "ScoreSheet",
+    "TimeControl",
     "commitment",
     "fold",
 ]
@@ -57,11 +58,25 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     schema_version: ClassVar[int] = 1
 
 
+class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's clock (issue 14, ``domain.clock``): each decision may take ``decision_ms``; past that the
+    seat's bank (``bank_ms`` at the start) runs down; ``max_timeouts`` timeouts hand the seat to the
+    stand-in. ``start`` is when the opening decisions fell due (milliseconds since the Unix epoch, UTC),
+    stamped by the service: the domain reads no clock."""
+
+    decision_ms: int
+    bank_ms: int = 0
+    max_timeouts: int = 3
+    start: int = 0
+
+
 class GameConfig(msgspec.Struct, frozen=True, kw_only=True):
-    """What a game is created with: the seated players' names (seat = index) and the validated options."""
+    """What a game is created with: the seated players' names (seat = index), the validated options and
+    its clock (None: untimed)."""
 
     players: tuple[str, ...]
     options: msgspec.Struct
+    clock: TimeControl | None = None
 
 
 D = TypeVar("D", bound=str, covariant=True)  # a game's decision kinds: a Literal of its own

@@ -14,7 +14,8 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Event, Game, GameConfig, Rejected, Rng, fold
+from domain.clock import stored_command_type
+from domain.core import Event, Game, GameConfig, Rejected, Rng, TimeControl, fold
 from domain.registry import all_games
 from eventstore import ChainCheck, Upcasters, check_chain, upcast
 from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
@@ -32,6 +33,7 @@ class Reveal:
     commitment: str
     players: Sequence[str]
     options: Mapping[str, Any] | None
+    clock: Mapping[str, Any] | None = None  # a timed game's TimeControl as stored (issue 14)
     server_seed: str | None = None  # a commit-reveal seed's parts (service/seeds.py), else None
     entropies: Sequence[str] | None = None
 
@@ -113,10 +115,19 @@ class Findings:
         return [problem.split(":", 1)[0] for problem in self.problems]
 
 
-def game_config(game: Game[Any], players: Sequence[str], options: Mapping[str, Any] | None) -> GameConfig:
-    """The set-up a game was created with, from its stored players and options (msgspec.ValidationError if
-    the options do not fit the game)."""
-    return GameConfig(players=tuple(players), options=msgspec.convert(dict(options or {}), game.options_type))
+def game_config(
+    game: Game[Any],
+    players: Sequence[str],
+    options: Mapping[str, Any] | None,
+    clock: Mapping[str, Any] | None = None,
+) -> GameConfig:
+    """The set-up a game was created with, from its stored players, options and clock
+    (msgspec.ValidationError if the options or the clock do not fit)."""
+    return GameConfig(
+        players=tuple(players),
+        options=msgspec.convert(dict(options or {}), game.options_type),
+        clock=None if clock is None else msgspec.convert(dict(clock), TimeControl),
+    )
 
 
 def seed_problem(reveal: Reveal) -> str | None:
@@ -159,7 +170,7 @@ def recheck_moves(
             return checked, f"{UNDECIDED_EVENT}: version {record.version} was not produced by any command"
         try:
             move = msgspec.json.decode(record.move, type=Move)
-            command = msgspec.json.decode(move.command, type=game.command_type)
+            command = msgspec.json.decode(move.command, type=stored_command_type(game.command_type))
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             return checked, f"{BAD_COMMAND}: the command stored at version {record.version}: {exc}"
         try:
@@ -244,7 +255,7 @@ def audit_events(
     if reveal is not None:
         expected: list[Event] = []
         try:
-            config = game_config(game, reveal.players, reveal.options)
+            config = game_config(game, reveal.players, reveal.options, reveal.clock)
             game.validate_config(config)
             expected = game.setup(config, Rng(reveal.seed, "setup"))
         except Exception as exc:  # players or options no game can be set up with: a finding, not a crash
@@ -336,8 +347,15 @@ def verify_export(
         for (version, type_, schema, data, _), e in zip(rows, export.events, strict=True)
     ]
     names = [seat.name for seat in sorted(export.seats, key=lambda seat: seat.seat)]
+    clock = None if export.clock is None else msgspec.to_builtins(export.clock)
     reveal = Reveal(
-        export.seed, export.seed_commitment, names, export.options, export.server_seed, export.entropies
+        export.seed,
+        export.seed_commitment,
+        names,
+        export.options,
+        clock,
+        export.server_seed,
+        export.entropies,
     )
     findings = audit_events(game, chain, stored, finished=True, reveal=reveal)
     if findings.state is None:

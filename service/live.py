@@ -1,23 +1,41 @@
 """A game followed live (the SSE stream of API.md): a snapshot, then each new event as the caller may see
 it, keep-alives while quiet, and an end once the game is over.
 
-Events come from GameService.history, so a live reader gets exactly what ``/events`` gives the same
-caller (redacted while the game runs). The store's watch only wakes the reader; every wake re-reads from
-the last version sent, so a lost wake-up costs latency (bounded by ``poll_seconds``), never an event.
-Messages are produced one at a time as the consumer takes them: a slow client holds one page at most.
+One reader per game and process (GameFeed) reads each new event once and fans it out to every open stream
+of the game, redacted once per seat (spectators share one redaction): the database work per event is the
+same for one viewer as for a thousand. The store's watch only wakes the reader; every wake re-reads from
+the last version fanned out, so a lost wake-up costs latency (bounded by ``poll_seconds``), never an event.
+
+Fanning out never waits for a stream: each one has a bounded queue. A stream whose queue overflows (its
+client reads too slowly) is detached, its queue dropped, and it catches up on its own from the store,
+from the last version it sent, one page as the client takes it, before it joins the reader again. A slow
+client so costs its own reads, never the others' latency, and never more than ``queue_limit`` messages.
+A stream that starts or resumes behind the reader catches up the same way; events come from
+GameService.history there, so a live reader always gets exactly what ``/events`` gives the same caller.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import time
-from collections.abc import AsyncGenerator
+import weakref
+from collections import deque
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
+import structlog
 
 from service import errors
 from service.games import GameService, Loaded
 
 PAGE_SIZE = 100
+QUEUE_LIMIT = 256  # messages a stream may have waiting; past it, the stream catches up on its own
+
+log = structlog.get_logger("service.live")
 
 
 @dataclass(frozen=True)
@@ -32,6 +50,11 @@ class LiveMessage:
     kind: Literal["snapshot", "event", "keepalive", "end"]
     id: int | None = None
     body: Any = None
+
+    @functools.cached_property
+    def json(self) -> str:
+        """The body as JSON, encoded once however many streams send this message."""
+        return msgspec.json.encode(self.body).decode()
 
 
 @dataclass(frozen=True)
@@ -56,6 +79,157 @@ def resume_after(last_event_id: str | None, loaded: Loaded) -> int | None:
     return int(text)
 
 
+class Subscriber:
+    """One open stream's place at its game's reader: the messages fanned out to it and not yet sent.
+
+    ``start`` is the reader's version when it joined: what comes through the queue is after it (or at
+    most up to it), what lies between the stream's own position and ``start`` the stream reads itself.
+    """
+
+    __slots__ = ("__weakref__", "error", "lagged", "limit", "queue", "seat", "start", "wake")
+
+    def __init__(self, seat: int | None, start: int, limit: int) -> None:
+        """A subscriber for ``seat`` (None: a spectator) joining at version ``start``."""
+        self.seat = seat
+        self.start = start
+        self.limit = limit
+        self.queue: deque[LiveMessage] = deque()
+        self.wake = asyncio.Event()
+        self.lagged = False  # its queue overflowed: detached, it catches up on its own
+        self.error: BaseException | None = None  # the reader failed with this
+
+    def offer(self, messages: list[LiveMessage]) -> bool:
+        """Queue ``messages``; False (and the queue dropped) if that would pass the limit."""
+        if len(self.queue) + len(messages) > self.limit:
+            self.queue.clear()
+            self.lagged = True
+            self.wake.set()
+            return False
+        self.queue.extend(messages)
+        self.wake.set()
+        return True
+
+
+class GameFeed:
+    """The one reader of a game in this process: reads each new event once, fans it out to every subscriber
+    (redacted once per seat), and stops when the game ends or its last subscriber leaves."""
+
+    def __init__(self, service: GameService, game_id: str, position: int, poll_seconds: float) -> None:
+        """A reader of ``game_id`` whose events up to ``position`` need not be fanned out."""
+        self.service = service
+        self.game_id = game_id
+        self.position = position
+        self.poll_seconds = poll_seconds
+        self.subscribers: set[Subscriber] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether its reader still runs (it stops at the game's end, on a store error, or when left alone)."""
+        return self.task is not None and not self.task.done()
+
+    def join(self, seat: int | None, limit: int) -> Subscriber:
+        """A new subscriber for ``seat``; starts the reader if it is not running."""
+        subscriber = Subscriber(seat, self.position, limit)
+        self.subscribers.add(subscriber)
+        if self.task is None:
+            self.task = asyncio.create_task(self._run(), name=f"live-{self.game_id}")
+        return subscriber
+
+    def leave(self, subscriber: Subscriber) -> None:
+        """Forget ``subscriber``; the reader stops once nobody is left."""
+        self.subscribers.discard(subscriber)
+        if not self.subscribers and self.task is not None:
+            self.task.cancel()
+
+    async def _run(self) -> None:
+        """Read and fan out until the game is over (then an ``end`` to all) or nobody listens."""
+        service = self.service
+        try:
+            with service.store.watch(self.game_id) as changes:
+                while self.subscribers:
+                    loaded = await service.load(self.game_id)
+                    while self.position < loaded.version:
+                        records = await service.store.read_stream(
+                            self.game_id, after=self.position, limit=PAGE_SIZE, until=loaded.version
+                        )
+                        if not records:
+                            break
+                        self._fan_out(loaded, records)
+                    if loaded.finished and self.position >= loaded.version:
+                        end = LiveMessage("end", None, GameEnded(self.game_id, "finished", loaded.version))
+                        self._send(functools.partial(_alone, end))
+                        return
+                    await changes.wait(self.poll_seconds)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # e.g. StoreUnavailable: every stream ends with it (clients resume)
+            log.warning("live_reader_failed", game_id=self.game_id, error=type(exc).__name__)
+            for subscriber in self.subscribers:
+                subscriber.error = exc
+                subscriber.wake.set()
+
+    def _fan_out(self, loaded: Loaded, records: list[Any]) -> None:
+        """Hand ``records`` to every subscriber, each event enveloped once per seat."""
+        service, public = self.service, loaded.public
+        pages: dict[int | None, list[LiveMessage]] = {}
+
+        def page(seat: int | None) -> list[LiveMessage]:
+            """The records as ``seat`` may see them (computed once per seat)."""
+            if seat not in pages:
+                pages[seat] = [
+                    LiveMessage("event", r.version, service.envelope(loaded.game, r, seat, public))
+                    for r in records
+                ]
+            return pages[seat]
+
+        self.position = records[-1].version
+        self._send(page)
+
+    def _send(self, page: Callable[[int | None], list[LiveMessage]]) -> None:
+        """Offer each subscriber its ``page(seat)``; detach those that cannot take it."""
+        for subscriber in list(self.subscribers):
+            if not subscriber.offer(page(subscriber.seat)):
+                self.subscribers.discard(subscriber)
+
+
+def _alone(message: LiveMessage, _seat: int | None) -> list[LiveMessage]:
+    """``message`` alone, whoever the seat."""
+    return [message]
+
+
+class LiveGames:
+    """The GameFeeds of one process (one per game with open streams)."""
+
+    def __init__(self) -> None:
+        """No feeds yet."""
+        self.feeds: dict[str, GameFeed] = {}
+
+    def feed(self, service: GameService, game_id: str, position: int, poll_seconds: float) -> GameFeed:
+        """The running feed of ``game_id``, or a new one starting after ``position``."""
+        feed = self.feeds.get(game_id)
+        if feed is None or (feed.task is not None and feed.task.done()):
+            feed = self.feeds[game_id] = GameFeed(service, game_id, position, poll_seconds)
+        return feed
+
+    def leave(self, feed: GameFeed, subscriber: Subscriber) -> None:
+        """``subscriber`` leaves ``feed``; the feed is forgotten once nobody is left."""
+        feed.leave(subscriber)
+        if not feed.subscribers and self.feeds.get(feed.game_id) is feed:
+            del self.feeds[feed.game_id]
+
+
+_LIVE: weakref.WeakKeyDictionary[GameService, LiveGames] = weakref.WeakKeyDictionary()
+
+
+def live_games(service: GameService) -> LiveGames:
+    """The feeds of ``service`` (one registry per service, so per process and event loop)."""
+    games = _LIVE.get(service)
+    if games is None:
+        games = _LIVE[service] = LiveGames()
+    return games
+
+
 async def follow_game(
     service: GameService,
     loaded: Loaded,
@@ -63,6 +237,7 @@ async def follow_game(
     after: int | None,
     keepalive_seconds: float,
     poll_seconds: float,
+    queue_limit: int = QUEUE_LIMIT,
 ) -> AsyncGenerator[LiveMessage, None]:
     """The live messages of a game already loaded for the caller (``seat``; None is a spectator).
 
@@ -70,25 +245,54 @@ async def follow_game(
     (Last-Event-ID): the snapshot of now, then the events after ``after`` (so the client misses none).
     """
     game_id = loaded.game_id
-    with service.store.watch(game_id) as changes:
+    registry = live_games(service)
+    feed = registry.feed(service, game_id, loaded.version, poll_seconds)
+    subscriber = feed.join(seat, queue_limit)
+    try:
         sent = loaded.version if after is None else after
         yield LiveMessage("snapshot", sent, service.detail(loaded, seat))
         quiet_since = time.monotonic()
         while True:
-            loaded, events = await service.history(game_id, seat, after=sent, limit=PAGE_SIZE)
-            for event in events:
-                sent = event.version
-                yield LiveMessage("event", sent, event)
-            if events:
+            if subscriber.lagged or sent < subscriber.start:
+                # behind the reader (or dropped by it): read on its own, a page as the client takes it
+                loaded, events = await service.history(game_id, seat, after=sent, limit=PAGE_SIZE)
+                for event in events:
+                    sent = event.version
+                    yield LiveMessage("event", sent, event)
                 quiet_since = time.monotonic()
-                if len(events) == PAGE_SIZE:
+                if loaded.finished and sent >= loaded.version:
+                    yield LiveMessage("end", None, GameEnded(game_id, "finished", loaded.version))
+                    return
+                if events:
                     continue
-            if loaded.finished and sent >= loaded.version:
-                yield LiveMessage("end", None, GameEnded(game_id, "finished", loaded.version))
-                return
+                if subscriber.lagged:  # caught up with the store: join the reader again
+                    registry.leave(feed, subscriber)
+                    feed = registry.feed(service, game_id, sent, poll_seconds)
+                    subscriber = feed.join(seat, queue_limit)
+                    continue
+                subscriber.start = sent  # nothing more stored yet: the reader brings the rest
+            if subscriber.queue:
+                message = subscriber.queue.popleft()
+                if message.kind == "end":
+                    yield message
+                    return
+                if message.id is not None and message.id > sent:
+                    sent = message.id
+                    quiet_since = time.monotonic()
+                    yield message
+                continue
+            if subscriber.error is not None:
+                raise subscriber.error
+            if subscriber.lagged:
+                continue  # to catching up
             keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
             if keepalive_due <= 0:
                 yield LiveMessage("keepalive")
                 quiet_since = time.monotonic()
                 continue
-            await changes.wait(min(poll_seconds, keepalive_due))
+            subscriber.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(keepalive_due):
+                    await subscriber.wake.wait()
+    finally:
+        registry.leave(feed, subscriber)

@@ -33,7 +33,8 @@ import structlog
 
 from service import errors
 from service.accounts import Account, AccountService
-from service.games import GameService, server_bot_levels
+from service.commands import server_bot_levels
+from service.games import GameService
 from service.models import CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
 from service.seeds import SeedMix

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Result, ScoreSheet
+from domain.core import Result, ScoreSheet, TimeControl
 from service.signing import SignedHead
 
 
@@ -26,8 +26,21 @@ class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     open: bool = False
 
 
+class ClockIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A game's clock (issue 14), one of: ``{decision_seconds, bank_seconds?}`` (each decision may take
+    ``decision_seconds``, 1-86400; past that the seat's bank of ``bank_seconds``, 0-604800, runs down) or
+    ``{days_per_decision}`` (correspondence, 1-60 days a decision, no bank). ``max_timeouts`` (1-10, default
+    3): timeouts after which the stand-in plays the seat for the rest of the game, as on resignation."""
+
+    decision_seconds: int | None = None
+    bank_seconds: int | None = None
+    days_per_decision: int | None = None
+    max_timeouts: int = 3
+
+
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Create a game: which game, the players in seat order, an optional seed and the game's options."""
+    """Create a game: which game, the players in seat order, an optional seed, the game's options and its
+    clock (none by default)."""
 
     game: str
     players: list[PlayerIn]
@@ -35,6 +48,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     options: dict[str, Any] | None = None
     rated: bool = False
     entropy: str | None = None
+    clock: ClockIn | None = None
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,10 +83,36 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PendingDecision(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat that must act now and the kind of decision it owes."""
+    """A seat that must act now and the kind of decision it owes; in a timed game by when (``deadline``)
+    and the seat's bank left in seconds (``bank_seconds``)."""
 
     seat: int
     decision: str
+    deadline: datetime | None = None
+    bank_seconds: float | None = None
+
+
+class SeatClockOut(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's clock: its bank left (seconds), its timeouts so far, and while it owes a decision when
+    that fell due and its deadline."""
+
+    seat: int
+    bank_seconds: float
+    timeouts: int
+    due_at: datetime | None = None
+    deadline: datetime | None = None
+
+
+class ClockOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A timed game's clock: the control it was created with and every seat's clock as of ``at`` (the last
+    stamp)."""
+
+    decision_seconds: float
+    bank_seconds: float
+    days_per_decision: int | None
+    max_timeouts: int
+    at: datetime
+    seats: list[SeatClockOut]
 
 
 class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,6 +127,7 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     view: Any
     pending: list[PendingDecision]
     legal: list[Any]
+    clock: ClockOut | None = None  # a timed game's clock (issue 14); None: untimed
     result: Any = None
     seed_commitment: str | None = None  # SHA-256 of the seed, public from creation (the seed: once it ends)
     seed_chosen: bool = False  # the creator chose the seed (unrated games only): it may be guessable
@@ -293,6 +334,7 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     events: list[ExportedEvent]
     result: Result
     scoresheet: ScoreSheet
+    clock: TimeControl | None = None  # a timed game's clock as created (issue 14): part of its set-up
 
 
 class GameInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -329,6 +371,18 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     duplicate: bool = False
     seed: str | None = None
     open: bool = False
+
+
+class PlayerNameIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A tournament player, by name: the one to withdraw, or a late entry (1-40 characters)."""
+
+    name: str
+
+
+class AdjudicationIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The game of the current round to adjudicate (its result as it stands now is recorded)."""
+
+    game_id: str
 
 
 class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,6 +9,7 @@ auditor's verifier needs nothing else.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 from pathlib import Path
 
@@ -68,6 +69,14 @@ class Signer:
             key_id=hashlib.sha256(bytes.fromhex(self.public_key)).hexdigest()[:16],
             message_format=f"{MESSAGE_PREFIX}\\n<game_id>\\n<version>\\n<head_hash hex>",
         )
+
+    def secret_for(self, purpose: str) -> str:
+        """A secret for ``purpose`` derived from the private key (HMAC-SHA256 keyed with it): every process
+        with the same key derives the same secret, and it reveals nothing of the key."""
+        raw = self._key.private_bytes(
+            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+        )
+        return hmac.new(raw, purpose.encode(), hashlib.sha256).hexdigest()
 
     def sign(self, game_id: str, version: int, head_hash: bytes) -> SignedHead:
         """The signed head of ``game_id`` at ``version``."""

@@ -21,15 +21,20 @@ from domain.core import Command, Event, Rejected, Rng
 from domain.tournament import (
     EVENT_TYPE,
     TOURNAMENT,
+    AdjudicateGame,
     AttachGames,
     CreateTournament,
+    EnterPlayer,
     RecordGame,
     ResultRow,
     RoundView,
     SeatNextRound,
     StandingRow,
     State,
+    TerminateTournament,
+    TournamentCommand,
     TournamentView,
+    WithdrawPlayer,
     awaiting_games,
     round_view,
     seating_rng,
@@ -49,12 +54,23 @@ log = structlog.get_logger("service.tournaments")
 
 CATEGORY = "tournament"
 MAX_RETRIES = 8
-CONFLICT_CODES = frozenset({"round_in_progress", "tournament_complete"})
+CONFLICT_CODES = frozenset(
+    {
+        "round_in_progress",
+        "tournament_complete",
+        "tournament_terminated",
+        "already_withdrawn",
+        "no_rounds_left",
+        "too_few_players",
+        "game_already_decided",
+    }
+)
+DONE_CODES = frozenset({"duplicate_report", "tournament_terminated"})  # a report with nothing left to do
 COUNT_CODES = frozenset({"bad_player_count", "impossible_table_split", "duplicate_needs_equal_tables"})
 
 
 class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament's organizer token hash and its players' token hashes (by name)."""
+    """A tournament's organizer token hash and its players' token hashes (by name; late entries last)."""
 
     tournament_id: str
     organizer_hash: str
@@ -62,7 +78,9 @@ class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
     player_hashes: tuple[str, ...]
 
     def hash_of(self, name: str) -> str:
-        """The token hash of the player called ``name``."""
+        """The token hash of the player called ``name`` (empty if none was stored: no token acts for them)."""
+        if name not in self.player_names:
+            return ""
         return self.player_hashes[self.player_names.index(name)]
 
 
@@ -74,12 +92,17 @@ class TournamentKeyStore(Protocol):
         ...
 
     async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """A tournament's keys, or None."""
+        """A tournament's keys, late entries included, or None."""
+        ...
+
+    async def add_player(self, tournament_id: str, name: str, token_hash: str) -> None:
+        """Store a late entry's token hash."""
         ...
 
 
 class PostgresTournamentKeyStore:
-    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id)."""
+    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id). The table is append-only:
+    a late entry's token hash is a row of its own, keyed ``<tournament id>/entry/<name>``."""
 
     def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
         """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
@@ -110,14 +133,33 @@ class PostgresTournamentKeyStore:
                 " WHERE tournament_id = $1",
                 tournament_id,
             )
-        if row is None:
-            return None
+            if row is None:
+                return None
+            entries = await connection.fetch(
+                "SELECT player_names, player_hashes FROM tournament_keys"
+                " WHERE starts_with(tournament_id, $1 || '/entry/') ORDER BY created_at, tournament_id",
+                tournament_id,
+            )
         return TournamentKeys(
             tournament_id=tournament_id,
             organizer_hash=row["organizer_hash"],
-            player_names=tuple(row["player_names"]),
-            player_hashes=tuple(row["player_hashes"]),
+            player_names=tuple(row["player_names"]) + tuple(n for e in entries for n in e["player_names"]),
+            player_hashes=tuple(row["player_hashes"]) + tuple(h for e in entries for h in e["player_hashes"]),
         )
+
+    async def add_player(self, tournament_id: str, name: str, token_hash: str) -> None:
+        """Insert a late entry's row (with the tournament's organizer hash, which the table requires)."""
+        async with (
+            pooled_connection(self._pool, self._acquire_timeout) as connection,
+        ):
+            await connection.execute(
+                "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
+                " SELECT $1 || '/entry/' || $2, organizer_hash, ARRAY[$2::text], ARRAY[$3::text] FROM tournament_keys"
+                " WHERE tournament_id = $1",
+                tournament_id,
+                name,
+                token_hash,
+            )
 
 
 @dataclass(frozen=True)
@@ -130,7 +172,8 @@ class LoadedTournament:
 
 
 def refusal(rejected: Rejected) -> errors.ServiceError:
-    """The problem a tournament refusal becomes: 409 for a round asked too early or too late, else 422."""
+    """The problem a tournament refusal becomes: 409 for a request the tournament's state does not allow now
+    (a round asked too early or too late, a player already withdrawn, ...), else 422."""
     if rejected.code in CONFLICT_CODES:
         return errors.Conflict(rejected.code, rejected.detail)
     return errors.RuleViolation(rejected.code, rejected.detail)
@@ -221,7 +264,7 @@ class TournamentService:
             raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
         if token is None:
             raise errors.Unauthorized(
-                "token_required", "seating a round needs 'Authorization: Bearer <organizer token>'"
+                "token_required", "the organizer's requests need 'Authorization: Bearer <organizer token>'"
             )
         if not token_matches(token, organizer):
             raise errors.Forbidden("not_organizer", "this token is not the tournament's organizer token")
@@ -429,7 +472,7 @@ class TournamentService:
             try:
                 events = TOURNAMENT.decide(loaded.state, command, Rng(loaded.state.seed, "record"))
             except Rejected as rejected:
-                if rejected.code != "duplicate_report":
+                if rejected.code not in DONE_CODES:
                     log.warning("tournament_game_unrecorded", game_id=game.game_id, code=rejected.code)
                 return
             try:
@@ -492,6 +535,7 @@ class TournamentService:
         log.info(
             "tournament_round_seated", tournament_id=tournament_id, round=rnd.round, tables=len(game_ids)
         )
+        await self._resign_withdrawn(loaded)  # a player withdrawn while the round was being seated
         return round_view(loaded.state.rounds[-1])
 
     async def seat_accounts(self, accounts: list[str]) -> str:
@@ -505,6 +549,111 @@ class TournamentService:
                 [(game_id, seat, account_id) for seat, account_id in enumerate(accounts)],
             )
         return game_id
+
+    # ----------------------------------------------------------------- administration (issue 14)
+
+    async def _administer(self, tournament_id: str, command: TournamentCommand) -> LoadedTournament:
+        """Decide an organizer's command on the tournament as recorded so far and append its events."""
+        await self._recorded()
+        loaded = await self.load(tournament_id)
+        events = self._decide(loaded.state, command, Rng(loaded.state.seed, "administer"))
+        return await self._append_for_organizer(loaded, events)
+
+    async def _resign_withdrawn(self, loaded: LoadedTournament) -> None:
+        """Resign every withdrawn player's seat in the current round's games still running, so a stand-in
+        plays it (domain/resign.py); once per seat (an idempotency key), and a game over is left alone."""
+        current = loaded.state.current()
+        if current is None or current.closed:
+            return
+        for table in current.tables:
+            if table.game_id is None or table.outcome is not None:
+                continue
+            for seat, name in enumerate(table.players):
+                if name not in loaded.state.withdrawn:
+                    continue
+                try:
+                    await self.games.execute(
+                        table.game_id,
+                        seat,
+                        {"type": "resign"},
+                        idempotency_key=f"withdrawn-{loaded.tournament_id}",
+                    )
+                except errors.ServiceError as refused:  # finished meanwhile, or resigned already
+                    log.info("tournament_withdrawal_resign_refused", game_id=table.game_id, code=refused.code)
+                    continue
+                log.info("tournament_withdrawal_resigned", game_id=table.game_id, seat=seat)
+
+    async def withdraw(self, tournament_id: str, name: str) -> TournamentView:
+        """Withdraw a player: later rounds skip them; a game of theirs still running goes on with a stand-in
+        (their seat resigns). A repeated withdrawal still makes sure of the resignations, then answers 409."""
+        try:
+            loaded = await self._administer(tournament_id, WithdrawPlayer(name=name))
+        except errors.Conflict as conflict:
+            if conflict.code == "already_withdrawn":
+                await self._resign_withdrawn(await self.load(tournament_id))
+            raise
+        log.info("tournament_player_withdrawn", tournament_id=tournament_id, round=len(loaded.state.rounds))
+        await self._resign_withdrawn(loaded)
+        return TOURNAMENT.overview(loaded.state)
+
+    async def enter(self, tournament_id: str, name: str) -> PlayerToken:
+        """Late entry of a ``{name}`` player (from the next round seated on) with a new player token; an
+        account tournament registers its players before its first round only (409 ``late_entry_closed``)."""
+        info = await self.store.stream_info(tournament_id)
+        if info is not None and info.metadata.get("accounts") is not None:
+            raise errors.Conflict(
+                "late_entry_closed",
+                "an account tournament registers players until its first round; late entry is for "
+                "tournaments of {name} players",
+            )
+        loaded = await self._administer(tournament_id, EnterPlayer(name=name))
+        entered = loaded.state.entered[-1]
+        token = new_token()
+        await self.keys.add_player(tournament_id, entered, hash_token(token))
+        log.info("tournament_player_entered", tournament_id=tournament_id, round=len(loaded.state.rounds) + 1)
+        return PlayerToken(name=entered, token=token)
+
+    async def terminate(self, tournament_id: str) -> TournamentView:
+        """End the tournament now: no more rounds, the standings final as they stand; games still running go
+        on by themselves but no longer count."""
+        loaded = await self._administer(tournament_id, TerminateTournament())
+        log.info("tournament_terminated", tournament_id=tournament_id, round=len(loaded.state.rounds))
+        return TOURNAMENT.overview(loaded.state)
+
+    async def adjudicate(self, tournament_id: str, game_id: str) -> ResultRow:
+        """Record the result of a game of the current round that cannot finish: the game's own result as it
+        stands now (its scoring and tie-breaks on the current state; resigned seats last). The game is left
+        as it is; its result no longer counts once adjudicated."""
+        await self._recorded()
+        loaded = await self.load(tournament_id)
+        found = [
+            (rnd.round, table.table)
+            for rnd in loaded.state.rounds
+            for table in rnd.tables
+            if table.game_id == game_id
+        ]
+        if not found:
+            raise errors.RuleViolation("wrong_game", f"game {game_id} is not played in this tournament")
+        (round_number, table_number), *_ = found
+        game = await self.games.load(game_id)
+        if game.finished:  # its own result counts: the recorder records it
+            raise errors.Conflict(
+                "game_already_decided", f"game {game_id} has finished; its own result counts"
+            )
+        result = game.game.result(game.state)
+        command = AdjudicateGame(
+            round=round_number,
+            table=table_number,
+            game_id=game_id,
+            ranks=tuple(result.ranks),
+            scores=tuple(result.scores),
+            audit_head=game.head.hex(),
+        )
+        events = self._decide(loaded.state, command, Rng(loaded.state.seed, "administer"))
+        loaded = await self._append_for_organizer(loaded, events)
+        log.info("tournament_game_adjudicated", tournament_id=tournament_id, game_id=game_id)
+        (row,) = [r for r in TOURNAMENT.results(loaded.state) if r.game_id == game_id]
+        return row
 
     # ----------------------------------------------------------------- registration
 
@@ -543,12 +692,13 @@ class TournamentService:
 
     async def results(self, tournament_id: str) -> list[SignedResultRow]:
         """One row per finished game, by round then table, with the game's final head signed (a receipt:
-        docs/audit.md; None without a signer, or if the game's head is not the one recorded)."""
+        docs/audit.md; None without a signer, for an adjudicated game (it never finished), or if the game's
+        head is not the one recorded)."""
         await self._recorded()
         rows = []
         for row in TOURNAMENT.results((await self.load(tournament_id)).state):
             head = None
-            info = await self.store.stream_info(row.game_id)
+            info = None if row.adjudicated else await self.store.stream_info(row.game_id)
             if info is not None and info.head_hash.hex() == row.audit_head:
                 head = self.games.signed_head(row.game_id, info.version, info.head_hash, info, finished=True)
             rows.append(SignedResultRow(**msgspec.structs.asdict(row), head=head))

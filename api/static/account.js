@@ -1,17 +1,15 @@
-// The header's account area: who is signed in (GET /v1/me with the account token kept by this browser),
-// and a way to sign out. Signing up and in happens on the home page.
-import { el, api, accountToken, keepAccountToken } from "/static/common.js";
+// The header's account area: who is signed in (GET /v1/me, authenticated by the browser's HttpOnly session
+// cookie), and a form to sign out (POST /session/end clears the cookie). Signing up and in: the home page.
+import { el, api, postForm } from "/static/common.js";
 
 const area = document.getElementById("account");
 
 export async function currentAccount() {
-  const token = accountToken();
-  if (!token) return null;
   try {
-    return await api("/v1/me", { token });
+    return await api("/v1/me");
   } catch (failure) {
-    if (failure.status === 401) keepAccountToken(null); // revoked or replaced elsewhere: forget it
-    return null;
+    if (failure.status === 401) return null; // not signed in, or the token was revoked or replaced
+    throw failure;
   }
 }
 
@@ -19,7 +17,7 @@ async function draw() {
   const me = await currentAccount();
   if (!me) { area.replaceChildren(el("span", { class: "muted" }, "Not signed in")); return; }
   area.replaceChildren(el("span", { id: "signed-in-as" }, `Signed in as ${me.name}`), " ",
-    el("button", { type: "button", id: "sign-out", onclick: () => { keepAccountToken(null); location.reload(); } }, "Sign out"));
+    postForm("/session/end", { id: "sign-out-form", class: "inline-form" }, el("button", { type: "submit", id: "sign-out" }, "Sign out")));
 }
 
-if (area) draw();
+if (area) draw().catch(() => area.replaceChildren(el("span", { class: "muted" }, "Accounts are unavailable")));

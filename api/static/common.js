@@ -17,10 +17,21 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Call the API; resolves to the parsed JSON (null for 204), rejects with the problem's detail. */
-export async function api(path, { method = "GET", body, token, headers = {} } = {}) {
-  const init = { method, headers: { Accept: "application/json", ...headers } };
+/** The page's CSRF token (the csrftoken cookie the server sets on pages; see api/sessions.py). */
+export function csrfToken() {
+  const found = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
+  return found ? found.slice("csrftoken=".length) : "";
+}
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Call the API; resolves to the parsed JSON (null for 204), rejects with the problem's detail.
+ * With a token it acts as that token's seat or account; without one, as the signed-in account (the
+ * browser sends its HttpOnly session cookie), or as nobody with `anonymous` (the cookie is not sent). */
+export async function api(path, { method = "GET", body, token, headers = {}, anonymous = false } = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers }, credentials: anonymous ? "omit" : "same-origin" };
   if (token) init.headers.Authorization = `Bearer ${token}`;
+  if (!SAFE.has(method)) init.headers["X-CSRFToken"] = csrfToken();
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -52,11 +63,27 @@ export function keepSeatToken(gameId, seat, token) {
   localStorage.setItem(SEATS_KEY, JSON.stringify(all));
 }
 
-// The account token (sign-in), when accounts are available.
-const ACCOUNT_KEY = "bazaar.account";
-export function accountToken() { return localStorage.getItem(ACCOUNT_KEY); }
-export function keepAccountToken(token) {
-  if (token) localStorage.setItem(ACCOUNT_KEY, token); else localStorage.removeItem(ACCOUNT_KEY);
+// Signing in keeps the account token in an HttpOnly session cookie set by the server (POST /session), so
+// no script of the page can read it; the page's API calls carry it by themselves.
+localStorage.removeItem("bazaar.account"); // where earlier versions of these pages kept it
+
+/** Sign this browser in with an account token (the server checks it and sets the session cookie). */
+export async function signIn(token) {
+  const response = await fetch("/session", {
+    method: "POST", credentials: "same-origin",
+    headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
+    body: new URLSearchParams({ token }),
+  });
+  if (!response.ok) {
+    const problem = await response.json().catch(() => null);
+    throw new Error((problem && (problem.detail || problem.title)) || `HTTP ${response.status}`);
+  }
+}
+
+/** A form that posts to the pages with the CSRF token (works without any further script). */
+export function postForm(action, attrs, ...children) {
+  return el("form", { method: "post", action, ...attrs },
+    el("input", { type: "hidden", name: "_csrf_token", value: csrfToken() }), ...children);
 }
 
 /** The JSON of a <script type="application/json" id=...> block. */

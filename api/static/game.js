@@ -1,7 +1,7 @@
 // The game page: the board drawn from the caller's view, the caller's decisions as controls built from
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
-import { el, api, seatTokens, keepSeatToken, pageData, accountToken } from "/static/common.js";
+import { el, api, seatTokens, keepSeatToken, pageData } from "/static/common.js";
 import { drawBoard, cardWords } from "/static/boards.js";
 import { tellEvent, tellCommand } from "/static/narrate.js";
 
@@ -28,14 +28,22 @@ let sending = false;
 
 let accountSeat = null; // the seat the signed-in account holds in this game, if any
 
+const SESSION = ""; // the signed-in account's seat: the browser's session cookie speaks for it
+
 /** The seat tokens this browser holds for this game, the signed-in account's seat included. */
 function held() {
   const tokens = { ...seatTokens(gameId) };
-  if (accountSeat !== null && !tokens[accountSeat]) tokens[accountSeat] = accountToken();
+  if (accountSeat !== null && !(accountSeat in tokens)) tokens[accountSeat] = SESSION;
   return tokens;
 }
 
-function token() { return seat === null ? null : held()[seat] || null; }
+/** How the page's API calls act: as the chosen seat (its token, or the session for the account's seat),
+ * or as a spectator (no token and no cookie). */
+function auth() {
+  if (seat === null) return { anonymous: true };
+  const token = held()[seat];
+  return token ? { token } : {};
+}
 
 function drawSeatPicker() {
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
@@ -53,7 +61,7 @@ function followTurn() {
   if (!follow || !follow.checked || !detail) return false;
   const tokens = held();
   if (detail.pending.some((p) => p.seat === seat)) return false;
-  const next = detail.pending.find((p) => tokens[p.seat]);
+  const next = detail.pending.find((p) => p.seat in tokens);
   if (!next) return false;
   seat = next.seat; // the stream stays as it is: the same browser holds every seat of a hot-seat game
   document.getElementById("play-as").value = String(seat);
@@ -78,7 +86,7 @@ async function send(command) {
   commandError.textContent = "";
   try {
     await api(`/v1/games/${gameId}/commands`, {
-      method: "POST", body: command, token: token(),
+      method: "POST", body: command, ...auth(),
       // no If-Match: other seats decide at the same time (secret picks), and a command that loses such a
       // race is decided again on the new state; a retry of the same click is safe by its Idempotency-Key
       headers: { "Idempotency-Key": crypto.randomUUID() },
@@ -136,7 +144,7 @@ function show(next) {
 let asked = 0;
 async function refresh() {
   const ask = ++asked;
-  const next = await api(`/v1/games/${gameId}`, { token: token() });
+  const next = await api(`/v1/games/${gameId}`, auth());
   if (ask === asked) show(next); // an answer overtaken by a later request (another seat, a newer version) is dropped
 }
 
@@ -153,8 +161,8 @@ function tell(event) {
 async function openStream() {
   if (stream) stream.close();
   let url = `/v1/games/${gameId}/stream`;
-  if (token()) {
-    const ticket = await api(`/v1/games/${gameId}/stream-ticket`, { method: "POST", token: token() });
+  if (seat !== null) {
+    const ticket = await api(`/v1/games/${gameId}/stream-ticket`, { method: "POST", ...auth() });
     url += `?ticket=${encodeURIComponent(ticket.ticket)}`;
   }
   const opened = new EventSource(url);
@@ -169,7 +177,7 @@ async function openStream() {
 }
 
 async function recentHistory() {
-  const page = await api(`/v1/games/${gameId}/events?after=${Math.max(0, detail.version - 20)}`, { token: token() });
+  const page = await api(`/v1/games/${gameId}/events?after=${Math.max(0, detail.version - 20)}`, auth());
   log.replaceChildren();
   for (const event of page.events) tell(event);
 }
@@ -198,16 +206,14 @@ document.getElementById("seat-token-form").addEventListener("submit", async (sub
 });
 
 (async () => {
-  if (accountToken()) {
-    try {
-      accountSeat = (await api(`/v1/games/${gameId}`, { token: accountToken() })).you;
-    } catch (failure) {
-      accountSeat = null; // 403: the account holds no seat here; 401: signed out elsewhere
-    }
+  try {
+    accountSeat = (await api(`/v1/games/${gameId}`)).you ?? null; // the signed-in account's seat, if any
+  } catch (failure) {
+    accountSeat = null;
   }
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
   seat = accountSeat !== null ? accountSeat : seats.length ? seats[0] : null;
-  const first = await api(`/v1/games/${gameId}`, { token: token() });
+  const first = await api(`/v1/games/${gameId}`, auth());
   names = first.seats.map((s) => s.name);
   ended = first.status === "finished";
   await restart();

@@ -1,6 +1,7 @@
-// The home page's lobby: sign up (the account token is shown once and kept by this browser) or sign in
-// with a token; then the games waiting for players, joining one, opening a table, and your own games.
-import { el, api, accountToken, keepAccountToken } from "/static/common.js";
+// The home page's lobby: sign up (the account token is shown once; the browser is signed in with it) or
+// sign in with a token (a form post: the server keeps the token in an HttpOnly session cookie); then the
+// games waiting for players, joining one, opening a table, and your own games.
+import { el, api, signIn, postForm } from "/static/common.js";
 import { currentAccount } from "/static/account.js";
 
 const body = document.getElementById("lobby-body");
@@ -11,24 +12,23 @@ function signForms() {
   const up = el("form", { id: "sign-up", class: "inline" },
     el("label", { for: "sign-up-name" }, "New account name"), el("input", { id: "sign-up-name", required: true, maxlength: 40, autocomplete: "username" }),
     el("button", { type: "submit" }, "Sign up"));
-  const inForm = el("form", { id: "sign-in", class: "inline" },
-    el("label", { for: "sign-in-token" }, "Account token"), el("input", { id: "sign-in-token", type: "password", required: true, autocomplete: "current-password" }),
+  const inForm = postForm("/session", { id: "sign-in", class: "inline" },
+    el("label", { for: "sign-in-token" }, "Account token"), el("input", { id: "sign-in-token", name: "token", type: "password", required: true, autocomplete: "current-password" }),
     el("button", { type: "submit" }, "Sign in"));
   up.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
       const made = await api("/v1/accounts", { method: "POST", body: { name: document.getElementById("sign-up-name").value.trim() } });
-      keepAccountToken(made.token);
+      await signIn(made.token);
       body.replaceChildren(el("div", { class: "notice", id: "new-token" },
-        el("p", {}, `Welcome, ${made.name}. Your account token is your only key: it is kept in this browser; copy it to sign in elsewhere.`),
+        el("p", {}, `Welcome, ${made.name}. Your account token is your only key: this browser is signed in with it (the page cannot read it back); copy it now to sign in elsewhere.`),
         el("code", { id: "account-token" }, made.token), " ",
         el("button", { type: "button", id: "continue", onclick: () => location.reload() }, "Continue")));
     } catch (failure) { error.textContent = `Could not sign up: ${failure.message}`; }
   });
   inForm.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const token = document.getElementById("sign-in-token").value.trim();
-    try { await api("/v1/me", { token }); keepAccountToken(token); location.reload(); }
+    e.preventDefault(); // the form posts by itself without scripts; with them, a refusal is shown here
+    try { await signIn(document.getElementById("sign-in-token").value.trim()); location.reload(); }
     catch (failure) { error.textContent = `Could not sign in: ${failure.message}`; }
   });
   return [el("p", { class: "hint" }, "Sign up or sign in to meet other players in the lobby."), up, inForm, error];
@@ -39,12 +39,11 @@ function seatText(seat) {
 }
 
 async function drawLobby(me) {
-  const token = accountToken();
   const error = el("p", { class: "error", role: "alert", id: "lobby-error" });
   const waiting = await api("/v1/lobby?limit=20");
   const join = async (gameId) => {
     try {
-      const joined = await api(`/v1/games/${gameId}/join`, { method: "POST", token, body: {} });
+      const joined = await api(`/v1/games/${gameId}/join`, { method: "POST", body: {} });
       if (joined.status === "started") location.href = `/games/${gameId}`; else await drawLobby(me);
     } catch (failure) { error.textContent = `Could not join: ${failure.message}`; }
   };
@@ -60,10 +59,10 @@ async function drawLobby(me) {
     const game = document.getElementById("new-game-kind").value;
     const count = document.querySelectorAll("#new-game-seats input").length;
     const players = [{ account: "me" }, ...Array.from({ length: count - 1 }, () => ({ open: true }))];
-    try { await api("/v1/games", { method: "POST", token, body: { game, players } }); await drawLobby(me); }
+    try { await api("/v1/games", { method: "POST", body: { game, players } }); await drawLobby(me); }
     catch (failure) { error.textContent = `Could not open a table: ${failure.message}`; }
   });
-  const mine = await api("/v1/me/games?limit=20", { token });
+  const mine = await api("/v1/me/games?limit=20");
   const games = mine.games.filter((g) => g.status === "active" || g.status === "waiting");
   body.replaceChildren(list, open, error,
     el("h3", {}, "Your games"),

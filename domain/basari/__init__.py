@@ -9,34 +9,37 @@ from domain.basari.commands import BasariCommand
 from domain.basari.events import BasariEvent
 from domain.basari.options import BasariOptions
 from domain.basari.state import State
+from domain.clock import clocked
 from domain.core import GameSpec
 from domain.resign import resignable
 
 __all__ = ["GAME", "BasariOptions"]
 
 
-GAME: Final = resignable(
-    GameSpec[State](
-        name="basari",
-        title="Basari",
-        rules="rules/basari.md",
-        min_players=3,
-        max_players=5,
-        players_rule="B-1",
-        options_type=BasariOptions,
-        command_type=BasariCommand,
-        event_type=BasariEvent,
-        view_type=view.BasariView,
-        initial=State,
-        deal=rules.setup,
-        decide=rules.decide,
-        evolve=evolve.evolve,
-        view=view.view,
-        redact=view.redact,
-        pending=legal.pending,
-        legal=legal.legal,
-        is_over=scoring.is_over,
-        result=scoring.result,
-        scoresheet=scoring.scoresheet,
+GAME: Final = clocked(
+    resignable(
+        GameSpec[State](
+            name="basari",
+            title="Basari",
+            rules="rules/basari.md",
+            min_players=3,
+            max_players=5,
+            players_rule="B-1",
+            options_type=BasariOptions,
+            command_type=BasariCommand,
+            event_type=BasariEvent,
+            view_type=view.BasariView,
+            initial=State,
+            deal=rules.setup,
+            decide=rules.decide,
+            evolve=evolve.evolve,
+            view=view.view,
+            redact=view.redact,
+            pending=legal.pending,
+            legal=legal.legal,
+            is_over=scoring.is_over,
+            result=scoring.result,
+            scoresheet=scoring.scoresheet,
+        )
     )
 )

@@ -7,6 +7,7 @@ from typing import Literal
 import msgspec
 
 from domain.basari.components import COMPONENTS, NO_GEMS, Action, ColourPoints, Gems
+from domain.clock import Clock
 
 __all__ = ["Decision", "Negotiation", "Phase", "Player", "StageRecord", "State"]
 
@@ -71,6 +72,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     phase: Phase = "new"
     players: tuple[Player, ...] = ()
     resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
     actions: tuple[Action, ...] = ()
     stock: Gems = NO_GEMS
     pile: tuple[int, ...] = ()  # the draw pile, top first (secret, B-12)

@@ -12,6 +12,7 @@ from typing import Literal
 import msgspec
 
 from domain.bazaar.components import EDITION, Stones
+from domain.clock import Clock
 
 __all__ = ["UNKNOWN_WARE", "Decision", "Phase", "ScoreRow", "State", "Unscored"]
 
@@ -61,6 +62,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     players: tuple[str, ...] = ()
     resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
     double_purchase: bool = False
     exchange: tuple[int, ...] = ()  # the two exchange cards' ids (Z-3)
     stalls: tuple[tuple[int, ...], ...] = ()  # ware ids, top first (Z-4)

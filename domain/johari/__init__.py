@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from domain.clock import clocked
 from domain.core import GameSpec
 from domain.johari import evolve, legal, rules, scoring, view
 from domain.johari.commands import JohariCommand
@@ -14,28 +15,30 @@ from domain.resign import resignable
 
 __all__ = ["GAME", "JohariOptions"]
 
-GAME: Final = resignable(
-    GameSpec[State](
-        name="johari",
-        title="Johari",
-        rules="rules/johari.md",
-        min_players=2,
-        max_players=4,
-        players_rule="J-1",
-        options_type=JohariOptions,
-        command_type=JohariCommand,
-        event_type=JohariEvent,
-        view_type=view.JohariView,
-        initial=State,
-        deal=rules.setup,
-        decide=rules.decide,
-        evolve=evolve.evolve,
-        view=view.view,
-        redact=view.redact,
-        pending=legal.pending,
-        legal=legal.legal,
-        is_over=scoring.is_over,
-        result=scoring.result,
-        scoresheet=scoring.scoresheet,
+GAME: Final = clocked(
+    resignable(
+        GameSpec[State](
+            name="johari",
+            title="Johari",
+            rules="rules/johari.md",
+            min_players=2,
+            max_players=4,
+            players_rule="J-1",
+            options_type=JohariOptions,
+            command_type=JohariCommand,
+            event_type=JohariEvent,
+            view_type=view.JohariView,
+            initial=State,
+            deal=rules.setup,
+            decide=rules.decide,
+            evolve=evolve.evolve,
+            view=view.view,
+            redact=view.redact,
+            pending=legal.pending,
+            legal=legal.legal,
+            is_over=scoring.is_over,
+            result=scoring.result,
+            scoresheet=scoring.scoresheet,
+        )
     )
 )

@@ -6,6 +6,7 @@ from typing import Literal
 
 import msgspec
 
+from domain.clock import Clock
 from domain.johari.components import ACTIONS, COMPONENTS, STORES, Card, parse_place
 
 # new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
@@ -75,6 +76,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     phase: Phase = "new"
     players: tuple[Player, ...] = ()
     resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
     day: int = 0
     round: int = 0
     draw: tuple[int, ...] = ()  # top first

@@ -53,26 +53,34 @@ from typing import Any, Final
 from domain.core import Command, Event, Rng
 from domain.tournament import evolve, rules
 from domain.tournament.commands import (
+    AdjudicateGame,
     AttachGames,
     CreateTournament,
+    EnterPlayer,
     RecordGame,
     SeatNextRound,
+    TerminateTournament,
     TournamentCommand,
+    WithdrawPlayer,
 )
 from domain.tournament.events import (
     EVENT_TYPE,
+    GameAdjudicated,
     GameFinished,
     GamesCreated,
+    PlayerEntered,
+    PlayerWithdrawn,
     RoundClosed,
     RoundSeated,
     SeatedTable,
     TournamentCompleted,
     TournamentCreated,
     TournamentEvent,
+    TournamentTerminated,
 )
-from domain.tournament.rules import meetings, seating_rng, small_table_sittings
+from domain.tournament.rules import bye_counts, meetings, round_tables, seating_rng, small_table_sittings
 from domain.tournament.seating import game_seed, split_tables
-from domain.tournament.standings import ResultRow, ResultSeat, StandingRow, results, standings
+from domain.tournament.standings import ResultRow, ResultSeat, StandingRow, bye_halves, results, standings
 from domain.tournament.state import Outcome, RoundState, State, TableState
 from domain.tournament.view import (
     RoundView,
@@ -89,11 +97,16 @@ __all__ = [
     "COMMAND_TYPE",
     "EVENT_TYPE",
     "TOURNAMENT",
+    "AdjudicateGame",
     "AttachGames",
     "CreateTournament",
+    "EnterPlayer",
+    "GameAdjudicated",
     "GameFinished",
     "GamesCreated",
     "Outcome",
+    "PlayerEntered",
+    "PlayerWithdrawn",
     "RecordGame",
     "ResultRow",
     "ResultSeat",
@@ -108,17 +121,23 @@ __all__ = [
     "State",
     "TableState",
     "TableView",
+    "TerminateTournament",
     "Tournament",
     "TournamentCommand",
     "TournamentCompleted",
     "TournamentCreated",
     "TournamentEvent",
+    "TournamentTerminated",
     "TournamentView",
+    "WithdrawPlayer",
     "awaiting_games",
+    "bye_counts",
+    "bye_halves",
     "game_seed",
     "meetings",
     "overview",
     "results",
+    "round_tables",
     "round_view",
     "seating_rng",
     "small_table_sittings",

@@ -1,4 +1,5 @@
-"""A tournament's commands: sent by the service for the organizer (create, seat, attach, record)."""
+"""A tournament's commands: sent by the service for the organizer (create, seat, attach, record, and the
+administration of issue 14: withdraw, late entry, terminate, adjudicate)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,17 @@ from typing import Any
 
 from domain.core import Command
 
-__all__ = ["AttachGames", "CreateTournament", "RecordGame", "SeatNextRound", "TournamentCommand"]
+__all__ = [
+    "AdjudicateGame",
+    "AttachGames",
+    "CreateTournament",
+    "EnterPlayer",
+    "RecordGame",
+    "SeatNextRound",
+    "TerminateTournament",
+    "TournamentCommand",
+    "WithdrawPlayer",
+]
 
 
 class CreateTournament(Command, frozen=True, kw_only=True, tag="create_tournament"):
@@ -46,4 +57,41 @@ class RecordGame(Command, frozen=True, kw_only=True, tag="record_game"):
     audit_head: str
 
 
-TournamentCommand = CreateTournament | SeatNextRound | AttachGames | RecordGame
+class WithdrawPlayer(Command, frozen=True, kw_only=True, tag="withdraw_player"):
+    """Withdraw a player: later rounds skip them; a game of theirs still running goes on with a stand-in."""
+
+    name: str
+
+
+class EnterPlayer(Command, frozen=True, kw_only=True, tag="enter_player"):
+    """Late entry: a new player takes part from the next round seated on (0 points for the rounds missed)."""
+
+    name: str
+
+
+class TerminateTournament(Command, frozen=True, kw_only=True, tag="terminate_tournament"):
+    """End the tournament now: no more rounds; the standings are final as they stand."""
+
+
+class AdjudicateGame(Command, frozen=True, kw_only=True, tag="adjudicate_game"):
+    """Record a result for a game of the current round that cannot finish (the service passes the game's
+    own result as it stands: per seat rank and current score), in place of its report."""
+
+    round: int
+    table: int
+    game_id: str
+    ranks: tuple[int, ...]
+    scores: tuple[int, ...]
+    audit_head: str
+
+
+TournamentCommand = (
+    CreateTournament
+    | SeatNextRound
+    | AttachGames
+    | RecordGame
+    | WithdrawPlayer
+    | EnterPlayer
+    | TerminateTournament
+    | AdjudicateGame
+)

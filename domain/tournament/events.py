@@ -1,4 +1,5 @@
-"""A tournament's events: one stream (created, seated, games created, game finished, closed, completed).
+"""A tournament's events: one stream (created, seated, games created, game finished, closed, completed; and the
+organizer's administration: withdrawn, entered, adjudicated, terminated).
 
 Secrets, to be redacted by the service: ``TournamentCreated.seed`` until the tournament is completed (every
 game seed derives from it), and ``SeatedTable.seed`` until that round is closed (with ``duplicate`` one seed
@@ -15,14 +16,18 @@ from domain.core import Event
 
 __all__ = [
     "EVENT_TYPE",
+    "GameAdjudicated",
     "GameFinished",
     "GamesCreated",
+    "PlayerEntered",
+    "PlayerWithdrawn",
     "RoundClosed",
     "RoundSeated",
     "SeatedTable",
     "TournamentCompleted",
     "TournamentCreated",
     "TournamentEvent",
+    "TournamentTerminated",
 ]
 
 
@@ -38,6 +43,7 @@ class TournamentCreated(Event, frozen=True, kw_only=True, tag="tournament_create
     max_players: int
     options: dict[str, Any] | None = None
     duplicate: bool = False
+    table_size: int | None = None  # the requested table size (None: the game's maximum), for later rounds
     seed: str  # secret until the tournament is completed
 
 
@@ -54,6 +60,7 @@ class RoundSeated(Event, frozen=True, kw_only=True, tag="round_seated"):
 
     round: int
     tables: tuple[SeatedTable, ...]
+    byes: tuple[str, ...] = ()  # the players the tables could not seat this round (bye scoring: standings)
 
 
 class GamesCreated(Event, frozen=True, kw_only=True, tag="games_created"):
@@ -84,7 +91,48 @@ class TournamentCompleted(Event, frozen=True, kw_only=True, tag="tournament_comp
     """The last round closed: the standings are final."""
 
 
+class PlayerWithdrawn(Event, frozen=True, kw_only=True, tag="player_withdrawn"):
+    """The organizer withdrew a player after ``round`` rounds were seated: later rounds skip them."""
+
+    name: str
+    round: int
+
+
+class PlayerEntered(Event, frozen=True, kw_only=True, tag="player_entered"):
+    """A late entry: the player takes part from round ``round`` (the next seated) on."""
+
+    name: str
+    round: int
+
+
+class GameAdjudicated(Event, frozen=True, kw_only=True, tag="game_adjudicated"):
+    """The organizer adjudicated a table's unfinished game: per seat its rank and score as the game stood
+    (its head then: ``audit_head``); it counts as the table's result, like ``GameFinished``."""
+
+    round: int
+    table: int
+    game_id: str
+    ranks: tuple[int, ...]
+    scores: tuple[int, ...]
+    audit_head: str
+
+
+class TournamentTerminated(Event, frozen=True, kw_only=True, tag="tournament_terminated"):
+    """The organizer ended the tournament after ``round`` rounds were seated: the standings are final."""
+
+    round: int
+
+
 TournamentEvent = (
-    TournamentCreated | RoundSeated | GamesCreated | GameFinished | RoundClosed | TournamentCompleted
+    TournamentCreated
+    | RoundSeated
+    | GamesCreated
+    | GameFinished
+    | RoundClosed
+    | TournamentCompleted
+    | PlayerWithdrawn
+    | PlayerEntered
+    | GameAdjudicated
+    | TournamentTerminated
 )
 EVENT_TYPE: Any = TournamentEvent

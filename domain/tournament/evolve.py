@@ -8,12 +8,16 @@ import msgspec
 
 from domain.core import Event
 from domain.tournament.events import (
+    GameAdjudicated,
     GameFinished,
     GamesCreated,
+    PlayerEntered,
+    PlayerWithdrawn,
     RoundClosed,
     RoundSeated,
     TournamentCompleted,
     TournamentCreated,
+    TournamentTerminated,
 )
 from domain.tournament.state import Outcome, RoundState, State, TableState
 
@@ -37,12 +41,14 @@ def evolve(state: State, event: Event) -> State:
                 max_players=event.max_players,
                 options=event.options,
                 duplicate=event.duplicate,
+                table_size=event.table_size,
                 seed=event.seed,
             )
         case RoundSeated(round=number, tables=tables):
             seated = RoundState(
                 round=number,
                 tables=tuple(TableState(table=t.table, players=t.players, seed=t.seed) for t in tables),
+                byes=event.byes,
             )
             return replace(state, rounds=(*state.rounds, seated))
         case GamesCreated(round=number, game_ids=game_ids):
@@ -58,8 +64,15 @@ def evolve(state: State, event: Event) -> State:
                     + rnd.tables[len(game_ids) :],
                 ),
             )
-        case GameFinished(round=number, table=table_number):
-            outcome = Outcome(ranks=event.ranks, scores=event.scores, audit_head=event.audit_head)
+        case (
+            GameFinished(round=number, table=table_number) | GameAdjudicated(round=number, table=table_number)
+        ):
+            outcome = Outcome(
+                ranks=event.ranks,
+                scores=event.scores,
+                audit_head=event.audit_head,
+                adjudicated=isinstance(event, GameAdjudicated),
+            )
             return _with_round(
                 state,
                 number,
@@ -77,6 +90,12 @@ def evolve(state: State, event: Event) -> State:
             return _with_round(state, number, lambda rnd: replace(rnd, closed=True))
         case TournamentCompleted():
             return replace(state, completed=True)
+        case PlayerWithdrawn(name=name):
+            return replace(state, withdrawn=(*state.withdrawn, name))
+        case PlayerEntered(name=name):
+            return replace(state, players=(*state.players, name), entered=(*state.entered, name))
+        case TournamentTerminated():
+            return replace(state, terminated=True)
     return state
 
 

@@ -9,21 +9,34 @@ from itertools import combinations
 import msgspec
 
 from domain.core import Command, Event, Rejected, Rng
-from domain.tournament.commands import AttachGames, CreateTournament, RecordGame, SeatNextRound
+from domain.tournament.commands import (
+    AdjudicateGame,
+    AttachGames,
+    CreateTournament,
+    EnterPlayer,
+    RecordGame,
+    SeatNextRound,
+    TerminateTournament,
+    WithdrawPlayer,
+)
 from domain.tournament.events import (
+    GameAdjudicated,
     GameFinished,
     GamesCreated,
+    PlayerEntered,
+    PlayerWithdrawn,
     RoundClosed,
     RoundSeated,
     SeatedTable,
     TournamentCompleted,
     TournamentCreated,
+    TournamentTerminated,
 )
 from domain.tournament.seating import MIN_TABLE, game_seed, seat_first_round, seat_swiss, split_tables
 from domain.tournament.standings import tallies
-from domain.tournament.state import State
+from domain.tournament.state import RoundState, State, TableState
 
-__all__ = ["MAX_PLAYERS", "MAX_ROUNDS", "decide", "meetings", "seating_rng"]
+__all__ = ["MAX_PLAYERS", "MAX_ROUNDS", "decide", "meetings", "round_tables", "seating_rng"]
 
 replace = msgspec.structs.replace
 
@@ -52,7 +65,15 @@ def decide(state: State, command: Command, rng: Rng) -> list[Event]:
         case AttachGames():
             return _attach_games(_created(state), command)
         case RecordGame():
-            return _record_game(_created(state), command)
+            return _record_game(_running(state), command)
+        case WithdrawPlayer():
+            return _withdraw(_running(state), command)
+        case EnterPlayer():
+            return _enter(_running(state), command)
+        case TerminateTournament():
+            return [TournamentTerminated(round=len(_running(state).rounds))]
+        case AdjudicateGame():
+            return _adjudicate(_running(state), command)
     raise Rejected("unknown_command", detail=f"not a tournament command: {type(command).__name__}")
 
 
@@ -60,6 +81,16 @@ def _created(state: State) -> State:
     """The state, if the tournament exists."""
     if not state.created:
         raise Rejected("tournament_not_created", detail="the tournament has not been created")
+    return state
+
+
+def _running(state: State) -> State:
+    """The state, if the tournament exists and is neither completed nor terminated."""
+    _created(state)
+    if state.completed:
+        raise Rejected("tournament_complete", detail="every round has been played")
+    if state.terminated:
+        raise Rejected("tournament_terminated", detail="the organizer has terminated the tournament")
     return state
 
 
@@ -112,6 +143,7 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
             max_players=command.max_players,
             options=command.options,
             duplicate=command.duplicate,
+            table_size=command.table_size,
             seed=seed,
         )
     ]
@@ -137,20 +169,74 @@ def small_table_sittings(state: State) -> Counter[str]:
     return sat
 
 
+def round_tables(state: State) -> tuple[list[int], int]:
+    """The next round's table sizes (largest first) and how many active players get a bye.
+
+    With the players of the creation, the sizes fixed then. After a withdrawal or a late entry, the sizes
+    the creation rules give the active players; when no split exists (too many or too few for equal tables
+    in duplicate mode, say), the fewest byes that leave a count that splits. ``too_few_players`` when not
+    even one table can be seated.
+    """
+    active = state.active()
+    if not state.withdrawn and not state.entered:
+        return list(state.table_sizes), 0
+    smallest = max(MIN_TABLE, state.min_players)
+    preferred = state.table_size if state.table_size is not None else state.max_players
+    for byes in range(len(active) - smallest + 1):
+        try:
+            sizes = split_tables(
+                len(active) - byes, smallest, state.max_players, preferred, equal=state.duplicate
+            )
+        except Rejected:
+            continue
+        return sizes, byes
+    raise Rejected(
+        "too_few_players",
+        detail=f"{len(active)} active players cannot fill a table of {smallest}: terminate the tournament",
+    )
+
+
+def bye_counts(state: State) -> Counter[str]:
+    """How many byes each player has had."""
+    return Counter(name for rnd in state.rounds for name in rnd.byes)
+
+
+def _byes(order: list[str], count: int, had: Counter[str]) -> tuple[str, ...]:
+    """Who sits out: the fewest byes so far first, then the lowest in the standings (``order``, best first)."""
+    ranked = sorted(range(len(order)), key=lambda index: (had[order[index]], -index))
+    return tuple(sorted((order[index] for index in ranked[:count]), key=order.index))
+
+
 def _seat_next_round(state: State, rng: Rng) -> list[Event]:
-    """Seating: only once every game of the current round has finished, and not past the last round."""
+    """Seating: only once every game of the current round has finished, and not past the last round;
+    the active players only (not withdrawn), with byes when their number cannot be seated."""
+    if state.terminated:
+        raise Rejected("tournament_terminated", detail="the organizer has terminated the tournament")
     current = state.current()
     if current is not None and not current.closed:
         raise Rejected("round_in_progress", detail=f"round {current.round} is still being played")
     if state.completed or len(state.rounds) >= state.round_count:
         raise Rejected("tournament_complete", detail="every round has been played")
+    sizes, bye_count = round_tables(state)
     number = len(state.rounds) + 1
+    byes: tuple[str, ...] = ()
     if number == 1:
-        seated = seat_first_round(state.players, state.table_sizes, rng)
+        players = list(state.active())
+        if bye_count:
+            byes = _byes(rng.shuffle(players), bye_count, Counter())
+        seated = seat_first_round([name for name in players if name not in byes], sizes, rng)
     else:
         totals = tallies(state)
-        order = sorted(rng.shuffle(state.players), key=lambda name: totals[name].key())
-        seated = seat_swiss(order, state.table_sizes, meetings(state), rng, small=small_table_sittings(state))
+        order = sorted(rng.shuffle(state.active()), key=lambda name: totals[name].key())
+        if bye_count:
+            byes = _byes(order, bye_count, bye_counts(state))
+        seated = seat_swiss(
+            [name for name in order if name not in byes],
+            sizes,
+            meetings(state),
+            rng,
+            small=small_table_sittings(state),
+        )
     tables = tuple(
         SeatedTable(
             table=index,
@@ -159,7 +245,7 @@ def _seat_next_round(state: State, rng: Rng) -> list[Event]:
         )
         for index, players in enumerate(seated, start=1)
     )
-    return [RoundSeated(round=number, tables=tables)]
+    return [RoundSeated(round=number, tables=tables, byes=byes)]
 
 
 def _attach_games(state: State, command: AttachGames) -> list[Event]:
@@ -179,37 +265,97 @@ def _attach_games(state: State, command: AttachGames) -> list[Event]:
     return [GamesCreated(round=current.round, game_ids=command.game_ids)]
 
 
+def _table_of(
+    state: State, round_number: int, table_number: int, game_id: str
+) -> tuple[RoundState, TableState]:
+    """A known table of a seated round and its game."""
+    if not 1 <= round_number <= len(state.rounds):
+        raise Rejected("unknown_round", detail=f"round {round_number} has not been seated")
+    rnd = state.rounds[round_number - 1]
+    if not 1 <= table_number <= len(rnd.tables):
+        raise Rejected("unknown_table", detail=f"round {rnd.round} has no table {table_number}")
+    table = rnd.tables[table_number - 1]
+    if table.outcome is None and (table.game_id is None or game_id != table.game_id):
+        raise Rejected("wrong_game", detail=f"game {game_id} is not played at that table")
+    return rnd, table
+
+
+def _check_outcome(table: TableState, ranks: tuple[int, ...], scores: tuple[int, ...]) -> None:
+    """One rank and score per seat; ranks from 1 (best) to the seat count, somebody first."""
+    seats = len(table.players)
+    if len(ranks) != seats or len(scores) != seats:
+        raise Rejected("wrong_seat_count", detail=f"that table has {seats} seats: one rank and score each")
+    if not all(1 <= rank <= seats for rank in ranks) or 1 not in ranks:
+        raise Rejected("bad_ranks", detail=f"ranks run from 1 (best) to {seats}; equal ranks tie")
+
+
+def _closing(state: State, rnd: RoundState, table_number: int) -> list[Event]:
+    """``RoundClosed`` (and ``TournamentCompleted`` after the last round) once this table was the last open."""
+    if not all(other.outcome is not None or other.table == table_number for other in rnd.tables):
+        return []
+    if rnd.round == state.round_count:
+        return [RoundClosed(round=rnd.round), TournamentCompleted()]
+    return [RoundClosed(round=rnd.round)]
+
+
 def _record_game(state: State, command: RecordGame) -> list[Event]:
     """A finished game: a known table of a seated round, its game, once; one rank and score per seat."""
-    if not 1 <= command.round <= len(state.rounds):
-        raise Rejected("unknown_round", detail=f"round {command.round} has not been seated")
-    rnd = state.rounds[command.round - 1]
-    if not 1 <= command.table <= len(rnd.tables):
-        raise Rejected("unknown_table", detail=f"round {rnd.round} has no table {command.table}")
-    table = rnd.tables[command.table - 1]
+    rnd, table = _table_of(state, command.round, command.table, command.game_id)
     if table.outcome is not None:
         raise Rejected(
             "duplicate_report", detail=f"round {rnd.round} table {table.table} has already been reported"
         )
-    if table.game_id is None or command.game_id != table.game_id:
-        raise Rejected("wrong_game", detail=f"game {command.game_id} is not played at that table")
-    seats = len(table.players)
-    if len(command.ranks) != seats or len(command.scores) != seats:
-        raise Rejected("wrong_seat_count", detail=f"that table has {seats} seats: one rank and score each")
-    if not all(1 <= rank <= seats for rank in command.ranks) or 1 not in command.ranks:
-        raise Rejected("bad_ranks", detail=f"ranks run from 1 (best) to {seats}; equal ranks tie")
-    events: list[Event] = [
-        GameFinished(
-            round=rnd.round,
-            table=table.table,
-            game_id=command.game_id,
-            ranks=command.ranks,
-            scores=command.scores,
-            audit_head=command.audit_head,
+    _check_outcome(table, command.ranks, command.scores)
+    finished = GameFinished(
+        round=rnd.round,
+        table=table.table,
+        game_id=command.game_id,
+        ranks=command.ranks,
+        scores=command.scores,
+        audit_head=command.audit_head,
+    )
+    return [finished, *_closing(state, rnd, table.table)]
+
+
+def _adjudicate(state: State, command: AdjudicateGame) -> list[Event]:
+    """Adjudication: a table of the round being played whose game has no result yet; closes the round
+    like a report when it was the last."""
+    rnd, table = _table_of(state, command.round, command.table, command.game_id)
+    if table.outcome is not None:
+        raise Rejected(
+            "game_already_decided",
+            detail=f"round {rnd.round} table {table.table} already has its result",
         )
-    ]
-    if all(other.outcome is not None or other.table == table.table for other in rnd.tables):
-        events.append(RoundClosed(round=rnd.round))
-        if rnd.round == state.round_count:
-            events.append(TournamentCompleted())
-    return events
+    _check_outcome(table, command.ranks, command.scores)
+    adjudicated = GameAdjudicated(
+        round=rnd.round,
+        table=table.table,
+        game_id=command.game_id,
+        ranks=command.ranks,
+        scores=command.scores,
+        audit_head=command.audit_head,
+    )
+    return [adjudicated, *_closing(state, rnd, table.table)]
+
+
+def _withdraw(state: State, command: WithdrawPlayer) -> list[Event]:
+    """Withdrawal: a player of the tournament, once; they keep what they earned, later rounds skip them."""
+    if command.name not in state.players:
+        raise Rejected("unknown_player", detail=f"no player {command.name!r} in this tournament")
+    if command.name in state.withdrawn:
+        raise Rejected("already_withdrawn", detail=f"{command.name} has already been withdrawn")
+    return [PlayerWithdrawn(name=command.name, round=len(state.rounds))]
+
+
+def _enter(state: State, command: EnterPlayer) -> list[Event]:
+    """Late entry: a new name of 1-40 characters, while a round is left to seat, within the player limit."""
+    name = command.name.strip()
+    if not name or len(name) > MAX_NAME_LENGTH:
+        raise Rejected("bad_player_name", detail=f"player names are 1-{MAX_NAME_LENGTH} characters")
+    if name in state.players:
+        raise Rejected("duplicate_player_name", detail=f"{name} already plays in this tournament")
+    if len(state.rounds) >= state.round_count:
+        raise Rejected("no_rounds_left", detail="every round has been seated: nobody can enter any more")
+    if len(state.players) >= MAX_PLAYERS:
+        raise Rejected("too_many_players", detail=f"a tournament has at most {MAX_PLAYERS} players")
+    return [PlayerEntered(name=name, round=len(state.rounds) + 1)]

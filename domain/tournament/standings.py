@@ -4,8 +4,13 @@ Points (exact, counted internally in half-points): at every finished table a pla
 opponent ranked below them and 1/2 for each opponent of equal rank (the game's own tie-breaks have already
 decided the ranks). Standings order: points, then Buchholz (the points of every opponent met, counted once per
 game played together), then first places (rank 1, shared firsts included); players equal on all three share a
-rank. In duplicate mode each player's ``relative_score`` is the sum over rounds of their game score minus the
-average score of every player at every table of that round that has finished so far.
+rank. A bye (a round that could not seat the player, see ``rules.round_tables``) is worth half the points of
+the round's largest table, (size - 1) / 2: the average a player earns there, as if tying with every
+opponent; it is no game (``games`` and first places unchanged, no opponent for Buchholz). A late entry earns
+nothing for the rounds before it; a withdrawn player keeps what they earned (``withdrawn`` marks them). An
+adjudicated game counts as a finished one. In duplicate mode each player's ``relative_score`` is the sum over
+rounds of their game score minus the average score of every player at every table of that round that has
+finished so far.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ class StandingRow(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     buchholz: float
     firsts: int
     games: int
+    byes: int
+    withdrawn: bool
     relative_score: float | None = None
 
 
@@ -58,17 +65,19 @@ class ResultRow(msgspec.Struct, frozen=True, kw_only=True):
     table: int
     game_id: str
     seats: tuple[ResultSeat, ...]
-    audit_head: str
+    audit_head: str  # the game's head when its result was recorded
+    adjudicated: bool = False  # decided by the organizer from the game as it stood (not played out)
 
 
 class Tally(msgspec.Struct, frozen=True, kw_only=True):
-    """A player's exact totals: half-points, Buchholz in half-points, firsts, games, relative score."""
+    """A player's exact totals: half-points, Buchholz in half-points, firsts, games, byes, relative score."""
 
     name: str
     halves: int = 0
     buchholz_halves: int = 0
     firsts: int = 0
     games: int = 0
+    byes: int = 0
     relative: Fraction = Fraction(0)
 
     def key(self) -> tuple[int, int, int]:
@@ -92,9 +101,20 @@ def finished_tables(state: State) -> Iterator[tuple[int, TableState]]:
                 yield rnd.round, table
 
 
+def bye_halves(size: int) -> int:
+    """A bye's points in halves: half of what a player can earn at a table of ``size``, (size - 1) / 2."""
+    return size - 1
+
+
 def tallies(state: State) -> dict[str, Tally]:
-    """Every player's exact totals from the finished games (players in registration order)."""
+    """Every player's exact totals from the finished games and byes (players in registration order)."""
     halves = dict.fromkeys(state.players, 0)
+    byes = dict.fromkeys(state.players, 0)
+    for seated in state.rounds:
+        largest = max((len(table.players) for table in seated.tables), default=0)
+        for name in seated.byes:
+            halves[name] += bye_halves(largest)
+            byes[name] += 1
     firsts = dict.fromkeys(state.players, 0)
     games = dict.fromkeys(state.players, 0)
     relative = dict.fromkeys(state.players, Fraction(0))
@@ -121,6 +141,7 @@ def tallies(state: State) -> dict[str, Tally]:
             buchholz_halves=sum(halves[other] for other in opponents[name]),
             firsts=firsts[name],
             games=games[name],
+            byes=byes[name],
             relative=relative[name],
         )
         for name in state.players
@@ -141,6 +162,8 @@ def standings(state: State) -> list[StandingRow]:
                 buchholz=tally.buchholz_halves / 2,
                 firsts=tally.firsts,
                 games=tally.games,
+                byes=tally.byes,
+                withdrawn=tally.name in state.withdrawn,
                 relative_score=float(round(tally.relative, 3)) if state.duplicate else None,
             )
         )
@@ -163,6 +186,7 @@ def results(state: State) -> list[ResultRow]:
                 game_id=table.game_id,
                 seats=seats,
                 audit_head=table.outcome.audit_head,
+                adjudicated=table.outcome.adjudicated,
             )
         )
     return rows

@@ -15,6 +15,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     ranks: tuple[int, ...]
     scores: tuple[int, ...]
     audit_head: str
+    adjudicated: bool = False  # decided by the organizer (the game's standing then), not played out
 
 
 class TableState(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,6 +33,7 @@ class RoundState(msgspec.Struct, frozen=True, kw_only=True):
 
     round: int
     tables: tuple[TableState, ...]
+    byes: tuple[str, ...] = ()  # the players this round could not seat
     closed: bool = False
 
     def games_created(self) -> bool:
@@ -45,17 +47,29 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     created: bool = False
     name: str = ""
     game: str = ""
-    players: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()  # every player ever entered, late entries last
     round_count: int = 0  # rounds to play
     table_sizes: tuple[int, ...] = ()
     min_players: int = 0
     max_players: int = 0
     options: dict[str, Any] | None = None
     duplicate: bool = False
+    table_size: int | None = None  # requested at creation (None: the game's maximum)
     seed: str = ""
     rounds: tuple[RoundState, ...] = ()  # seated rounds, round 1 first
     completed: bool = False
+    withdrawn: tuple[str, ...] = ()  # in order of withdrawal
+    entered: tuple[str, ...] = ()  # late entries, in order
+    terminated: bool = False
 
     def current(self) -> RoundState | None:
         """The latest seated round (None before round 1)."""
         return self.rounds[-1] if self.rounds else None
+
+    def over(self) -> bool:
+        """Whether no more rounds will be played (completed, or terminated by the organizer)."""
+        return self.completed or self.terminated
+
+    def active(self) -> tuple[str, ...]:
+        """The players later rounds seat: every player not withdrawn, in entry order."""
+        return tuple(name for name in self.players if name not in self.withdrawn)

@@ -23,8 +23,9 @@ __all__ = [
 ]
 
 # new: not created; ready: the next round may be seated; seating: a round is seated but its games are not
-# created yet; playing: games of the current round are running; completed: the last round closed.
-Status = Literal["new", "ready", "seating", "playing", "completed"]
+# created yet; playing: games of the current round are running; completed: the last round closed;
+# terminated: the organizer ended it early.
+Status = Literal["new", "ready", "seating", "playing", "completed", "terminated"]
 
 
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,22 +36,25 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TableView(msgspec.Struct, frozen=True, kw_only=True):
-    """A table of a round: its game (null until created), seats, whether its game has been reported, and
-    the commitment to its game's seed (the game's ``seed_commitment``; one per round in duplicate mode)."""
+    """A table of a round: its game (null until created), seats, whether its game has a result, whether
+    that result was adjudicated by the organizer, and the commitment to its game's seed (the game's
+    ``seed_commitment``; one per round in duplicate mode)."""
 
     table: int
     game_id: str | None
     seats: tuple[SeatView, ...]
     finished: bool
+    adjudicated: bool
     seed_commitment: str
 
 
 class RoundView(msgspec.Struct, frozen=True, kw_only=True):
-    """A seated round and its tables."""
+    """A seated round, its tables and the players it could not seat (byes)."""
 
     round: int
     closed: bool
     tables: tuple[TableView, ...]
+    byes: tuple[str, ...]
 
 
 class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,7 +67,9 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     current_round: int  # 0 before round 1 is seated
     duplicate: bool
     table_sizes: tuple[int, ...]
-    players: tuple[str, ...]
+    players: tuple[str, ...]  # every player ever entered, late entries last
+    withdrawn: tuple[str, ...]  # in order of withdrawal
+    entered: tuple[str, ...]  # the late entries
     options: dict[str, Any] | None
     schedule: tuple[RoundView, ...]
     seed_commitment: str  # SHA-256 of the tournament's seed, hex: public from creation
@@ -77,6 +83,8 @@ def status(state: State) -> Status:
         return "new"
     if state.completed:
         return "completed"
+    if state.terminated:
+        return "terminated"
     if current is None or current.closed:
         return "ready"
     return "playing" if current.games_created() else "seating"
@@ -85,7 +93,7 @@ def status(state: State) -> Status:
 def awaiting_games(state: State) -> RoundState | None:
     """The seated round whose games the service has still to create (None if there is none)."""
     current = state.current()
-    if current is None or current.closed or current.games_created():
+    if current is None or current.closed or current.games_created() or state.terminated:
         return None
     return current
 
@@ -101,10 +109,12 @@ def round_view(rnd: RoundState) -> RoundView:
                 game_id=table.game_id,
                 seats=tuple(SeatView(seat=seat, name=name) for seat, name in enumerate(table.players)),
                 finished=table.outcome is not None,
+                adjudicated=table.outcome is not None and table.outcome.adjudicated,
                 seed_commitment=commitment(table.seed),
             )
             for table in rnd.tables
         ),
+        byes=rnd.byes,
     )
 
 
@@ -119,6 +129,8 @@ def overview(state: State) -> TournamentView:
         duplicate=state.duplicate,
         table_sizes=state.table_sizes,
         players=state.players,
+        withdrawn=state.withdrawn,
+        entered=state.entered,
         options=state.options,
         schedule=tuple(round_view(rnd) for rnd in state.rounds),
         seed_commitment=commitment(state.seed),

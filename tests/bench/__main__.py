@@ -29,7 +29,7 @@ import tempfile
 import time
 import uuid
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -420,25 +420,29 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def main() -> dict[str, Any]:
-    """Create a fresh database, migrate it, run the bench, drop it."""
-    # The service logs as the server does (JSON lines at info), into the void: same cost, no noise.
+def quiet_logging() -> None:
+    """The service logs as the server does (JSON lines at info), into the void: same cost, no noise."""
     sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     with contextlib.redirect_stderr(sink):
         configure_logging("json", "info")
+
+
+@contextlib.asynccontextmanager
+async def fresh_databases(count: int) -> AsyncIterator[list[str]]:
+    """``count`` new migrated databases on DATABASE_URL's server (else an embedded one), dropped after."""
     url, _server = server_url()
-    names = [f"bench_{uuid.uuid4().hex[:12]}", f"bench_empty_{uuid.uuid4().hex[:12]}"]
+    names = [f"bench_{uuid.uuid4().hex[:12]}" for _ in range(count)]
     admin = await asyncpg.connect(url)
     try:
         for name in names:
             await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
-    database_url, empty_url = (_with_database(url, name) for name in names)
+    urls = [_with_database(url, name) for name in names]
     try:
-        migrate(database_url)
-        migrate(empty_url)
-        return await bench(database_url, empty_url)
+        for each in urls:
+            migrate(each)
+        yield urls
     finally:
         admin = await asyncpg.connect(url)
         try:
@@ -446,6 +450,13 @@ async def main() -> dict[str, Any]:
                 await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
+
+
+async def main() -> dict[str, Any]:
+    """Create fresh databases, migrate them, run the bench, drop them."""
+    quiet_logging()
+    async with fresh_databases(2) as (database_url, empty_url):
+        return await bench(database_url, empty_url)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Accounts and the lobby in the browser (issue 15): a person signs up on the home page (the token is shown
 once and kept by the browser), signs out and in again with it, opens a table in the lobby; another account
-joins it over the API; the person then plays the whole game from their account, by clicking."""
+joins it over the API; the person then plays the whole game from their account, by clicking. The account
+token lives in an HttpOnly session cookie, never where the page's scripts could read it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,13 @@ async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, w
     await page.click("#continue")
     await page.wait_for_selector("#signed-in-as")
     assert f"Hanna {suffix}" in (await page.text_content("#signed-in-as") or "")
-    await page.click("#sign-out")
+    session = {c["name"]: c for c in await visit.context.cookies()}["session"]
+    assert session["httpOnly"] and session["sameSite"] == "Lax" and session["value"] == token
+    assert "session=" not in await page.evaluate("document.cookie"), "no script of the page can read it"
+    assert token not in await page.evaluate("JSON.stringify(localStorage)"), "nor is it kept in storage"
+    await page.click("#sign-out")  # a form post with the page's CSRF token
+    await page.wait_for_selector("#sign-in-token")
+    assert "session" not in {c["name"] for c in await visit.context.cookies()}, "signing out clears it"
     await page.fill("#sign-in-token", token)
     await page.click("#sign-in button")
     await page.wait_for_selector("#signed-in-as")

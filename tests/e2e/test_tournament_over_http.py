@@ -61,6 +61,8 @@ def expected_standings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "buchholz": buchholz[name],
                 "firsts": firsts[name],
                 "games": games[name],
+                "byes": 0,
+                "withdrawn": False,
             }
         )
     return rows

@@ -207,7 +207,7 @@ async def test_a_whole_tournament_over_the_api(client: AsyncTestClient[Any]) -> 
     rows = list(csv.DictReader(io.StringIO(response.text)))
     assert [r["name"] for r in rows] == [row["name"] for row in standings]
     assert [float(r["points"]) for r in rows] == [row["points"] for row in standings]
-    assert list(rows[0]) == ["rank", "name", "points", "buchholz", "firsts", "games"]
+    assert list(rows[0]) == ["rank", "name", "points", "buchholz", "firsts", "games", "byes", "withdrawn"]
 
     # results: JSON and NDJSON agree; audit heads are the games' audited head hashes
     results = (await client.get(f"/v1/tournaments/{tid}/results")).json()

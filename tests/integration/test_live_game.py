@@ -19,7 +19,7 @@ from eventstore import PostgresEventStore
 from service import errors
 from service.games import GameService
 from service.keys import PostgresKeyStore
-from service.live import LiveMessage, follow_game, resume_after
+from service.live import LiveMessage, follow_game, live_games, resume_after
 from service.models import CreateGame, EventOut, GameDetail, PlayerIn
 
 pytestmark = pytest.mark.db
@@ -167,3 +167,75 @@ async def test_a_last_event_id_that_is_no_version_of_the_game_is_refused(
     with pytest.raises(errors.Malformed):
         resume_after(header, loaded)
     assert resume_after(str(loaded.version), loaded) == loaded.version
+
+
+class CountingStore(PostgresEventStore):
+    """The PostgreSQL store, counting the statements it runs (every read and append goes through _fetch)."""
+
+    statements = 0
+
+    async def _fetch(self, query: str, *args: Any) -> list[Any]:
+        self.statements += 1
+        return await super()._fetch(query, *args)
+
+
+async def test_spectators_cost_the_database_the_same_as_one(pool: asyncpg.Pool) -> None:
+    """One reader per game fans each event out: 25 spectators add no statement per event over none."""
+    store = CountingStore(pool)
+    await store.start()
+    try:
+        service = GameService(store, PostgresKeyStore(pool), all_games())
+        game_id = await new_basari(service, "live-7")
+        loaded = await service.load(game_id)
+        streams = [follow_game(service, loaded, None, None, 60.0, NEVER_POLL) for _ in range(25)]
+        for stream in streams:
+            assert (await anext(stream)).kind == "snapshot"
+        chooser = random.Random(7)
+        commands = 10
+        before = store.statements
+        for _ in range(commands):
+            loaded = await service.load(game_id)
+            seat = chooser.choice(loaded.game.pending(loaded.state)).seat
+            command = chooser.choice(decisions(service.legal(loaded, seat)))
+            accepted = await service.execute(game_id, seat, msgspec.to_builtins(command))
+            for stream in streams:  # every spectator has had every event before the next command
+                version = 0
+                while version < accepted.version:
+                    version = (await asyncio.wait_for(anext(stream), WAIT)).id or 0
+        spent = store.statements - before
+        # per command: the test's own load (stream_info) and the append, the reader's load and read (and
+        # once, the reader's first load); a stream re-reading on its own would cost 25 times 2 per command
+        assert spent <= 4 * commands + 1, spent
+        for stream in streams:
+            await stream.aclose()
+        assert not live_games(service).feeds  # the reader stops with its last stream
+    finally:
+        await store.stop()
+
+
+async def test_a_slow_spectator_neither_delays_the_others_nor_piles_up(service: GameService) -> None:
+    """A stream that takes nothing while the game runs is detached past its queue limit, the others get
+    every event to the end meanwhile, and it later catches up from the store with no event lost."""
+    game_id = await new_basari(service, "live-8")
+    loaded = await service.load(game_id)
+    slow = follow_game(service, loaded, None, None, 60.0, NEVER_POLL, queue_limit=4)
+    assert (await anext(slow)).kind == "snapshot"
+    (slow_subscriber,) = live_games(service).feeds[game_id].subscribers
+    streams = [follow_game(service, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, 0)]
+    for stream in streams:  # every follower has taken its snapshot before the game moves on
+        assert (await anext(stream)).kind == "snapshot"
+    followers = [asyncio.ensure_future(collect_until_end(stream)) for stream in streams]
+    await asyncio.wait_for(play_to_end(service, game_id, "live-8"), WAIT)
+    spectator, seat0 = [await asyncio.wait_for(task, WAIT) for task in followers]
+    final = (await service.load(game_id)).version
+    assert [m.id for m in spectator[:-1]] == list(range(loaded.version + 1, final + 1))
+    assert [m.id for m in seat0[:-1]] == list(range(loaded.version + 1, final + 1))
+    assert final - loaded.version > 4  # more than the slow stream's queue holds
+    assert slow_subscriber.lagged and len(slow_subscriber.queue) == 0  # dropped, not piled up
+
+    caught_up = await asyncio.wait_for(collect_until_end(slow), WAIT)
+    assert [m.id for m in caught_up[:-1]] == list(range(loaded.version + 1, final + 1))
+    assert caught_up[-1].kind == "end" and caught_up[-1].body.version == final
+    # it read them after the end, so it got them as /events gives them now: whole
+    _, history = await service.history(game_id, None, after=loaded.version)
+    assert msgspec.json.encode([m.body for m in caught_up[:-1]]) == msgspec.json.encode(history)

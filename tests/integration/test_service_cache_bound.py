@@ -27,7 +27,7 @@ async def test_states_and_keys_fall_out_least_recently_used_first(pool: asyncpg.
         await service.load(game_id)
     assert service.cached(ids[0]) is None
     assert service.cached(ids[1]) is not None and service.cached(ids[2]) is not None
-    assert list(service._keys_cache) == ids[1:]
+    assert list(service.loader._keys_cache) == ids[1:]
     await service.game_keys(ids[1])  # used again: now the most recent, so ids[2]'s keys go first
     await service.game_keys(ids[0])
-    assert list(service._keys_cache) == [ids[1], ids[0]]
+    assert list(service.loader._keys_cache) == [ids[1], ids[0]]

@@ -182,6 +182,8 @@ def test_relative_score_only_in_duplicate_mode() -> None:
         "buchholz": 1.0,
         "firsts": 1,
         "games": 1,
+        "byes": 0,
+        "withdrawn": False,
     }
     assert isinstance(row, StandingRow)
 

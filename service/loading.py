@@ -1,0 +1,206 @@
+"""Loading a game: its stream, keys and state folded to the latest stored version, cached by version.
+
+Correctness never rests on process memory: the state cache is keyed by version and topped up from the
+store on every load; ``cached`` gives the state as this process last saw it, for a command to be decided
+on without a round trip (the append's version check is then the check).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+import msgspec
+
+from domain.core import Event, Game
+from eventstore import GENESIS_HASH, EventStore, NewEvent, RecordedEvent, StreamInfo
+from service import errors
+from service.accounts import AccountService
+from service.keys import GameKeys, KeyStore
+from service.tokens import token_matches
+
+ACTIVE, FINISHED = "active", "finished"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game folded up to its latest stored version."""
+
+    game_id: str
+    game: Game[Any]
+    info: StreamInfo
+    keys: GameKeys
+    state: Any
+    version: int
+    head: bytes = GENESIS_HASH  # the hash of the event at ``version``
+    sealed: bool = False  # a finished game of a duplicate round whose other tables still play
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over."""
+        return bool(self.game.is_over(self.state))
+
+    @property
+    def public(self) -> bool:
+        """Whether its events, seed, audit and export are public: once it is over, and for a game of a
+        duplicate tournament round once every table of the round is over (they share one deal)."""
+        return self.finished and not self.sealed
+
+
+@dataclass(frozen=True)
+class _Cached:
+    version: int
+    state: Any
+    info: StreamInfo  # metadata never changes; version and status as of the last load
+    head: bytes  # the hash of the event at ``version``
+
+
+def event_tag(event: Event) -> str:
+    """The ``type`` tag of an event struct."""
+    return str(type(event).__struct_config__.tag)
+
+
+def new_event(event: Event) -> NewEvent:
+    """The stored form of a domain event: its tag, schema version and canonical JSON."""
+    return NewEvent(
+        type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
+    )
+
+
+V = TypeVar("V")
+
+
+def _keep(cache: OrderedDict[str, V], key: str, value: V, size: int) -> None:
+    """Put ``value`` in an LRU cache as the most recent entry; the least recently used fall out past ``size``."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+class GameLoader:
+    """Reads games from the store: stream rows, keys, folded states (both caches bounded), seat tokens."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        keys: KeyStore,
+        games: dict[str, Game[Any]],
+        cache_size: int = 2048,
+        accounts: AccountService | None = None,
+    ) -> None:
+        self.store = store
+        self.keys = keys
+        self.games = games
+        self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
+        self._decoders = {name: msgspec.json.Decoder(game.event_type) for name, game in games.items()}
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._cache_size = cache_size
+        self._keys_cache: OrderedDict[str, GameKeys] = OrderedDict()  # bounded like the states: LRU
+
+    def decode(self, game: Game[Any], recorded: RecordedEvent) -> Event:
+        """The typed event of a stored record."""
+        event: Event = self._decoders[game.name].decode(recorded.data)
+        return event
+
+    async def info(self, game_id: str) -> StreamInfo:
+        """The stream row of a game (404 if unknown)."""
+        info = await self.store.stream_info(game_id)
+        if info is None or info.category not in self.games:
+            raise await self.missing(game_id)
+        return info
+
+    async def missing(self, game_id: str) -> errors.ServiceError:
+        """Why a game has no stream: 409 while it waits in the lobby (or was cancelled there), else 404."""
+        status = None if self.accounts is None else await self.accounts.lobby_status(game_id)
+        if status in ("waiting", "starting"):
+            return errors.Conflict("game_not_started", f"the game waits for players: see /v1/lobby/{game_id}")
+        if status == "cancelled":
+            return errors.Conflict("game_cancelled", "the game was cancelled in the lobby")
+        return errors.NotFound("game_not_found", f"no game {game_id}")
+
+    async def game_keys(self, game_id: str) -> GameKeys:
+        """A game's keys (immutable, so cached; least recently used keys fall out past the cache size)."""
+        keys = self._keys_cache.get(game_id)
+        if keys is None:
+            keys = await self.keys.get(game_id)
+            if keys is None:
+                raise await self.missing(game_id)
+        _keep(self._keys_cache, game_id, keys, self._cache_size)
+        return keys
+
+    async def load(self, game_id: str) -> Loaded:
+        """The game folded to its latest version: the cached state topped up with the events stored since."""
+        info = await self.info(game_id)
+        game = self.games[info.category]
+        keys = await self.game_keys(game_id)
+        cached = self._cache.get(game_id)
+        state, version, head = (
+            (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
+        )
+        if version < info.version:
+            newer = await self.store.read_stream(game_id, after=version)
+            for recorded in newer:
+                state = game.evolve(state, self.decode(game, recorded))
+                version, head = recorded.version, recorded.hash
+            self.remember(game_id, version, state, info, head)
+        loaded = Loaded(
+            game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
+        )
+        if loaded.finished and await self.sealed(info):
+            return replace(loaded, sealed=True)
+        return loaded
+
+    async def sealed(self, info: StreamInfo) -> bool:
+        """Whether a game of a duplicate round still keeps its secrets: some table of its round has not
+        finished (tables of a duplicate round are dealt from one seed, so one table's history, seed or
+        audit would show the others their cards)."""
+        group = info.metadata.get("duplicate_group")
+        if not group:
+            return False
+        tables = int(info.metadata.get("duplicate_tables") or 0)
+        finished = await self.store.list_streams(
+            category=info.category,
+            status=FINISHED,
+            metadata_contains={"duplicate_group": group},
+            limit=tables,
+        )
+        return len(finished) < tables
+
+    def remember(self, game_id: str, version: int, state: Any, info: StreamInfo, head: bytes) -> None:
+        """Keep a folded state; least recently used states fall out past the cache size."""
+        _keep(self._cache, game_id, _Cached(version, state, info, head), self._cache_size)
+
+    def cached(self, game_id: str) -> Loaded | None:
+        """The game as this process last saw it, without asking the store (it may have moved on since)."""
+        cached = self._cache.get(game_id)
+        keys = self._keys_cache.get(game_id)
+        if cached is None or keys is None:
+            return None
+        game = self.games[cached.info.category]
+        return Loaded(
+            game_id=game_id,
+            game=game,
+            info=cached.info,
+            keys=keys,
+            state=cached.state,
+            version=cached.version,
+            head=cached.head,
+        )
+
+    async def seat_of(self, game_id: str, token: str | None) -> int | None:
+        """The seat a bearer token acts as (None without a token); 403 for a token of no seat of this game."""
+        if token is None:
+            return None
+        keys = await self.game_keys(game_id)
+        for seat, stored in enumerate(keys.token_hashes):
+            if token_matches(token, stored):
+                if self.accounts is not None:
+                    self.accounts.clients.verified(stored, f"seat:{stored}")
+                return seat
+        if self.accounts is not None:
+            held = await self.accounts.seat_in_game(game_id, token)
+            if held is not None:
+                return held
+        raise errors.Forbidden("not_a_seat_token", "this token does not act as a seat of this game")

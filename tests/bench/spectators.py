@@ -1,0 +1,210 @@
+"""The spectators phase of `make bench` (issue 18): SSE streams of ``GET /v1/games/{id}/stream`` on loopback.
+
+Shapes: 1,000 spectators on one game, and 100 games with 10 spectators each. This process opens the
+streams (a minimal SSE client on asyncio streams) and plays the games through its own GameService on the
+server's database, so the server hears of each move by NOTIFY as any process of a cluster would. For each
+shape: whether every event reached every stream, the p99 delivery latency (from just before the command
+is sent to the event read off the stream), the server's database statements per event (counted in its
+store by tests.bench.counting_app) and its memory per idle stream (RSS growth over the streams opened).
+
+``python -m tests.bench.spectators`` runs this phase alone (BENCH_SCALE scales the moves).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+import msgspec
+
+from domain.registry import all_games
+from eventstore import PostgresEventStore
+from service.games import GameService
+from service.keys import PostgresKeyStore
+from service.models import CreateGame
+from tests.bench import workload
+from tests.e2e.conftest import start_server
+
+DELIVERY_WAIT = 60.0  # seconds an event may take to reach every stream before the bench gives up
+SERVER_SETTINGS = {
+    "STREAMS_PER_CLIENT": "100000",  # every stream comes from 127.0.0.1, one client to the server's cap
+    "STREAM_KEEPALIVE_SECONDS": "600",
+    "DB_POOL_MAX": "20",
+}
+
+
+@dataclass
+class Stream:
+    """One open SSE stream and when each event id arrived on it."""
+
+    game_id: str
+    arrivals: dict[int, float] = field(default_factory=dict)
+    opened: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    writer: asyncio.StreamWriter | None = None
+
+
+async def follow(base: str, stream: Stream, progress: asyncio.Event) -> None:
+    """Open ``stream`` and record each event's arrival until the connection closes (chunked SSE)."""
+    parts = urlsplit(base)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port, limit=1 << 20)
+    stream.writer = writer
+    writer.write(
+        f"GET /v1/games/{stream.game_id}/stream HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        "Accept: text/event-stream\r\n\r\n".encode()
+    )
+    head = await reader.readuntil(b"\r\n\r\n")
+    if b" 200 " not in head.split(b"\r\n", 1)[0]:
+        raise RuntimeError(f"stream refused: {head[:200]!r}")
+    buffer = b""
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        if size == 0:
+            return
+        buffer += (await reader.readexactly(size + 2))[:-2]
+        while b"\r\n\r\n" in buffer:
+            message, buffer = buffer.split(b"\r\n\r\n", 1)
+            lines = message.split(b"\r\n")
+            if b"event: snapshot" in lines:
+                stream.opened.set()
+                continue
+            for line in lines:
+                if line.startswith(b"id: "):
+                    stream.arrivals[int(line[4:])] = time.perf_counter()
+                    progress.set()
+
+
+def rss_kb(pid: int) -> int:
+    """Resident memory (KB) of a server process."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def statements(base: str) -> int:
+    """The server's store statements so far (tests.bench.counting_app)."""
+    parts = urlsplit(base)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    writer.write(
+        f"GET /bench/statements HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode()
+    )
+    answer = await reader.read()
+    writer.close()
+    return int(json.loads(answer.split(b"\r\n\r\n", 1)[1])["statements"])
+
+
+async def shape(
+    base: str, server_pid: int, service: GameService, games: int, per_game: int, moves: int
+) -> dict[str, float]:
+    """``games`` games with ``per_game`` spectators each, ``moves`` commands per game: the measures."""
+    labels = [f"spect-{games}-{g}" for g in range(games)]
+    created = []
+    for label in labels:
+        game = await service.create(msgspec.convert(workload.create_body(label), CreateGame))
+        created.append(game)
+    scripts = [workload.script(label, moves) for label in labels]
+    progress = asyncio.Event()
+    streams = [Stream(game.game_id) for game in created for _ in range(per_game)]
+    before_kb = rss_kb(server_pid)
+    for start in range(0, len(streams), 100):  # opened 100 at a time: the server's accept backlog
+        batch = streams[start : start + 100]
+        for stream in batch:
+            stream.task = asyncio.create_task(follow(base, stream, progress))
+        await asyncio.wait_for(asyncio.gather(*(s.opened.wait() for s in batch)), DELIVERY_WAIT)
+    await asyncio.sleep(1.0)  # the server settles (its readers' first loads) before memory is read
+    per_stream_kb = (rss_kb(server_pid) - before_kb) / len(streams)
+
+    sent_at: dict[tuple[str, int], float] = {}
+    counted_before = await statements(base)
+    appended = 0
+
+    async def play(index: int) -> None:
+        nonlocal appended
+        game = created[index]
+        for seat, body in scripts[index]:
+            started = time.perf_counter()
+            accepted = await service.execute(game.game_id, seat, body)
+            for event in accepted.events:
+                sent_at[(game.game_id, event.version)] = started
+            appended += len(accepted.events)
+            await asyncio.sleep(0.05)  # a human-ish pace per game; the games move concurrently
+
+    await asyncio.gather(*(play(g) for g in range(games)))
+    expected = {g.game_id: sorted(v for (gid, v) in sent_at if gid == g.game_id) for g in created}
+    deadline = time.perf_counter() + DELIVERY_WAIT
+    while time.perf_counter() < deadline:
+        if all(all(v in s.arrivals for v in expected[s.game_id]) for s in streams):
+            break
+        progress.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(progress.wait(), 1.0)
+    counted = await statements(base) - counted_before
+    latencies = sorted(
+        s.arrivals[v] - sent_at[(s.game_id, v)]
+        for s in streams
+        for v in expected[s.game_id]
+        if v in s.arrivals
+    )
+    deliveries = sum(len(expected[s.game_id]) for s in streams)
+    for stream in streams:
+        if stream.writer is not None:
+            stream.writer.close()
+        if stream.task is not None:
+            stream.task.cancel()
+    await asyncio.gather(*(s.task for s in streams if s.task is not None), return_exceptions=True)
+    return {
+        "delivered": len(latencies) / deliveries,
+        "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000 if latencies else float("nan"),
+        "statements_per_event": counted / max(1, appended),
+        "kb_per_stream": per_stream_kb,
+    }
+
+
+async def spectators(database_url: str, pool: asyncpg.Pool, scale: float) -> dict[str, Any]:
+    """Both shapes against one server (one worker); the measures keyed ``spect_<shape>_<measure>``."""
+    moves = max(10, int(40 * scale))
+    store = PostgresEventStore(pool)
+    await store.start()  # this process's moves are NOTIFYed to the server
+    service = GameService(store, PostgresKeyStore(pool), all_games())
+    process, base = start_server(
+        database_url, 1, settings=SERVER_SETTINGS, app="tests.bench.counting_app:create_counting_app"
+    )
+    results: dict[str, Any] = {}
+    try:
+        for name, games, per_game in (("1x1000", 1, 1000), ("100x10", 100, 10)):
+            measured = await shape(base, process.pid, service, games, per_game, moves)
+            results.update({f"spect_{name}_{key}": value for key, value in measured.items()})
+    finally:
+        process.terminate()
+        process.wait(10)
+        await store.stop()
+    return results
+
+
+async def main() -> None:
+    """This phase alone, on a fresh database of DATABASE_URL's server (or an embedded one)."""
+    from tests.bench.__main__ import SCALE, fresh_databases, quiet_logging
+
+    quiet_logging()
+
+    async with fresh_databases(1) as (database_url,):
+        from service.database import create_pool
+        from service.settings import Settings
+
+        pool = await create_pool(database_url, Settings.from_env())
+        try:
+            print(json.dumps(await spectators(database_url, pool, SCALE), indent=1))
+        finally:
+            await pool.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

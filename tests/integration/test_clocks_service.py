@@ -1,0 +1,177 @@
+"""Issue 14, clocks in the service on fake time: the clock chosen at creation (422 for a bad one), each seat's
+deadline and bank in ``pending`` and the view, every command stamped with the service's time (so an audit
+re-decides it), a late answer refused, and the service's timeout handing the seat to the stand-in.
+
+The module plays on a database of its own: the session's running servers have clock schedulers that time
+out every timed game of the shared database."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.clock import Timed, TimeOut
+from domain.registry import all_games
+from domain.resign import decisions
+from eventstore import PostgresEventStore
+from service import errors
+from service.audit import Move, read_export, verify_export
+from service.clocks import from_ms
+from service.games import GameService
+from service.keys import PostgresKeyStore
+from service.models import CreateGame
+from tests.support.databases import fresh_database
+from tests.support.fake_time import FakeTime
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a database no server process of the session plays on."""
+    async with fresh_database(server_url) as url:
+        created = await asyncpg.create_pool(url, min_size=1, max_size=10)
+        assert created is not None
+        try:
+            yield created
+        finally:
+            await created.close()
+
+
+def service(pool: asyncpg.Pool, now: FakeTime) -> GameService:
+    """A game service on fake time."""
+    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), now=now)
+
+
+async def create(
+    games: GameService, clock: dict[str, Any] | None, players: int = 3, game: str = "basari"
+) -> str:
+    """A new hot-seat game with that clock; its id."""
+    body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)], "clock": clock}
+    return (await games.create(msgspec.convert(body, CreateGame))).game_id
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        {"decision_seconds": 0},
+        {"decision_seconds": 10, "bank_seconds": -1},
+        {"bank_seconds": 10},
+        {"days_per_decision": 0},
+        {"days_per_decision": 3, "decision_seconds": 10},
+        {"decision_seconds": 10, "max_timeouts": 0},
+    ],
+)
+async def test_a_bad_clock_is_refused_with_422_and_creates_nothing(
+    pool: asyncpg.Pool, clock: dict[str, Any]
+) -> None:
+    """Issue 14: a clock outside what the service offers is 422 ``bad_clock``; no game is created."""
+    games = service(pool, FakeTime())
+    before = await pool.fetchval("SELECT count(*) FROM streams")
+    with pytest.raises(errors.RuleViolation) as refused:
+        await create(games, clock)
+    assert refused.value.code == "bad_clock"
+    assert await pool.fetchval("SELECT count(*) FROM streams") == before
+
+
+async def test_an_untimed_game_shows_no_clock(pool: asyncpg.Pool) -> None:
+    """Issue 14: no clock is the default: no deadline, no bank, no clock in the view."""
+    games = service(pool, FakeTime())
+    game_id = await create(games, None)
+    detail = games.detail(await games.load(game_id), 0)
+    assert detail.clock is None
+    assert all(p.deadline is None and p.bank_seconds is None for p in detail.pending)
+
+
+async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyncpg.Pool) -> None:
+    """Issue 14: every seat of a simultaneous pick is due from creation; one that answers late is charged
+    its overtime from the bank and owes nothing more, the others keep running."""
+    now = FakeTime()
+    games = service(pool, now)
+    start = now()
+    game_id = await create(games, {"decision_seconds": 30, "bank_seconds": 120})
+    loaded = await games.load(game_id)
+    detail = games.detail(loaded, 0)
+    assert (
+        detail.clock is not None and detail.clock.decision_seconds == 30 and detail.clock.bank_seconds == 120
+    )
+    assert [(p.seat, p.deadline, p.bank_seconds) for p in detail.pending] == [
+        (seat, start + timedelta(seconds=150), 120.0) for seat in range(3)
+    ]
+    now.advance(40)
+    pick = decisions(loaded.game.legal(loaded.state, 1))[0]
+    await games.execute(game_id, 1, msgspec.to_builtins(pick))
+    detail = games.detail(await games.load(game_id), 1)
+    assert detail.clock is not None
+    assert detail.clock.seats[1].bank_seconds == 110.0 and detail.clock.seats[1].deadline is None
+    assert {p.seat: p.deadline for p in detail.pending} == {
+        0: start + timedelta(seconds=150),
+        2: start + timedelta(seconds=150),
+    }
+    cause = await pool.fetchval(
+        "SELECT cause FROM events WHERE stream_id = $1 AND cause IS NOT NULL ORDER BY version DESC LIMIT 1",
+        game_id,
+    )
+    stored = msgspec.json.decode(msgspec.json.decode(cause, type=Move).command, type=Timed)
+    assert stored.at == int((start + timedelta(seconds=40)).timestamp() * 1000)
+    assert (await games.audit(game_id)).ok
+
+
+async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asyncpg.Pool) -> None:
+    """Issue 14: past its deadline a seat's answer is 422 ``out_of_time``; the service's timeout (with the
+    version it decided on and a key naming it) appends the timeout and the stand-in's pick, once."""
+    now = FakeTime()
+    games = service(pool, now)
+    game_id = await create(games, {"decision_seconds": 10})
+    loaded = await games.load(game_id)
+    pick = decisions(loaded.game.legal(loaded.state, 0))[0]
+    now.advance(11)
+    with pytest.raises(errors.RuleViolation) as refused:
+        await games.execute(game_id, 0, msgspec.to_builtins(pick))
+    assert refused.value.code == "out_of_time"
+    key = f"clock-v{loaded.version}-s0"
+    first = await games.execute(game_id, 0, None, loaded.version, key, command=TimeOut())
+    assert [e.type for e in first.events][:2] == ["seat_timed_out", "action_chosen"]
+    again = await games.execute(game_id, 0, None, loaded.version, key, command=TimeOut())
+    assert again.version == first.version  # the same decision: answered, nothing appended
+    with pytest.raises(errors.PreconditionFailed):  # another process's timeout of the same decision
+        await games.execute(game_id, 0, None, loaded.version, "clock-other", command=TimeOut())
+    assert (await games.load(game_id)).version == first.version
+
+
+async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: asyncpg.Pool) -> None:
+    """Issue 14: a two-player game whose seat 1 never answers ends after three timeouts (the seat resigns,
+    the opponent wins); the audit re-decides every stamped command and the export verifies offline."""
+    now = FakeTime()
+    games = service(pool, now)
+    game_id = await create(games, {"decision_seconds": 5, "bank_seconds": 5}, players=2, game="johari")
+    for _ in range(500):
+        loaded = await games.load(game_id)
+        if loaded.finished:
+            break
+        pending = [p.seat for p in loaded.game.pending(loaded.state)]
+        if 0 in pending:
+            now.advance(1)
+            command = decisions(loaded.game.legal(loaded.state, 0))[0]
+            await games.execute(game_id, 0, msgspec.to_builtins(command))
+        else:
+            clock = loaded.state.clock
+            deadline = clock.seats[1].deadline
+            assert deadline is not None
+            now.moment = max(now.moment, from_ms(deadline))
+            await games.execute(game_id, 1, None, loaded.version, command=TimeOut())
+    loaded = await games.load(game_id)
+    assert loaded.finished
+    assert loaded.game.result(loaded.state).winners == (0,)
+    types = await pool.fetch("SELECT type FROM events WHERE stream_id = $1", game_id)
+    assert [row["type"] for row in types].count("seat_timed_out") == 3
+    report = await games.audit(game_id)
+    assert report.ok and report.moves_ok, report.problems
+    exported = read_export(msgspec.json.encode(await games.export(game_id)))
+    assert exported.clock is not None
+    assert verify_export(exported, all_games()).ok
