@@ -34,12 +34,11 @@ from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
-from eventstore import ChangeWatch, PostgresEventStore
+from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.accounts import AccountService, VerifiedClients
 from service.bots import BotRunner
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.lobby import LobbyService
 from service.logging import configure_logging
 from service.notifications import Notifications
@@ -47,10 +46,8 @@ from service.projections import GameProjection
 from service.ratings import RatingService
 from service.settings import Settings
 from service.signing import load_signer
-from service.tournaments import (
-    PostgresTournamentKeyStore,
-    TournamentService,
-)
+from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
+from service.tournaments import TournamentService
 
 API_VERSION = "1.0.0"
 
@@ -145,6 +142,10 @@ def create_app(
                     runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
                 )
             )
+            # issue 14: this process's clock scheduler, woken by any process's append (service/timeouts.py)
+            scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
+            clocks_woken = watches.enter_context(store.watch())
+            loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))
             try:
                 yield
             finally:

@@ -235,7 +235,7 @@ class GamesController(Controller):
         service = service_of(state)
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
-        return service.legal(loaded, seat)
+        return loaded.legal(seat)
 
     @get(
         "/games/{game_id:str}/events",

@@ -1,6 +1,16 @@
-"""The append-only event store: its contract, the PostgreSQL implementation and the in-memory twin."""
+"""The append-only event store: its contract, the PostgreSQL implementation and the in-memory twin; beside it
+the key stores holding the secrets kept outside the streams."""
 
 from eventstore.changes import ChangeHub, ChangeWatch
+from eventstore.keys import (
+    GameKeys,
+    InMemoryKeyStore,
+    KeyStore,
+    PostgresKeyStore,
+    PostgresTournamentKeyStore,
+    TournamentKeys,
+    TournamentKeyStore,
+)
 from eventstore.memory import InMemoryEventStore
 from eventstore.postgres import PostgresEventStore, is_unavailable, pooled_connection
 from eventstore.protocol import (
@@ -36,16 +46,23 @@ __all__ = [
     "ConcurrencyConflict",
     "EventStore",
     "FeedPosition",
+    "GameKeys",
     "IdempotencyMismatch",
     "InMemoryEventStore",
+    "InMemoryKeyStore",
+    "KeyStore",
     "NewEvent",
     "PostgresEventStore",
+    "PostgresKeyStore",
+    "PostgresTournamentKeyStore",
     "RecordedEvent",
     "StoreError",
     "StoreUnavailable",
     "StreamExists",
     "StreamInfo",
     "StreamNotFound",
+    "TournamentKeyStore",
+    "TournamentKeys",
     "Upcaster",
     "Upcasters",
     "check_chain",

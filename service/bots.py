@@ -30,7 +30,7 @@ from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
 from domain.core import Command
 from eventstore import FeedPosition, StoreError
 from service import errors
-from service.games import GameService, Loaded
+from service.games import GameService, LoadedGame
 
 __all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
 
@@ -146,7 +146,7 @@ class BotRunner:
             failures = 0
         return made
 
-    async def _decide(self, loaded: Loaded, seat: int, level: str) -> Command:
+    async def _decide(self, loaded: LoadedGame, seat: int, level: str) -> Command:
         """The bot's command from its seat's redacted history and legal list, searched in a worker thread."""
         bot_kit = kit(loaded.game.name)
         key = (loaded.game_id, seat)
@@ -157,7 +157,7 @@ class BotRunner:
         self._known[key] = knowledge
         while len(self._known) > KNOWLEDGE_CACHE:
             self._known.popitem(last=False)
-        legal = loaded.game.legal(loaded.state, seat)  # what the API lists for that seat
+        legal = loaded.legal(seat)  # what the API lists for that seat
         seed = f"{self.secret}:{loaded.game_id}:{seat}:v{loaded.version}"
         budget = self.budget
         deadline = time.monotonic() + (budget.seconds or 0.0)

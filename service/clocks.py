@@ -8,7 +8,7 @@ fake time) in milliseconds since the Unix epoch, wrapped around each command wit
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain.clock import Clock, stamp
@@ -35,6 +35,8 @@ MAX_DECISION_SECONDS = 86_400
 MAX_BANK_SECONDS = 7 * 86_400
 MAX_DAYS = 60
 MAX_TIMEOUTS = 10
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MS = timedelta(milliseconds=1)
 
 
 def system_now() -> datetime:
@@ -43,13 +45,13 @@ def system_now() -> datetime:
 
 
 def to_ms(moment: datetime) -> int:
-    """A moment as milliseconds since the Unix epoch (how the domain takes time)."""
-    return int(moment.timestamp() * 1000)
+    """A moment as whole milliseconds since the Unix epoch (how the domain takes time), in exact integers."""
+    return (moment - EPOCH) // MS
 
 
 def from_ms(ms: int) -> datetime:
-    """Milliseconds since the Unix epoch as a UTC moment."""
-    return datetime.fromtimestamp(ms / 1000, UTC)
+    """Milliseconds since the Unix epoch as a UTC moment (exact)."""
+    return EPOCH + ms * MS
 
 
 def _bad(detail: str) -> errors.RuleViolation:

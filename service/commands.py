@@ -16,12 +16,11 @@ import structlog
 
 from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl
-from eventstore import CommandRecord, ConcurrencyConflict, IdempotencyMismatch, StreamExists
+from eventstore import CommandRecord, ConcurrencyConflict, GameKeys, IdempotencyMismatch, StreamExists
 from service import errors
 from service.audit import chain_key, encode_move
 from service.clocks import Now, system_now, time_control, timed
-from service.keys import GameKeys
-from service.loading import FINISHED, GameLoader, Loaded, event_tag, new_event
+from service.loading import FINISHED, GameLoader, LoadedGame, event_tag, new_event
 from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.queries import GameQueries
 from service.seeds import SeedMix
@@ -312,7 +311,7 @@ class GameCommands:
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
 
     def _decide(
-        self, loaded: Loaded, seat: int, command: Command
+        self, loaded: LoadedGame, seat: int, command: Command
     ) -> tuple[CommandAccepted, Any, list[Event]]:
         """Run the decider; the answer (with events as the seat may see them) is built before the append."""
         game = loaded.game

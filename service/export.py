@@ -11,7 +11,7 @@ import msgspec
 from domain.core import TimeControl
 from service import errors
 from service.audit import Move, Reveal, StoredEvent, audit_events
-from service.loading import ACTIVE, FINISHED, GameLoader, Loaded
+from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
 from service.models import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
 from service.queries import GameQueries
 
@@ -23,14 +23,14 @@ class GameExporter:
         self.loader = loader
         self.queries = queries
 
-    async def reveal(self, loaded: Loaded) -> Reveal | None:
+    async def reveal(self, loaded: LoadedGame) -> Reveal | None:
         """A finished game's seed, published commitment and set-up (None while it runs, or while other tables
         of its duplicate round do: seeds are secret)."""
         if not loaded.public:
             return None
         return await self.secrets(loaded)
 
-    async def secrets(self, loaded: Loaded) -> Reveal:
+    async def secrets(self, loaded: LoadedGame) -> Reveal:
         """A game's seed (with a commit-reveal seed's parts), published commitment and set-up, for the
         service's own checks (never shown while the game runs)."""
         metadata = loaded.info.metadata
@@ -119,7 +119,7 @@ class GameExporter:
                 )
                 for r in records
             ],
-            result=loaded.game.result(loaded.state),
+            result=loaded.result(),
             scoresheet=loaded.game.scoresheet(loaded.state),
             clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
         )

@@ -11,17 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import Game
-from eventstore import EventStore
+from eventstore import EventStore, KeyStore
 from service.accounts import AccountService
 from service.clocks import Now, system_now
 from service.commands import GameCommands
 from service.export import GameExporter
-from service.keys import KeyStore
-from service.loading import ACTIVE, FINISHED, GameLoader, Loaded, event_tag, new_event
+from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame, event_tag, new_event
 from service.queries import GameQueries
 from service.signing import Signer
 
-__all__ = ["ACTIVE", "FINISHED", "GameService", "Loaded", "event_tag", "new_event"]
+__all__ = ["ACTIVE", "FINISHED", "GameService", "LoadedGame", "event_tag", "new_event"]
 
 
 class GameService:
@@ -56,7 +55,7 @@ class GameService:
         self.configure, self.create = commands.configure, commands.create
         self.parse_command, self.execute = commands.parse_command, commands.execute
         # queries
-        self.envelope, self.legal, self.seats = queries.envelope, queries.legal, queries.seats
+        self.envelope, self.seats = queries.envelope, queries.seats
         self.detail, self.signed_head = queries.detail, queries.signed_head
         self.history, self.state_at, self.scoresheet = queries.history, queries.state_at, queries.scoresheet
         # audit and export

@@ -30,7 +30,7 @@ import msgspec
 import structlog
 
 from service import errors
-from service.games import GameService, Loaded
+from service.games import GameService, LoadedGame
 
 PAGE_SIZE = 100
 QUEUE_LIMIT = 256  # messages a stream may have waiting; past it, the stream catches up on its own
@@ -66,7 +66,7 @@ class GameEnded:
     version: int
 
 
-def resume_after(last_event_id: str | None, loaded: Loaded) -> int | None:
+def resume_after(last_event_id: str | None, loaded: LoadedGame) -> int | None:
     """The version named by a ``Last-Event-ID`` (None without one); 400 unless it is 0..current version."""
     if last_event_id is None:
         return None
@@ -169,7 +169,7 @@ class GameFeed:
                 subscriber.error = exc
                 subscriber.wake.set()
 
-    def _fan_out(self, loaded: Loaded, records: list[Any]) -> None:
+    def _fan_out(self, loaded: LoadedGame, records: list[Any]) -> None:
         """Hand ``records`` to every subscriber, each event enveloped once per seat."""
         service, public = self.service, loaded.public
         pages: dict[int | None, list[LiveMessage]] = {}
@@ -232,7 +232,7 @@ def live_games(service: GameService) -> LiveGames:
 
 async def follow_game(
     service: GameService,
-    loaded: Loaded,
+    loaded: LoadedGame,
     seat: int | None,
     after: int | None,
     keepalive_seconds: float,

@@ -13,19 +13,18 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from domain.core import Event, Game
-from eventstore import GENESIS_HASH, EventStore, NewEvent, RecordedEvent, StreamInfo
+from domain.core import Event, Game, Result
+from eventstore import GENESIS_HASH, EventStore, GameKeys, KeyStore, NewEvent, RecordedEvent, StreamInfo
 from service import errors
 from service.accounts import AccountService
-from service.keys import GameKeys, KeyStore
 from service.tokens import token_matches
 
 ACTIVE, FINISHED = "active", "finished"
 
 
 @dataclass(frozen=True)
-class Loaded:
-    """A game folded up to its latest stored version."""
+class LoadedGame:
+    """A game as loaded from the store: its stream row, keys and state folded up to a version."""
 
     game_id: str
     game: Game[Any]
@@ -46,6 +45,20 @@ class Loaded:
         """Whether its events, seed, audit and export are public: once it is over, and for a game of a
         duplicate tournament round once every table of the round is over (they share one deal)."""
         return self.finished and not self.sealed
+
+    def result(self) -> Result:
+        """The game's result (final once it is over)."""
+        return self.game.result(self.state)
+
+    def view(self, seat: int | None) -> Any:
+        """What ``seat`` (a spectator: None) sees of the game now."""
+        return self.game.view(self.state, seat)
+
+    def legal(self, seat: int | None) -> list[Any]:
+        """The commands ``seat`` may send now (none for spectators or once the game is over)."""
+        if seat is None or self.finished:
+            return []
+        return list(self.game.legal(self.state, seat))
 
 
 @dataclass(frozen=True)
@@ -130,7 +143,7 @@ class GameLoader:
         _keep(self._keys_cache, game_id, keys, self._cache_size)
         return keys
 
-    async def load(self, game_id: str) -> Loaded:
+    async def load(self, game_id: str) -> LoadedGame:
         """The game folded to its latest version: the cached state topped up with the events stored since."""
         info = await self.info(game_id)
         game = self.games[info.category]
@@ -145,7 +158,7 @@ class GameLoader:
                 state = game.evolve(state, self.decode(game, recorded))
                 version, head = recorded.version, recorded.hash
             self.remember(game_id, version, state, info, head)
-        loaded = Loaded(
+        loaded = LoadedGame(
             game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
         )
         if loaded.finished and await self.sealed(info):
@@ -172,14 +185,14 @@ class GameLoader:
         """Keep a folded state; least recently used states fall out past the cache size."""
         _keep(self._cache, game_id, _Cached(version, state, info, head), self._cache_size)
 
-    def cached(self, game_id: str) -> Loaded | None:
+    def cached(self, game_id: str) -> LoadedGame | None:
         """The game as this process last saw it, without asking the store (it may have moved on since)."""
         cached = self._cache.get(game_id)
         keys = self._keys_cache.get(game_id)
         if cached is None or keys is None:
             return None
         game = self.games[cached.info.category]
-        return Loaded(
+        return LoadedGame(
             game_id=game_id,
             game=game,
             info=cached.info,

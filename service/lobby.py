@@ -105,6 +105,8 @@ class MyGame(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     score: int | None = None
     rank: int | None = None
+    lower_is_better: bool = False  # a Bazaar solitaire score is the turns taken, with ``solved`` (Z-12)
+    solved: bool | None = None
     seed_commitment: str | None = None
 
 
@@ -595,6 +597,7 @@ class LobbyService:
                 "       WHEN l.status = 'cancelled' THEN 'cancelled'"
                 "       ELSE coalesce(g.status, 'active') END AS status,"
                 "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank,"
+                "  coalesce(r.lower_is_better, false) AS lower_is_better, r.solved,"
                 "  coalesce(g.seed_commitment, k.commitment) AS seed_commitment"
                 " FROM game_seats s LEFT JOIN lobby_games l USING (game_id)"
                 " LEFT JOIN game_listing g USING (game_id)"
@@ -616,6 +619,8 @@ class LobbyService:
                 created_at=row["created_at"],
                 score=row["score"],
                 rank=row["rank"],
+                lower_is_better=row["lower_is_better"],
+                solved=row["solved"],
                 seed_commitment=row["seed_commitment"],
             )
             for row in rows

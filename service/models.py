@@ -135,12 +135,15 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie)."""
+    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie); a Bazaar solitaire
+    score is the turns taken, ``lower_is_better``, with ``solved`` (Z-12; null for a game scored in points)."""
 
     seat: int
     name: str
     score: int
     rank: int
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -168,7 +171,7 @@ class GamePage(msgspec.Struct, frozen=True, kw_only=True):
 
 class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     """One game of a player's history: the game as listed, the player's seat and, once finished, their
-    score and rank."""
+    score and rank (a Bazaar solitaire score is the turns taken, ``lower_is_better``, with ``solved``: Z-12)."""
 
     game_id: str
     game: str
@@ -182,6 +185,8 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     seed_commitment: str | None = None
     score: int | None = None
     rank: int | None = None
+    lower_is_better: bool = False
+    solved: bool | None = None
 
 
 class PlayerGamePage(msgspec.Struct, frozen=True, kw_only=True):

@@ -25,14 +25,14 @@ import asyncpg
 import msgspec
 
 from eventstore import FeedPosition, pooled_connection
+from eventstore.readmodels import HORIZON
 from service import errors
 from service.accounts import Account
-from service.games import GameService, Loaded
+from service.games import GameService, LoadedGame
 
 PAGE_SIZE = 500
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
 NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
-_HORIZON = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
 _SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
 _ACTIVE_SEATS = (
     "SELECT s.game_id, s.seat FROM game_seats s JOIN game_listing g USING (game_id)"
@@ -142,7 +142,7 @@ class Notifications:
     async def now(self) -> FeedPosition:
         """A feed position after every event already final in the feed: what a new stream follows from."""
         async with self.connection() as connection:
-            horizon: int = await connection.fetchval(_HORIZON)
+            horizon: int = await connection.fetchval(HORIZON)
         return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
 
     async def invitations(self, account: Account) -> list[Notice]:
@@ -283,12 +283,12 @@ def _invitation(notice: Notice) -> tuple[str | None, str | None, int | None]:
     return (notice.tournament, notice.game_id, notice.seat)
 
 
-def _due(loaded: Loaded, seat: int) -> bool:
+def _due(loaded: LoadedGame, seat: int) -> bool:
     """Whether a decision of ``seat`` is due in the game."""
     return not loaded.finished and any(p.seat == seat for p in loaded.game.pending(loaded.state))
 
 
-def _changes(loaded: Loaded, seat: int, seen: _Seen) -> list[Notice]:
+def _changes(loaded: LoadedGame, seat: int, seen: _Seen) -> list[Notice]:
     """What changed for ``seat`` in the game since this reader last looked, each told once."""
     tournament = loaded.info.metadata.get("tournament")
 
@@ -312,5 +312,5 @@ def _changes(loaded: Loaded, seat: int, seen: _Seen) -> list[Notice]:
         told.append(notice("your_turn"))
     if loaded.finished and loaded.game_id not in seen.finished:
         seen.finished.add(loaded.game_id)
-        told.append(notice("game_finished", msgspec.to_builtins(loaded.game.result(loaded.state))))
+        told.append(notice("game_finished", msgspec.to_builtins(loaded.result())))
     return told

@@ -21,7 +21,6 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -30,8 +29,25 @@ import msgspec
 import structlog
 
 from eventstore import EventStore, FeedPosition, RecordedEvent, pooled_connection
+from eventstore.readmodels import (
+    CHECKPOINT,
+    HORIZON,
+    LIVE,
+    LOCK_CHECKPOINT,
+    REBUILD,
+    SAVE_CHECKPOINT,
+    SEAT_ACCOUNTS,
+    SNAPSHOT,
+    Tables,
+    insert_players,
+    insert_rated,
+    insert_results,
+    read_ratings,
+    upsert_listing,
+    upsert_ratings,
+)
 from service import errors
-from service.games import ACTIVE, FINISHED, GameService, Loaded
+from service.games import ACTIVE, FINISHED, GameService, LoadedGame
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
 from service.ratings import Rating, initial_rating, rate, rated_identities
 from service.settings import Settings
@@ -45,108 +61,6 @@ POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY 
 READ_YOUR_WRITES_WAIT = 2.0  # at most this long a listing waits for transactions older than itself
 MAX_PAGE = 200
 REBUILD_LOCK = 0x6761_6D65  # advisory lock key: one rebuild at a time
-
-
-@dataclass(frozen=True)
-class Tables:
-    """The tables one projection writes and the name of its checkpoint row (fixed names, never user input)."""
-
-    listing: str
-    players: str
-    results: str
-    ratings: str
-    rated: str
-    checkpoint: str
-
-    @property
-    def data(self) -> tuple[str, ...]:
-        """Every table of the projection (not the checkpoint)."""
-        return (self.listing, self.players, self.results, self.ratings, self.rated)
-
-
-LIVE = Tables(
-    listing="game_listing",
-    players="player_games",
-    results="game_results",
-    ratings="ratings",
-    rated="rated_games",
-    checkpoint="games",
-)
-REBUILD = Tables(
-    listing="game_listing_rebuild",
-    players="player_games_rebuild",
-    results="game_results_rebuild",
-    ratings="ratings_rebuild",
-    rated="rated_games_rebuild",
-    checkpoint="games_rebuild",
-)
-
-_CHECKPOINT = "SELECT tx, position FROM projection_checkpoints WHERE name = $1"
-# The projectors of a checkpoint take turns on a transaction-scoped advisory lock named after it, not on
-# its row (FOR UPDATE): a row lock takes a transaction id at once, and the feed shows nothing past the
-# oldest running transaction, so a whole batch (reads and folds included) would hold the feed back for
-# every reader; this way the batch takes its id only with its writes, at the end.
-LOCK_CHECKPOINT = "SELECT pg_advisory_xact_lock(1886547818, hashtext($1))"  # 1886547818: b'proj'
-_SAVE_CHECKPOINT = (
-    "UPDATE projection_checkpoints SET tx = $2, position = $3, updated_at = now() WHERE name = $1"
-)
-# xmax of a snapshot: every transaction that started before it has an id below it.
-_SNAPSHOT = (
-    "SELECT pg_snapshot_xmin(s)::text::bigint, pg_snapshot_xmax(s)::text::bigint FROM pg_current_snapshot() s"
-)
-_HORIZON = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
-
-
-def _upsert_listing(t: Tables) -> str:
-    # A row never goes back to an older version; the same version is rewritten only if its stream row's
-    # time differs (load() may have read the stream row one append behind its events).
-    return f"""
-INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at,
-                              seed_commitment)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-ON CONFLICT (game_id) DO UPDATE
-   SET status = EXCLUDED.status, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
- WHERE EXCLUDED.version >= l.version
-   AND (l.version, l.status, l.updated_at) IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.status, EXCLUDED.updated_at)
-"""
-
-
-def _insert_players(t: Tables) -> str:
-    return (
-        f"INSERT INTO {t.players} (game_id, seat, player, bot, created_at) VALUES ($1, $2, $3, $4, $5)"
-        " ON CONFLICT (game_id, seat) DO NOTHING"
-    )
-
-
-def _insert_results(t: Tables) -> str:
-    return (
-        f"INSERT INTO {t.results} (game_id, seat, score, rank) VALUES ($1, $2, $3, $4)"
-        " ON CONFLICT (game_id, seat) DO NOTHING"
-    )
-
-
-# The accounts holding the seats of games (a game's seats are fixed once it has started, so a rebuild reads
-# the same ones).
-_SEAT_ACCOUNTS = (
-    "SELECT s.game_id, s.seat, a.name FROM game_seats s JOIN accounts a USING (account_id)"
-    " WHERE s.game_id = ANY($1::text[])"
-)
-
-
-def _read_ratings(t: Tables) -> str:
-    return f"SELECT player, mu, sigma, games FROM {t.ratings} WHERE game = $1 AND player = ANY($2::text[])"
-
-
-def _upsert_ratings(t: Tables) -> str:
-    return (
-        f"INSERT INTO {t.ratings} (game, player, mu, sigma, ordinal, games) VALUES ($1, $2, $3, $4, $5, $6)"
-        " ON CONFLICT (game, player) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma,"
-        " ordinal = EXCLUDED.ordinal, games = EXCLUDED.games"
-    )
-
-
-def _insert_rated(t: Tables) -> str:
-    return f"INSERT INTO {t.rated} (game_id, game, players) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
 
 
 def encode_cursor(created_at: datetime, game_id: str) -> str:
@@ -232,7 +146,7 @@ class FeedFollower:
     async def checkpoint(self) -> FeedPosition:
         """Where this follower stands in the feed."""
         async with self.connection() as connection:
-            row = await connection.fetchrow(_CHECKPOINT, self.checkpoint_name)
+            row = await connection.fetchrow(CHECKPOINT, self.checkpoint_name)
         return FeedPosition(tx=row["tx"], position=row["position"])
 
     async def behind(self) -> bool:
@@ -247,7 +161,7 @@ class FeedFollower:
         """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
         move the checkpoint past it; the number of events applied (0: caught up)."""
         await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
-        row = await connection.fetchrow(_CHECKPOINT, self.checkpoint_name)
+        row = await connection.fetchrow(CHECKPOINT, self.checkpoint_name)
         feed = await self.store.read_all(
             FeedPosition(tx=row["tx"], position=row["position"]), self.batch_size
         )
@@ -255,7 +169,7 @@ class FeedFollower:
             return 0
         await self.apply(connection, feed)
         last = feed[-1][0]
-        await connection.execute(_SAVE_CHECKPOINT, self.checkpoint_name, last.tx, last.position)
+        await connection.execute(SAVE_CHECKPOINT, self.checkpoint_name, last.tx, last.position)
         return len(feed)
 
     async def catch_up_once(self, lock_wait: float | None = None) -> int:
@@ -324,12 +238,12 @@ class FeedFollower:
         past the oldest running transaction; then for a pass of this process's loop that starts after
         that (or, without a loop, catch up here)."""
         async with self.connection() as connection:
-            horizon, target = await connection.fetchrow(_SNAPSHOT)
+            horizon, target = await connection.fetchrow(SNAPSHOT)
         deadline = time.monotonic() + wait
         while horizon < target and time.monotonic() < deadline:
             await asyncio.sleep(0.005)  # holding no connection meanwhile: a crowd of listings may wait here
             async with self.connection() as connection:
-                horizon = await connection.fetchval(_HORIZON)
+                horizon = await connection.fetchval(HORIZON)
         # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
         # rows as they are rather than wait for it.
         budget = max(deadline - time.monotonic(), 0.05)
@@ -369,7 +283,7 @@ class GameProjection(FeedFollower):
         listing: list[tuple[Any, ...]] = []
         seats: list[tuple[Any, ...]] = []
         results: list[tuple[Any, ...]] = []
-        finishing: list[tuple[int, Loaded]] = []  # (feed index of the game's last event, game)
+        finishing: list[tuple[int, LoadedGame]] = []  # (feed index of the game's last event, game)
         for game_id, (end, version) in moved.items():
             try:
                 loaded = await self.games.load(game_id)
@@ -384,23 +298,23 @@ class GameProjection(FeedFollower):
             if game_id in opened:  # the feed brings version 1 once: the seats are written once
                 seats.extend(_seat_rows(loaded))
             if loaded.finished:
-                outcome = loaded.game.result(loaded.state)
+                outcome = loaded.result()
                 results.extend(
-                    (game_id, seat, score, rank)
+                    (game_id, seat, score, rank, outcome.lower_is_better, outcome.solved)
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
                 )
                 if version == loaded.version:  # the batch brings the game's last event: it is rated now
                     finishing.append((end, loaded))
         if listing:
-            await connection.executemany(_upsert_listing(t), listing)
+            await connection.executemany(upsert_listing(t), listing)
         if seats:
-            await connection.executemany(_insert_players(t), seats)
+            await connection.executemany(insert_players(t), seats)
         if results:
-            await connection.executemany(_insert_results(t), results)
+            await connection.executemany(insert_results(t), results)
         if finishing:
             await self._rate(connection, [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])])
 
-    async def _rate(self, connection: asyncpg.Connection, finished: list[Loaded]) -> None:
+    async def _rate(self, connection: asyncpg.Connection, finished: list[LoadedGame]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings
         (each game once: one already in the rated table is skipped)."""
         t = self.tables
@@ -412,7 +326,7 @@ class GameProjection(FeedFollower):
             )
         }
         accounts: dict[str, dict[int, str]] = {}  # game -> seat -> the name of the account holding it
-        for row in await connection.fetch(_SEAT_ACCOUNTS, [loaded.game_id for loaded in finished]):
+        for row in await connection.fetch(SEAT_ACCOUNTS, [loaded.game_id for loaded in finished]):
             accounts.setdefault(row["game_id"], {})[row["seat"]] = row["name"]
         current: dict[tuple[str, str], Rating] = {}
         rated: list[tuple[Any, ...]] = []
@@ -420,28 +334,28 @@ class GameProjection(FeedFollower):
             game = loaded.game.name
             identities = rated_identities(
                 loaded.info.metadata,
-                len(loaded.game.result(loaded.state).ranks),
+                len(loaded.result().ranks),
                 accounts.get(loaded.game_id, {}),
             )
             if identities is None or loaded.game_id in done:
                 continue
             missing = [who for who in identities if (game, who) not in current]
             if missing:
-                for row in await connection.fetch(_read_ratings(t), game, missing):
+                for row in await connection.fetch(read_ratings(t), game, missing):
                     current[game, row["player"]] = Rating(
                         mu=row["mu"], sigma=row["sigma"], games=row["games"]
                     )
             before = [current.get((game, who)) or initial_rating() for who in identities]
-            after = rate(before, loaded.game.result(loaded.state).ranks)
+            after = rate(before, loaded.result().ranks)
             if after is None:
                 log.warning("rating_skipped_game", game_id=loaded.game_id, game=game)
                 continue
             current.update({(game, who): rating for who, rating in zip(identities, after, strict=True)})
             rated.append((loaded.game_id, game, identities))
         if rated:
-            await connection.executemany(_insert_rated(t), rated)
+            await connection.executemany(insert_rated(t), rated)
             await connection.executemany(
-                _upsert_ratings(t),
+                upsert_ratings(t),
                 [(game, who, r.mu, r.sigma, r.ordinal, r.games) for (game, who), r in current.items()],
             )
 
@@ -453,7 +367,7 @@ class GameProjection(FeedFollower):
         async with self.connection() as connection, connection.transaction():
             await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
             await connection.execute(f"TRUNCATE {', '.join(t.data)}")
-            await connection.execute(_SAVE_CHECKPOINT, t.checkpoint, 0, 0)
+            await connection.execute(SAVE_CHECKPOINT, t.checkpoint, 0, 0)
 
     async def build_shadow(
         self, progress: Callable[[int, FeedPosition], None] | None = None
@@ -497,11 +411,11 @@ class GameProjection(FeedFollower):
                 # DELETE, not TRUNCATE: readers keep seeing the old rows until this commits
                 await connection.execute(f"DELETE FROM {table}")
                 await connection.execute(f"INSERT INTO {table} SELECT * FROM {source}")
-            reached = await connection.fetchrow(_CHECKPOINT, rebuilt.checkpoint)
+            reached = await connection.fetchrow(CHECKPOINT, rebuilt.checkpoint)
             tx, position = reached["tx"], reached["position"]
-            await connection.execute(_SAVE_CHECKPOINT, live.checkpoint, tx, position)
+            await connection.execute(SAVE_CHECKPOINT, live.checkpoint, tx, position)
             await connection.execute(f"TRUNCATE {', '.join(rebuilt.data)}")
-            await connection.execute(_SAVE_CHECKPOINT, rebuilt.checkpoint, 0, 0)
+            await connection.execute(SAVE_CHECKPOINT, rebuilt.checkpoint, 0, 0)
         log.info("projections_rebuilt", tx=tx, position=position)
 
     # ----------------------------------------------------------------- queries
@@ -544,19 +458,19 @@ class GameProjection(FeedFollower):
         async with self.connection() as connection:
             return list(await connection.fetch(query, *args))
 
-    async def _results(self, game_ids: list[str]) -> dict[str, list[tuple[int, int, int]]]:
-        """The (seat, score, rank) rows of those games that are finished."""
-        found: dict[str, list[tuple[int, int, int]]] = {}
+    async def _results(self, game_ids: list[str]) -> dict[str, list[asyncpg.Record]]:
+        """The result rows (seat, score, rank, lower_is_better, solved) of those games that are finished."""
+        found: dict[str, list[asyncpg.Record]] = {}
         if not game_ids:
             return found
         async with self.connection() as connection:
             rows = await connection.fetch(
-                f"SELECT game_id, seat, score, rank FROM {self.tables.results}"
+                f"SELECT game_id, seat, score, rank, lower_is_better, solved FROM {self.tables.results}"
                 " WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
                 game_ids,
             )
         for row in rows:
-            found.setdefault(row["game_id"], []).append((row["seat"], row["score"], row["rank"]))
+            found.setdefault(row["game_id"], []).append(row)
         return found
 
     async def list_games(
@@ -614,7 +528,7 @@ class GameProjection(FeedFollower):
         games = []
         for row in page:
             seat: int = row["seat"]
-            mine = next((r for r in results.get(row["game_id"], []) if r[0] == seat), None)
+            mine = next((r for r in results.get(row["game_id"], []) if r["seat"] == seat), None)
             games.append(
                 PlayerGame(
                     game_id=row["game_id"],
@@ -627,8 +541,10 @@ class GameProjection(FeedFollower):
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
                     seed_commitment=row["seed_commitment"],
-                    score=None if mine is None else mine[1],
-                    rank=None if mine is None else mine[2],
+                    score=None if mine is None else mine["score"],
+                    rank=None if mine is None else mine["rank"],
+                    lower_is_better=mine is not None and mine["lower_is_better"],
+                    solved=None if mine is None else mine["solved"],
                 )
             )
         return PlayerGamePage(
@@ -640,7 +556,7 @@ class GameProjection(FeedFollower):
         )
 
 
-def _listing_row(loaded: Loaded) -> tuple[Any, ...]:
+def _listing_row(loaded: LoadedGame) -> tuple[Any, ...]:
     """The listing row of a folded game: its status is the domain's verdict on the fold."""
     info = loaded.info
     return (
@@ -656,7 +572,7 @@ def _listing_row(loaded: Loaded) -> tuple[Any, ...]:
     )
 
 
-def _seat_rows(loaded: Loaded) -> list[tuple[Any, ...]]:
+def _seat_rows(loaded: LoadedGame) -> list[tuple[Any, ...]]:
     """One per-player row per seat, from the creation metadata."""
     players: list[str] = list(loaded.info.metadata.get("players", []))
     bots: list[Any] = list(loaded.info.metadata.get("bots") or [])
@@ -666,9 +582,19 @@ def _seat_rows(loaded: Loaded) -> list[tuple[Any, ...]]:
     ]
 
 
-def _seat_results(players: list[str], rows: list[tuple[int, int, int]]) -> list[SeatResult]:
-    """The result rows of a finished game with the seats' names."""
-    return [SeatResult(seat=seat, name=players[seat], score=score, rank=rank) for seat, score, rank in rows]
+def _seat_results(players: list[str], rows: list[asyncpg.Record]) -> list[SeatResult]:
+    """The result rows of a finished game with the seats' names (a solitaire score counts turns, Z-12)."""
+    return [
+        SeatResult(
+            seat=row["seat"],
+            name=players[row["seat"]],
+            score=row["score"],
+            rank=row["rank"],
+            lower_is_better=row["lower_is_better"],
+            solved=row["solved"],
+        )
+        for row in rows
+    ]
 
 
 async def rebuild_command(settings: Settings) -> None:
@@ -678,9 +604,8 @@ async def rebuild_command(settings: Settings) -> None:
     from tqdm import tqdm  # type: ignore[import-untyped]  # (no type hints shipped)
 
     from domain.registry import all_games
-    from eventstore import PostgresEventStore
+    from eventstore import PostgresEventStore, PostgresKeyStore
     from service.database import create_pool, migrate_urls, resolve_database_urls
-    from service.keys import PostgresKeyStore
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)

@@ -1,7 +1,7 @@
 """The read side of a game: its detail as a seat sees it, its history, its state at a version, its score sheet.
 
 Before a game is public every event is redacted by the game for the asking seat; once it is, events are
-shown whole with their hashes (service/loading.py ``Loaded.public``).
+shown whole with their hashes (service/loading.py ``LoadedGame.public``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from domain.core import Game, fold
 from eventstore import RecordedEvent, StreamInfo
 from service import errors
 from service.clocks import clock_out, pending_out
-from service.loading import ACTIVE, FINISHED, GameLoader, Loaded
+from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
 from service.models import EventOut, GameDetail, ScoreSheetOut, Seat
 from service.signing import SignedHead, Signer
 
@@ -45,14 +45,7 @@ class GameQueries:
         )
 
     @staticmethod
-    def legal(loaded: Loaded, seat: int | None) -> list[Any]:
-        """The commands ``seat`` may send now (none for spectators or once the game is over)."""
-        if seat is None or loaded.finished:
-            return []
-        return list(loaded.game.legal(loaded.state, seat))
-
-    @staticmethod
-    def seats(loaded: Loaded) -> list[Seat]:
+    def seats(loaded: LoadedGame) -> list[Seat]:
         """The seats in order with their players' names and whether a bot plays them."""
         players: list[str] = loaded.info.metadata.get("players", [])
         bots: list[bool] = loaded.info.metadata.get("bots", [False] * len(players))
@@ -60,7 +53,7 @@ class GameQueries:
             Seat(seat=i, name=n, bot=bool(b)) for i, (n, b) in enumerate(zip(players, bots, strict=False))
         ]
 
-    def detail(self, loaded: Loaded, seat: int | None) -> GameDetail:
+    def detail(self, loaded: LoadedGame, seat: int | None) -> GameDetail:
         """The game as ``seat`` may see it, with who must act and the seat's legal commands."""
         game, state = loaded.game, loaded.state
         finished = loaded.finished
@@ -71,11 +64,11 @@ class GameQueries:
             version=loaded.version,
             seats=self.seats(loaded),
             you=seat,
-            view=game.view(state, seat),
+            view=loaded.view(seat),
             pending=pending_out(game, state),
             clock=clock_out(state),
-            legal=self.legal(loaded, seat),
-            result=game.result(state) if finished else None,
+            legal=loaded.legal(seat),
+            result=loaded.result() if finished else None,
             seed_commitment=loaded.info.metadata.get("seed_commitment"),
             seed_chosen=bool(loaded.info.metadata.get("seed_chosen", False)),
             head=self.signed_head(loaded.game_id, loaded.version, loaded.head, loaded.info, finished),
@@ -92,14 +85,14 @@ class GameQueries:
 
     async def history(
         self, game_id: str, seat: int | None, after: int = 0, limit: int | None = None
-    ) -> tuple[Loaded, list[EventOut]]:
+    ) -> tuple[LoadedGame, list[EventOut]]:
         """Events after version ``after``: whole once the game is finished, redacted for ``seat`` before."""
         loaded = await self.loader.load(game_id)
         records = await self.loader.store.read_stream(game_id, after=after, limit=limit, until=loaded.version)
         public = loaded.public
         return loaded, [self.envelope(loaded.game, r, seat, public) for r in records]
 
-    async def state_at(self, game_id: str, seat: int | None, at: int) -> tuple[Loaded, Any]:
+    async def state_at(self, game_id: str, seat: int | None, at: int) -> tuple[LoadedGame, Any]:
         """The view ``seat`` had right after version ``at`` (time travel)."""
         loaded = await self.loader.load(game_id)
         if at < 1 or at > loaded.version:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -39,10 +39,10 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
-from eventstore import ConcurrencyConflict, EventStore, StreamExists, pooled_connection
+from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service import errors
 from service.accounts import Account, AccountService
-from service.games import GameService, Loaded, new_event
+from service.games import GameService, LoadedGame, new_event
 from service.lobby import seat_kind
 from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
 from service.projections import FeedFollower, FeedPage, last_events
@@ -67,99 +67,6 @@ CONFLICT_CODES = frozenset(
 )
 DONE_CODES = frozenset({"duplicate_report", "tournament_terminated"})  # a report with nothing left to do
 COUNT_CODES = frozenset({"bad_player_count", "impossible_table_split", "duplicate_needs_equal_tables"})
-
-
-class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament's organizer token hash and its players' token hashes (by name; late entries last)."""
-
-    tournament_id: str
-    organizer_hash: str
-    player_names: tuple[str, ...]
-    player_hashes: tuple[str, ...]
-
-    def hash_of(self, name: str) -> str:
-        """The token hash of the player called ``name`` (empty if none was stored: no token acts for them)."""
-        if name not in self.player_names:
-            return ""
-        return self.player_hashes[self.player_names.index(name)]
-
-
-class TournamentKeyStore(Protocol):
-    """Where tournament keys live."""
-
-    async def save(self, keys: TournamentKeys) -> None:
-        """Store a new tournament's keys."""
-        ...
-
-    async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """A tournament's keys, late entries included, or None."""
-        ...
-
-    async def add_player(self, tournament_id: str, name: str, token_hash: str) -> None:
-        """Store a late entry's token hash."""
-        ...
-
-
-class PostgresTournamentKeyStore:
-    """Tournament keys in the ``tournament_keys`` table (keyed by tournament id). The table is append-only:
-    a late entry's token hash is a row of its own, keyed ``<tournament id>/entry/<name>``."""
-
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
-        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
-        self._pool = pool
-        self._acquire_timeout = acquire_timeout
-
-    async def save(self, keys: TournamentKeys) -> None:
-        """Insert the keys of a new tournament."""
-        async with (
-            pooled_connection(self._pool, self._acquire_timeout) as connection,
-        ):
-            await connection.execute(
-                "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
-                " VALUES ($1, $2, $3, $4)",
-                keys.tournament_id,
-                keys.organizer_hash,
-                list(keys.player_names),
-                list(keys.player_hashes),
-            )
-
-    async def get(self, tournament_id: str) -> TournamentKeys | None:
-        """Read a tournament's keys."""
-        async with (
-            pooled_connection(self._pool, self._acquire_timeout) as connection,
-        ):
-            row = await connection.fetchrow(
-                "SELECT organizer_hash, player_names, player_hashes FROM tournament_keys"
-                " WHERE tournament_id = $1",
-                tournament_id,
-            )
-            if row is None:
-                return None
-            entries = await connection.fetch(
-                "SELECT player_names, player_hashes FROM tournament_keys"
-                " WHERE starts_with(tournament_id, $1 || '/entry/') ORDER BY created_at, tournament_id",
-                tournament_id,
-            )
-        return TournamentKeys(
-            tournament_id=tournament_id,
-            organizer_hash=row["organizer_hash"],
-            player_names=tuple(row["player_names"]) + tuple(n for e in entries for n in e["player_names"]),
-            player_hashes=tuple(row["player_hashes"]) + tuple(h for e in entries for h in e["player_hashes"]),
-        )
-
-    async def add_player(self, tournament_id: str, name: str, token_hash: str) -> None:
-        """Insert a late entry's row (with the tournament's organizer hash, which the table requires)."""
-        async with (
-            pooled_connection(self._pool, self._acquire_timeout) as connection,
-        ):
-            await connection.execute(
-                "INSERT INTO tournament_keys (tournament_id, organizer_hash, player_names, player_hashes)"
-                " SELECT $1 || '/entry/' || $2, organizer_hash, ARRAY[$2::text], ARRAY[$3::text] FROM tournament_keys"
-                " WHERE tournament_id = $1",
-                tournament_id,
-                name,
-                token_hash,
-            )
 
 
 @dataclass(frozen=True)
@@ -442,11 +349,11 @@ class TournamentService:
         if self.recorder is not None:
             await self.recorder.read_your_writes()
 
-    async def record_game(self, tournament_id: str, game: Loaded) -> None:
+    async def record_game(self, tournament_id: str, game: LoadedGame) -> None:
         """Report a finished tournament game to its tournament's stream: once (a report already in the
         stream is ``duplicate_report``, nothing to do); a report the tournament refuses (a game of no table
         of its current round) is logged and dropped, it must not stop the recorder."""
-        result = game.game.result(game.state)
+        result = game.result()
         (last,) = await self.store.read_stream(game.game_id, after=game.version - 1, until=game.version)
         for _attempt in range(MAX_RETRIES):
             try:
@@ -640,7 +547,7 @@ class TournamentService:
             raise errors.Conflict(
                 "game_already_decided", f"game {game_id} has finished; its own result counts"
             )
-        result = game.game.result(game.state)
+        result = game.result()
         command = AdjudicateGame(
             round=round_number,
             table=table_number,

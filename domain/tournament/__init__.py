@@ -34,14 +34,27 @@ Service flow (each ``decide`` on the freshly loaded state; append its events wit
    ``[GameFinished]``, plus ``RoundClosed`` when it was the round's last game, plus ``TournamentCompleted``
    after the last round. Refusals: unknown_round, unknown_table, duplicate_report, wrong_game,
    wrong_seat_count, bad_ranks. ``duplicate_report`` also answers a redelivered report: treat it as done.
-4. Read: ``standings(state)`` (rows ``{rank, name, points, buchholz, firsts, games}`` + ``relative_score`` in
-   duplicate mode, best first), ``results(state)`` (one row per finished game, by round then table),
+4. Administer (issue 14; the organizer's requests, each decided on the loaded state like the rest):
+   ``WithdrawPlayer(name)`` -> ``[PlayerWithdrawn]`` (refusals: unknown_player, already_withdrawn; later rounds
+   skip the player; the service resigns their seat in a running game of the current round);
+   ``EnterPlayer(name)`` -> ``[PlayerEntered]`` (bad_player_name, duplicate_player_name, no_rounds_left,
+   too_many_players); ``TerminateTournament()`` -> ``[TournamentTerminated]``; ``AdjudicateGame(round, table,
+   game_id, ranks, scores, audit_head)`` with the game's ``result`` as it stands -> ``[GameAdjudicated]`` plus
+   ``RoundClosed``/``TournamentCompleted`` as for a report (game_already_decided, and the report's refusals).
+   Every command but the creation and seating is refused once the tournament is over: tournament_complete,
+   tournament_terminated. Seating after a withdrawal or entry splits the active players anew and gives byes
+   when they cannot be split (``round_tables``; too_few_players when not one table can be seated).
+5. Read: ``standings(state)`` (rows ``{rank, name, points, buchholz, firsts, games, byes, withdrawn}`` +
+   ``relative_score`` in duplicate mode, best first), ``results(state)`` (one row per finished or adjudicated
+   game, by round then table),
    ``overview(state)`` (GET /v1/tournaments/{id}: status, rounds, tables and games, no seeds).
 
 Secrets the service must redact from the tournament's events: ``TournamentCreated.seed`` until the tournament
-is completed, and each ``SeatedTable.seed`` until its round is closed (``RoundClosed``); the games themselves
-reveal their seeds when they end, as usual. ``Rejected.rule`` is None for every tournament refusal: they are
-organizer errors, not game rules (map them to 422, like a game's rule refusal).
+is completed, and each ``SeatedTable.seed`` until its round is closed (``RoundClosed``) — and in both cases
+until every game concerned is over: an adjudicated game, or one still running at termination, may go on
+after its round closed; the games themselves reveal their seeds when they end, as usual. ``Rejected.rule`` is
+None for every tournament refusal: they are organizer errors, not game rules (the service answers 409 for a
+request the tournament's state refuses now, 422 otherwise).
 """
 
 from __future__ import annotations

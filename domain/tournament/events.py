@@ -3,7 +3,8 @@ organizer's administration: withdrawn, entered, adjudicated, terminated).
 
 Secrets, to be redacted by the service: ``TournamentCreated.seed`` until the tournament is completed (every
 game seed derives from it), and ``SeatedTable.seed`` until that round is closed (with ``duplicate`` one seed
-deals every table of the round, so one finished table must not reveal the deal of another).
+deals every table of the round, so one finished table must not reveal the deal of another) — and either only
+once every game concerned is over (an adjudicated game may still run after its round closed).
 """
 
 from __future__ import annotations

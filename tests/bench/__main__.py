@@ -13,6 +13,8 @@ both see the same background load on a shared machine):
   fetching the same rows with asyncpg, one game after the other;
 - HTTP: 32 keep-alive clients against uvicorn running tests.bench.bare_app (the raw INSERT behind one
   Litestar route) and then api.app (POST /v1/games/{id}/commands, each client on its own game);
+- spectators (tests.bench.spectators): SSE streams on 1 game x 1, 1 game x 1,000 and 100 games x 10,
+  every event to every stream, p99 delivery latency, the server's statements per event, memory per stream;
 - growth: the store filled with a million events (tests.bench.filler), then one writer's command latency
   there and on an empty database of the same server, in turns.
 """
@@ -38,10 +40,9 @@ import asyncpg
 import msgspec
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.database import create_pool, migrate
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.logging import configure_logging
 from service.models import CreateGame
 from service.settings import Settings
@@ -49,6 +50,7 @@ from tests.bench import workload
 from tests.bench.bare_app import RAW_TABLE
 from tests.bench.filler import fill
 from tests.bench.http_load import Connection
+from tests.bench.spectators import spectators
 from tests.e2e.conftest import start_server
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
@@ -348,6 +350,8 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
         results["replay_events_per_s"], results["raw_read_events_per_s"] = await replay(pool, game_ids)
         phase("HTTP: bare Litestar and the game server, in turns")
         results.update(await http(database_url, pool))
+        phase("spectators: SSE streams of 1 game x 1, 1 x 1,000 and 100 games x 10")
+        results.update(await spectators(database_url, pool, SCALE))
         phase(f"filling the store with {FILL_EVENTS} events")
         started = time.perf_counter()
         await fill(pool, FILL_EVENTS)
@@ -380,6 +384,11 @@ TARGETS = {
     "replay_ratio_vs_raw_read": (">=", 0.4),
     "http_ratio_vs_bare_litestar": (">=", 0.6),
     "growth_ratio": ("<=", 1.2),
+    "spect_1x1000_delivered": (">=", 1.0),
+    "spect_100x10_delivered": (">=", 1.0),
+    "spect_1x1000_p99_ms": ("<=", 250),
+    "spect_100x10_p99_ms": ("<=", 250),
+    "spect_1x1000_kb_per_stream": ("<=", 50),
 }
 
 TABLE = [
@@ -402,6 +411,15 @@ TABLE = [
     ("growth_events_stored", "  events stored when filled", ""),
     ("growth_ratio", "  ratio filled / empty (target <= 1.2)", ""),
     ("rss_mb", "server RSS after the HTTP run", " MB"),
+    ("spect_1x1_statements_per_event", "1 spectator: server statements per event", ""),
+    ("spect_1x1000_delivered", "1 game x 1,000 spectators: share delivered", ""),
+    ("spect_1x1000_p99_ms", "  delivery latency p99 (target <= 250)", " ms"),
+    ("spect_1x1000_statements_per_event", "  server statements per event", ""),
+    ("spect_1x1000_kb_per_stream", "  server memory per idle stream (target <= 50)", " KB"),
+    ("spect_100x10_delivered", "100 games x 10 spectators: share delivered", ""),
+    ("spect_100x10_p99_ms", "  delivery latency p99 (target <= 250)", " ms"),
+    ("spect_100x10_statements_per_event", "  server statements per event", ""),
+    ("spect_100x10_kb_per_stream", "  server memory per idle stream", " KB"),
 ]
 
 
@@ -409,7 +427,7 @@ def table(results: dict[str, Any]) -> str:
     """The human-readable table."""
     lines = [f"bench (BENCH_SCALE={SCALE}, {PHASE_SECONDS:.0f} s a phase, {WORKERS} server worker(s))"]
     for key, label, unit in TABLE:
-        value = results[key]
+        value = results.get(key, float("nan"))  # nan: not measured (a spectators shape that failed)
         text = f"{value:,.0f}" if value >= 100 else f"{value:.2f}"
         verdict = ""
         if key in TARGETS:

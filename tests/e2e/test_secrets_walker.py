@@ -21,7 +21,7 @@ import pytest
 
 from api.formats import CSV, NDJSON
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
-from service.games import GameService, Loaded
+from service.games import GameService, LoadedGame
 from tests.support.live_games import LiveGame, create_live_game, game_service, legal_body, play_until
 from tests.support.secrets import Secrets, basari_secrets, bazaar_secrets, encodings, johari_secrets, leaks
 
@@ -89,7 +89,7 @@ class World:
         return {e for s in (*self.tokens, *self.seeds.values()) for e in encodings(s)}
 
 
-async def true_secrets(service: GameService, loaded: Loaded, viewer: int | None) -> Secrets:
+async def true_secrets(service: GameService, loaded: LoadedGame, viewer: int | None) -> Secrets:
     """The viewer's secrets of the game as the domain folds it from the stored events."""
     finished = loaded.finished
     match loaded.game.name:
@@ -228,23 +228,23 @@ async def post_and_check(
     assert not found, f"{live.game} command answer to seat {seat}: {found}"
 
 
-def spoiled(loaded: Loaded, seat: int) -> dict[str, Any]:
+def spoiled(loaded: LoadedGame, seat: int) -> dict[str, Any]:
     """One of the seat's legal commands with every field a huge number (a command without fields: junk)."""
     body = legal_body(loaded, seat, random.Random(0)) or {}
     fields = {key: 10**6 for key in body if key != "type"}
     return {"type": body.get("type"), **fields} if fields else {"type": 10**6}
 
 
-Stop = Callable[[Loaded], bool]
+Stop = Callable[[LoadedGame], bool]
 
 
-def basari_mid_pick(loaded: Loaded) -> bool:
+def basari_mid_pick(loaded: LoadedGame) -> bool:
     """B-6: some seats have picked, some have not."""
     state = loaded.state
     return bool(state.phase == "choose" and any(state.picked) and not all(state.picked))
 
 
-def johari_mid_play(loaded: Loaded) -> bool:
+def johari_mid_play(loaded: LoadedGame) -> bool:
     """J-10: some seats have played this round's card, some have not."""
     state = loaded.state
     if state.phase != "play":
@@ -253,7 +253,7 @@ def johari_mid_play(loaded: Loaded) -> bool:
     return any(played) and not all(played)
 
 
-def johari_prestige_mid_play(loaded: Loaded) -> bool:
+def johari_prestige_mid_play(loaded: LoadedGame) -> bool:
     """J-10 with J-18's public Prestige Cards: a seat holds some (shown to all) while another's card is still
     face down (the only secret of the moment besides the pile and Noble stack)."""
     return johari_mid_play(loaded) and any(p.prestige for p in loaded.state.players)
@@ -264,7 +264,7 @@ def later(stop: Stop, after_version: int) -> Stop:
     return lambda loaded: loaded.version > after_version and stop(loaded)
 
 
-def bazaar_bought(loaded: Loaded) -> bool:
+def bazaar_bought(loaded: LoadedGame) -> bool:
     """Z-8: a ware was bought, so a face-down card was turned up."""
     return any(loaded.state.wares[s] for s in range(len(loaded.state.players)))
 

@@ -17,9 +17,8 @@ import pytest
 from httpx_sse import ServerSentEvent, aconnect_sse
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from tests.support.client_play import create_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -46,7 +45,7 @@ async def play_one(service: GameService, game_id: str, chooser: random.Random) -
     if loaded.finished:
         return None
     seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-    command = chooser.choice(service.legal(loaded, seat))
+    command = chooser.choice(loaded.legal(seat))
     accepted = await service.execute(game_id, seat, msgspec.to_builtins(command))
     return accepted.version
 

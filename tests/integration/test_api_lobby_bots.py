@@ -17,10 +17,9 @@ from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.bots import BotRunner
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.settings import Settings
 from tests.support.accounts import account, bearer, refused
 from tests.support.databases import fresh_database

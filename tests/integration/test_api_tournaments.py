@@ -19,9 +19,8 @@ from api.app import create_app
 from domain.core import commitment
 from domain.registry import all_games
 from domain.tournament import game_seed
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.settings import Settings
 from service.signing import SignedHead, verify_head

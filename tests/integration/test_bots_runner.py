@@ -17,11 +17,10 @@ import pytest
 
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.bots import BotRunner
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame
 from tests.support.databases import fresh_database
 
@@ -141,7 +140,7 @@ async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
             break
         pending = loaded.game.pending(loaded.state)
         assert [p.seat for p in pending] == [0]  # the bot never leaves its decision pending here
-        legal = decisions(loaded.game.legal(loaded.state, 0))  # never resign
+        legal = decisions(loaded.legal(0))  # never resign
         await human.execute(game_id, 0, msgspec.to_builtins(legal[-1]))
     assert runner.moves > 0
 

@@ -18,12 +18,11 @@ import pytest
 from domain.clock import Timed, TimeOut
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.audit import Move, read_export, verify_export
 from service.clocks import from_ms
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame
 from tests.support.databases import fresh_database
 from tests.support.fake_time import FakeTime
@@ -104,7 +103,7 @@ async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyn
         (seat, start + timedelta(seconds=150), 120.0) for seat in range(3)
     ]
     now.advance(40)
-    pick = decisions(loaded.game.legal(loaded.state, 1))[0]
+    pick = decisions(loaded.legal(1))[0]
     await games.execute(game_id, 1, msgspec.to_builtins(pick))
     detail = games.detail(await games.load(game_id), 1)
     assert detail.clock is not None
@@ -129,7 +128,7 @@ async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asy
     games = service(pool, now)
     game_id = await create(games, {"decision_seconds": 10})
     loaded = await games.load(game_id)
-    pick = decisions(loaded.game.legal(loaded.state, 0))[0]
+    pick = decisions(loaded.legal(0))[0]
     now.advance(11)
     with pytest.raises(errors.RuleViolation) as refused:
         await games.execute(game_id, 0, msgspec.to_builtins(pick))
@@ -157,7 +156,7 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
         pending = [p.seat for p in loaded.game.pending(loaded.state)]
         if 0 in pending:
             now.advance(1)
-            command = decisions(loaded.game.legal(loaded.state, 0))[0]
+            command = decisions(loaded.legal(0))[0]
             await games.execute(game_id, 0, msgspec.to_builtins(command))
         else:
             clock = loaded.state.clock
@@ -167,7 +166,7 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
             await games.execute(game_id, 1, None, loaded.version, command=TimeOut())
     loaded = await games.load(game_id)
     assert loaded.finished
-    assert loaded.game.result(loaded.state).winners == (0,)
+    assert loaded.result().winners == (0,)
     types = await pool.fetch("SELECT type FROM events WHERE stream_id = $1", game_id)
     assert [row["type"] for row in types].count("seat_timed_out") == 3
     report = await games.audit(game_id)

@@ -10,9 +10,8 @@ import asyncpg
 import msgspec
 import pytest
 
-from eventstore import NewEvent, PostgresEventStore
+from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
 from service.database import OWNER_ROLE, SERVICE_ROLE
-from service.keys import GameKeys, PostgresKeyStore
 from tests.support.databases import owner_url
 
 pytestmark = pytest.mark.db

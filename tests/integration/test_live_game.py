@@ -15,10 +15,9 @@ import pytest
 
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.live import LiveMessage, follow_game, live_games, resume_after
 from service.models import CreateGame, EventOut, GameDetail, PlayerIn
 
@@ -53,7 +52,7 @@ async def play_to_end(service: GameService, game_id: str, seed: str) -> None:
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-        command = chooser.choice(decisions(service.legal(loaded, seat)))
+        command = chooser.choice(decisions(loaded.legal(seat)))
         await service.execute(game_id, seat, msgspec.to_builtins(command))
         await asyncio.sleep(0)  # let the live readers run between commands
 
@@ -123,7 +122,7 @@ async def test_the_stream_gives_what_events_gives_the_same_caller(service: GameS
             loaded = await service.load(game_id)
             seat = chooser.choice(loaded.game.pending(loaded.state)).seat
             await service.execute(
-                game_id, seat, msgspec.to_builtins(chooser.choice(decisions(service.legal(loaded, seat))))
+                game_id, seat, msgspec.to_builtins(chooser.choice(decisions(loaded.legal(seat))))
             )
         loaded, history = await service.history(game_id, 1)
         assert not loaded.finished
@@ -196,7 +195,7 @@ async def test_spectators_cost_the_database_the_same_as_one(pool: asyncpg.Pool) 
         for _ in range(commands):
             loaded = await service.load(game_id)
             seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-            command = chooser.choice(decisions(service.legal(loaded, seat)))
+            command = chooser.choice(decisions(loaded.legal(seat)))
             accepted = await service.execute(game_id, seat, msgspec.to_builtins(command))
             for stream in streams:  # every spectator has had every event before the next command
                 version = 0

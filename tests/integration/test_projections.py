@@ -14,9 +14,8 @@ import pytest
 
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import NewEvent, PostgresEventStore
+from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import GameKeys, PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
 
@@ -56,7 +55,7 @@ async def play(service: GameService, game_id: str, seed: str, moves: int | None 
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-        command = chooser.choice(decisions(service.legal(loaded, seat)))
+        command = chooser.choice(decisions(loaded.legal(seat)))
         await service.execute(game_id, seat, msgspec.to_builtins(command))
         made += 1
 
@@ -81,7 +80,7 @@ async def test_listing_follows_the_feed_to_the_result(service: GameService, live
     await live.catch_up()
     (listed,) = (await live.list_games("basari", "finished", players[0], None, None, 10)).games
     loaded = await service.load(game_id)
-    outcome = loaded.game.result(loaded.state)
+    outcome = loaded.result()
     assert listed.version == loaded.version
     assert [(r.seat, r.name, r.score, r.rank) for r in listed.result or []] == [
         (seat, players[seat], outcome.scores[seat], outcome.ranks[seat]) for seat in range(3)

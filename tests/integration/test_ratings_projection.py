@@ -13,11 +13,10 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.accounts import AccountService
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, REBUILD, GameProjection
 from service.ratings import MODEL, RatingService, initial_rating, rate, rated_identities
@@ -124,9 +123,7 @@ async def test_ratings_are_openskill_over_the_rated_games_in_finish_order(
         game_id = await finished_game(service, "basari", table, {})
         loaded = await service.load(game_id)
         before = [expected.get(name) or MODEL.rating() for name in table]
-        teams = MODEL.rate(
-            [[r] for r in before], ranks=[float(r) for r in loaded.game.result(loaded.state).ranks]
-        )
+        teams = MODEL.rate([[r] for r in before], ranks=[float(r) for r in loaded.result().ranks])
         expected.update({name: team[0] for name, team in zip(table, teams, strict=True)})
     await finished_game(service, "basari", players[:3], {}, rated=False)
     for name in players:

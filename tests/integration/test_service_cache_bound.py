@@ -7,9 +7,8 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame
 
 pytestmark = pytest.mark.db

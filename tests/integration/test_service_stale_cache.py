@@ -11,10 +11,9 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateGame
 
 pytestmark = pytest.mark.db
@@ -37,7 +36,7 @@ async def next_move(pool: asyncpg.Pool, game_id: str) -> tuple[int, dict[str, An
     """The seat to act and its first legal command that is not a purchase, on the stored state."""
     loaded = await new_service(pool).load(game_id)
     seat = loaded.game.pending(loaded.state)[0].seat
-    legal = loaded.game.legal(loaded.state, seat)
+    legal = loaded.legal(seat)
     command = next(c for c in legal if type(c).__struct_config__.tag != "buy")
     return seat, msgspec.to_builtins(command)
 

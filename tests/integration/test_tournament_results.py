@@ -11,11 +11,10 @@ import asyncpg
 import pytest
 
 from domain.registry import all_games
-from eventstore import PostgresEventStore
+from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.games import GameService
-from service.keys import PostgresKeyStore
 from service.models import CreateTournamentIn, PlayerIn
-from service.tournaments import PostgresTournamentKeyStore, TournamentResults, TournamentService
+from service.tournaments import TournamentResults, TournamentService
 from tests.support.finished_games import finish
 
 pytestmark = pytest.mark.db

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from domain.core import Command, Game, GameConfig, Rejected, Rng, fold
 from domain.registry import all_games
 from domain.resign import Resign, decisions
+from eventstore import InMemoryKeyStore
 from eventstore.memory import InMemoryEventStore
 from service import errors
 from service.games import GameService
-from service.keys import InMemoryKeyStore
 
 GAMES = all_games()
 PLAYER_COUNTS = {name: (game.min_players, game.max_players) for name, game in GAMES.items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from service.keys import GameKeys, PostgresKeyStore
+from eventstore import GameKeys, PostgresKeyStore
 
 
 class SeatingKeyStore(PostgresKeyStore):

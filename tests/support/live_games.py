@@ -14,9 +14,8 @@ import asyncpg
 import msgspec
 
 from domain.resign import decisions
-from eventstore import PostgresEventStore
-from service.games import GameService, Loaded
-from service.keys import PostgresKeyStore
+from eventstore import PostgresEventStore, PostgresKeyStore
+from service.games import GameService, LoadedGame
 from service.models import CreateGame, PlayerIn
 
 
@@ -65,24 +64,24 @@ async def play_until(
     service: GameService,
     live: LiveGame,
     chooser: random.Random,
-    stop: Callable[[Loaded], bool] = lambda _loaded: False,
+    stop: Callable[[LoadedGame], bool] = lambda _loaded: False,
     max_commands: int = 20_000,
-) -> Loaded:
+) -> LoadedGame:
     """Post random legal commands of random pending seats until ``stop`` holds or the game is over."""
     loaded = await service.load(live.game_id)
     for _ in range(max_commands):
         if loaded.finished or stop(loaded):
             return loaded
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-        command = chooser.choice(decisions(loaded.game.legal(loaded.state, seat)))
+        command = chooser.choice(decisions(loaded.legal(seat)))
         await service.execute(live.game_id, seat, msgspec.to_builtins(command))
         loaded = await service.load(live.game_id)
     raise AssertionError(f"{live.game} game {live.game_id} did not stop within {max_commands} commands")
 
 
-def legal_body(loaded: Loaded, seat: int, chooser: random.Random) -> dict[str, Any] | None:
+def legal_body(loaded: LoadedGame, seat: int, chooser: random.Random) -> dict[str, Any] | None:
     """A random legal command body of ``seat`` now (None if it has none)."""
-    options = decisions(loaded.game.legal(loaded.state, seat)) if not loaded.finished else []
+    options = decisions(loaded.legal(seat))
     if not options:
         return None
     body: dict[str, Any] = msgspec.to_builtins(chooser.choice(options))

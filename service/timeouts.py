@@ -1,0 +1,187 @@
+"""Timeouts (issue 14): the deadline index fed from the global feed, and the one clock scheduler of each process.
+
+- ``DeadlineIndex`` keeps ``clock_deadlines`` (migration 0010) caught up with the feed under its own
+  checkpoint, like every read model (``FeedFollower``): each ``clock_started`` / ``clock_stamped`` event
+  replaces its game's rows with the deadlines it carries, at that event's version. Rows survive restarts.
+- ``ClockScheduler`` (one per process, started in the app's lifespan beside the bot runner) catches the
+  index up, times out every seat whose deadline has passed, then sleeps until the earliest deadline left
+  or until any process appends (the store's change signal): it never polls game by game.
+- A timeout is ``GameService.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
+  and an idempotency key naming the decision: when several processes act on the same deadline the
+  append's version check lets exactly one in; the others get a refusal (or the first answer) and do
+  nothing. The domain (``domain/clock.py``) checks the deadline has passed and has the stand-in decide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+import msgspec
+import structlog
+
+from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
+from eventstore import EventStore, StoreError
+from service import errors
+from service.clocks import Now, from_ms, system_now
+from service.games import GameService
+from service.projections import BATCH_SIZE, FeedFollower, FeedPage
+
+__all__ = ["ClockScheduler", "DeadlineIndex", "Due", "woken_by"]
+
+log = structlog.get_logger("service.timeouts")
+
+CHECKPOINT = "clock_deadlines"
+CLOCK_EVENTS = (str(ClockStarted.__struct_config__.tag), str(ClockStamped.__struct_config__.tag))
+DUE_BATCH = 100  # deadlines acted on per pass
+IDLE_SECONDS = 5.0  # the longest sleep without a change signal (a lost signal costs at most this)
+RETRY_SECONDS = 1.0  # after a failure (the database away, a refused timeout)
+
+
+class _Seats(msgspec.Struct):
+    """The part of a clock event the index reads: every seat's clock."""
+
+    seats: list[SeatClock]
+
+
+_SEATS = msgspec.json.Decoder(_Seats)
+
+
+@dataclass(frozen=True)
+class Due:
+    """A pending decision whose deadline has passed: the game, the seat, and the version it was set at."""
+
+    game_id: str
+    seat: int
+    version: int
+    deadline: datetime
+
+
+class DeadlineIndex(FeedFollower):
+    """The ``clock_deadlines`` table: each timed game's deadlines as its latest clock event gives them."""
+
+    def __init__(self, pool: asyncpg.Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
+        super().__init__(pool, store, CHECKPOINT, BATCH_SIZE, acquire_timeout)
+
+    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
+        """Replace the rows of every game with a clock event in the batch by its last one's deadlines."""
+        latest: dict[str, tuple[int, list[SeatClock]]] = {}
+        for _, event in feed:
+            if event.type in CLOCK_EVENTS:
+                latest[event.stream_id] = (event.version, _SEATS.decode(event.data).seats)
+        if not latest:
+            return
+        await connection.execute("DELETE FROM clock_deadlines WHERE game_id = ANY($1::text[])", list(latest))
+        rows = [
+            (game_id, seat, from_ms(clock.deadline), version)
+            for game_id, (version, seats) in latest.items()
+            for seat, clock in enumerate(seats)
+            if clock.deadline is not None
+        ]
+        if rows:
+            await connection.executemany(
+                "INSERT INTO clock_deadlines (game_id, seat, deadline, version) VALUES ($1, $2, $3, $4)", rows
+            )
+
+    async def due(self, now: datetime, limit: int = DUE_BATCH) -> list[Due]:
+        """The deadlines passed at ``now``, earliest first."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT game_id, seat, version, deadline FROM clock_deadlines WHERE deadline <= $1"
+                " ORDER BY deadline LIMIT $2",
+                now,
+                limit,
+            )
+        return [Due(row["game_id"], row["seat"], row["version"], row["deadline"]) for row in rows]
+
+    async def earliest(self) -> datetime | None:
+        """The earliest deadline of all (None: no timed decision is pending)."""
+        async with self.connection() as connection:
+            earliest: datetime | None = await connection.fetchval("SELECT min(deadline) FROM clock_deadlines")
+        return earliest
+
+
+class ClockScheduler:
+    """Times out, in this process, every seat whose deadline has passed."""
+
+    def __init__(self, games: GameService, index: DeadlineIndex, now: Now = system_now) -> None:
+        self.games = games
+        self.index = index
+        self.now = now
+        self.timeouts = 0  # timeouts this scheduler had accepted (an identical earlier answer included)
+        self._tried: dict[tuple[str, int], tuple[int, float]] = {}  # refused: (version, when) per seat
+
+    async def run(self, wake: Callable[[float], Awaitable[object]]) -> None:
+        """Forever: catch the index up, act on what is due, sleep until the next deadline or ``wake``."""
+        while True:
+            try:
+                await self.index.catch_up()
+                made = await self.act()
+                # progress: the next deadlines are due at once; none: wait for a change or the earliest
+                pause = 0.0 if made else await self.pause()
+            except (StoreError, errors.ServiceError, asyncpg.PostgresError, OSError) as failure:
+                log.warning("clocks_paused", error=type(failure).__name__)
+                pause = RETRY_SECONDS
+            await wake(pause)
+
+    async def pause(self) -> float:
+        """Seconds until the earliest deadline (at most ``IDLE_SECONDS``; ``RETRY_SECONDS`` if it is past)."""
+        earliest = await self.index.earliest()
+        if earliest is None:
+            return IDLE_SECONDS
+        left = (earliest - self.now()).total_seconds()
+        # one already due was just refused: the index catches up with the next append's signal
+        return RETRY_SECONDS if left <= 0 else min(left, IDLE_SECONDS)
+
+    async def act(self) -> int:
+        """Time out every seat whose deadline has passed; the timeouts this process got accepted."""
+        made = 0
+        for due in await self.index.due(self.now()):
+            key = (due.game_id, due.seat)
+            tried = self._tried.get(key)
+            if tried is not None and tried[0] == due.version and time.monotonic() - tried[1] < RETRY_SECONDS:
+                continue  # refused for this decision a moment ago: the index has not caught up yet
+            try:
+                await self.games.execute(
+                    due.game_id,
+                    due.seat,
+                    None,
+                    if_match=due.version,
+                    idempotency_key=f"clock-v{due.version}-s{due.seat}",
+                    command=TimeOut(),
+                )
+            except errors.ServiceError as refused:
+                # another process timed it out first, or the seat answered: the index will move on
+                self._tried[key] = (due.version, time.monotonic())
+                log.info("timeout_refused", game_id=due.game_id, seat=due.seat, code=refused.code)
+                continue
+            except StoreError:
+                raise
+            except Exception:  # a bug must not stop every other game's clock: retry this one later
+                self._tried[key] = (due.version, time.monotonic())
+                log.exception("timeout_failed", game_id=due.game_id, seat=due.seat)
+                continue
+            self._tried.pop(key, None)
+            made += 1
+            self.timeouts += 1
+            log.info("seat_timed_out", game_id=due.game_id, seat=due.seat, version=due.version)
+        if len(self._tried) > 10 * DUE_BATCH:
+            self._tried.clear()
+        return made
+
+
+def woken_by(
+    wait: Callable[[float], Awaitable[bool]], debounce: float = 0.05
+) -> Callable[[float], Awaitable[None]]:
+    """The scheduler's sleep: until ``wait`` signals an append (then a short pause so a burst of appends is
+    indexed in one pass) or the timeout passes."""
+
+    async def wake(seconds: float) -> None:
+        if await wait(seconds):
+            await asyncio.sleep(debounce)
+
+    return wake
