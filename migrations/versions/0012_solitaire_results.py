@@ -8,13 +8,13 @@ The rows of finished solitaire games already projected are filled from their eve
 ``solitaire_solved``, else unsolved); a rebuild of the projections computes the same.
 
 Revision ID: 0012_solitaire_results
-Revises: 0013_server_bot_accounts
+Revises: 0010_clock_deadlines
 """
 
 from alembic import op
 
 revision = "0012_solitaire_results"
-down_revision = "0013_server_bot_accounts"
+down_revision = "0010_clock_deadlines"
 branch_labels = None
 depends_on = None
 
