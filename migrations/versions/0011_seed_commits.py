@@ -8,13 +8,13 @@
   stream's creation metadata; filled in for the games listed already.
 
 Revision ID: 0011_seed_commits
-Revises: 0013_server_bot_accounts
+Revises: 0012_solitaire_results
 """
 
 from alembic import op
 
 revision = "0011_seed_commits"
-down_revision = "0013_server_bot_accounts"
+down_revision = "0012_solitaire_results"
 branch_labels = None
 depends_on = None
 
