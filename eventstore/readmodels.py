@@ -6,7 +6,7 @@ Table names are fixed here, never user input.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 
 @dataclass(frozen=True)
@@ -34,14 +34,7 @@ LIVE = Tables(
     rated="rated_games",
     checkpoint="games",
 )
-REBUILD = Tables(
-    listing="game_listing_rebuild",
-    players="player_games_rebuild",
-    results="game_results_rebuild",
-    ratings="ratings_rebuild",
-    rated="rated_games_rebuild",
-    checkpoint="games_rebuild",
-)
+REBUILD = Tables(*(f"{name}_rebuild" for name in astuple(LIVE)))  # the twins a rebuild projects into
 
 CHECKPOINT = "SELECT tx, position FROM projection_checkpoints WHERE name = $1"
 # The projectors of a checkpoint take turns on a transaction-scoped advisory lock named after it, not on

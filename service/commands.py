@@ -16,7 +16,14 @@ import structlog
 
 from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl
-from eventstore import CommandRecord, ConcurrencyConflict, GameKeys, IdempotencyMismatch, StreamExists
+from eventstore import (
+    AppendResult,
+    CommandRecord,
+    ConcurrencyConflict,
+    GameKeys,
+    IdempotencyMismatch,
+    StreamExists,
+)
 from service import errors
 from service.audit import chain_key, encode_move
 from service.clocks import Now, system_now, time_control, timed
@@ -70,6 +77,45 @@ def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -
     if len(set(names)) != len(names):
         raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
     return names
+
+
+def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[str], tuple[str, ...]]:
+    """The seats' tokens for the answer and their hashes to keep: new tokens, or the hashes given (tournament
+    and lobby games, whose answer then carries no tokens)."""
+    if token_hashes is not None:
+        return ["" for _ in range(seats)], tuple(token_hashes)
+    tokens = [new_token() for _ in range(seats)]
+    return tokens, tuple(hash_token(t) for t in tokens)
+
+
+def creation_metadata(
+    request: CreateGame, config: GameConfig, levels: list[str | None], commitment: str, tournament: str | None
+) -> dict[str, Any]:
+    """The stream's creation metadata: seats, options, seed commitment (to the seed, or to a commit-reveal
+    seed's server half), bots, tournament and rating."""
+    metadata: dict[str, Any] = {
+        "players": list(config.players),
+        "options": msgspec.to_builtins(config.options),
+        "seed_commitment": commitment,
+        "bots": [bool(player.bot) for player in request.players],
+        "bot_levels": levels,
+        "server_bots": any(levels),
+        "tournament": tournament,
+        "rated": request.rated,
+        "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
+        # a seed the client chose (never in a rated game) is shown as such: it may be guessable
+        "seed_chosen": request.seed is not None and tournament is None,
+    }
+    if config.clock is not None:  # part of the set-up an audit re-derives (issue 14)
+        metadata["clock"] = msgspec.to_builtins(config.clock)
+    return metadata
+
+
+def key_reused() -> errors.RuleViolation:
+    """An Idempotency-Key sent again with another command."""
+    return errors.RuleViolation(
+        "idempotency_key_reused", "this Idempotency-Key was used with another command"
+    )
 
 
 def request_hash(seat: int, command: Command) -> str:
@@ -149,12 +195,7 @@ class GameCommands:
         seed = mix.seed if mix is not None else request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
-        if token_hashes is not None:
-            seat_tokens = ["" for _ in names]
-            hashes = tuple(token_hashes)
-        else:
-            seat_tokens = [new_token() for _ in names]
-            hashes = tuple(hash_token(t) for t in seat_tokens)
+        seat_tokens, hashes = seat_credentials(len(names), token_hashes)
         existing = None if game_id is None else await self.loader.keys.get(game_id)
         game_id = game_id or str(uuid.uuid4())
         if existing is None:
@@ -163,25 +204,11 @@ class GameCommands:
             seed = existing.seed
         opening = game.setup(config, Rng(seed, "setup"))
         commitment = seed_commitment(mix.server_seed if mix is not None else seed)
-        metadata = {
-            "players": names,
-            "options": msgspec.to_builtins(config.options),
-            "seed_commitment": commitment,
-            "bots": [bool(player.bot) for player in request.players],
-            "bot_levels": levels,
-            "server_bots": any(levels),
-            "tournament": tournament,
-            "rated": request.rated,
-            "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
-            # a seed the client chose (never in a rated game) is shown as such: it may be guessable
-            "seed_chosen": request.seed is not None and tournament is None,
-        }
+        metadata = creation_metadata(request, config, levels, commitment, tournament)
         if accounts is not None:
             metadata["accounts"] = accounts
         if mix is not None:  # the seed is SeedMix(server half revealed at the end, these entropies).seed
             metadata["seed_entropies"] = list(mix.entropies)
-        if config.clock is not None:  # part of the set-up an audit re-derives (issue 14)
-            metadata["clock"] = msgspec.to_builtins(config.clock)
         if duplicate_round is not None:
             metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
@@ -285,13 +312,9 @@ class GameCommands:
                 loaded, stored = await self.loader.load(game_id), True
                 continue
             except IdempotencyMismatch:
-                raise errors.RuleViolation(
-                    "idempotency_key_reused", "this Idempotency-Key was used with another command"
-                ) from None
+                raise key_reused() from None
             if result.replayed is not None:
                 return await self._replay(game_id, result.replayed, fingerprint)
-            head = result.events[-1].hash if result.events else loaded.head
-            self.loader.remember(game_id, result.version, new_state, loaded.info, head)
             log.info(
                 "command_accepted",
                 game_id=game_id,
@@ -299,16 +322,25 @@ class GameCommands:
                 command=command.__struct_config__.tag,
                 version=result.version,
             )
-            signed = self.queries.signed_head(game_id, result.version, head, loaded.info, finished_now)
-            if finished_now and not await self.loader.sealed(loaded.info):
-                # the game just ended: every event is public now, so answer with the whole events
-                return CommandAccepted(
-                    version=accepted.version,
-                    events=[self.queries.envelope(loaded.game, r, seat, public=True) for r in result.events],
-                    head=signed,
-                )
-            return msgspec.structs.replace(accepted, head=signed)
+            return await self._answer(loaded, seat, accepted, new_state, result)
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
+
+    async def _answer(
+        self, loaded: LoadedGame, seat: int, accepted: CommandAccepted, state: Any, result: AppendResult
+    ) -> CommandAccepted:
+        """Remember the appended state and answer with the signed head; the events whole if the game just
+        ended (every event is public then), else as the seat may see them."""
+        head = result.events[-1].hash if result.events else loaded.head
+        self.loader.remember(loaded.game_id, result.version, state, loaded.info, head)
+        finished = bool(loaded.game.is_over(state))
+        signed = self.queries.signed_head(loaded.game_id, result.version, head, loaded.info, finished)
+        if finished and not await self.loader.sealed(loaded.info):
+            return CommandAccepted(
+                version=accepted.version,
+                events=[self.queries.envelope(loaded.game, r, seat, public=True) for r in result.events],
+                head=signed,
+            )
+        return msgspec.structs.replace(accepted, head=signed)
 
     def _decide(
         self, loaded: LoadedGame, seat: int, command: Command
@@ -344,9 +376,7 @@ class GameCommands:
         """The first answer to an idempotent retry (422 if the key came with another command), with the head
         it produced signed again (the answer was stored before its events were hashed)."""
         if record.request_hash != fingerprint:
-            raise errors.RuleViolation(
-                "idempotency_key_reused", "this Idempotency-Key was used with another command"
-            )
+            raise key_reused()
         answer = msgspec.json.decode(record.response, type=CommandAccepted)
         if answer.head is not None or self.queries.signer is None:
             return answer

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -36,6 +36,10 @@ class ClockIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     bank_seconds: int | None = None
     days_per_decision: int | None = None
     max_timeouts: int = 3
+
+
+TOURNAMENT_CLOCK: Final = ClockIn(decision_seconds=60, bank_seconds=600)
+"""A tournament's clock unless it chooses another (or none): a minute a decision plus a ten-minute bank."""
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -365,7 +369,8 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     Players are either all ``{name}`` (each gets a player token, as a hot-seat seat does) or accounts:
     ``{account: "me"}`` (the organizer's account plays) and ``{invite: "<account>"}``; with ``open: true``
     any account may register itself too. An account tournament registers players until its first round
-    is seated."""
+    is seated. Every game gets the tournament's clock: ``clock``, by default ``TOURNAMENT_CLOCK``;
+    ``untimed: true`` for none."""
 
     name: str
     game: str
@@ -376,6 +381,8 @@ class CreateTournamentIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     duplicate: bool = False
     seed: str | None = None
     open: bool = False
+    clock: ClockIn | None = None  # None: the tournament default (TOURNAMENT_CLOCK), unless ``untimed``
+    untimed: bool = False  # games without a clock
 
 
 class PlayerNameIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -42,9 +42,18 @@ from domain.tournament import (
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service import errors
 from service.accounts import Account, AccountService
+from service.clocks import system_now, time_control
 from service.games import GameService, LoadedGame, new_event
 from service.lobby import seat_kind
-from service.models import CreateGame, CreateTournamentIn, PlayerIn, PlayerToken, TournamentCreatedOut
+from service.models import (
+    TOURNAMENT_CLOCK,
+    ClockIn,
+    CreateGame,
+    CreateTournamentIn,
+    PlayerIn,
+    PlayerToken,
+    TournamentCreatedOut,
+)
 from service.projections import FeedFollower, FeedPage, last_events
 from service.registrations import INVITED, JOINED, Closing, Registration, Registrations
 from service.signing import SignedHead
@@ -209,6 +218,19 @@ class TournamentService:
         if request.seed is not None and (not request.seed or len(request.seed) > 200):
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
 
+    @staticmethod
+    def _clock(request: CreateTournamentIn) -> dict[str, Any] | None:
+        """The clock of every game of the tournament: the one chosen, else ``TOURNAMENT_CLOCK``; none when
+        ``untimed`` (422 ``bad_clock`` for a clock the service does not offer, or both)."""
+        if request.untimed:
+            if request.clock is not None:
+                raise errors.RuleViolation("bad_clock", "a tournament is either untimed or has a clock")
+            return None
+        choice = request.clock or TOURNAMENT_CLOCK
+        time_control(choice, system_now())  # validates it
+        clock: dict[str, Any] = msgspec.to_builtins(choice)
+        return clock
+
     def _creation(self, request: CreateTournamentIn, names: tuple[str, ...], seed: str) -> list[Event]:
         """The tournament's creation events for these players and this (committed) seed (422 for anything
         the rules refuse)."""
@@ -225,6 +247,7 @@ class TournamentService:
             options=options,
             duplicate=request.duplicate,
             seed=seed,
+            clock=self._clock(request),
         )
         return self._decide(TOURNAMENT.initial(), command, Rng(seed, "create"))
 
@@ -415,6 +438,7 @@ class TournamentService:
                 seed=table.seed,
                 options=state.options,
                 rated=bool(metadata.get("rated")),
+                clock=None if state.clock is None else msgspec.convert(state.clock, ClockIn),
             )
             hashes = [keys.hash_of(name) for name in table.players]
             # a duplicate round's tables share one deal: each keeps its secrets until all have finished

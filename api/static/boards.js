@@ -9,7 +9,7 @@ const gem = (colour, count, label) =>
 /** Coloured chips for {colour: count}, with a readable label for screen readers. */
 export function chips(counts, order) {
   const colours = order || Object.keys(counts || {});
-  return el("span", { class: "chips", "aria-label": amounts(counts) },
+  return el("span", { class: "chips", role: "group", "aria-label": amounts(counts) },
     colours.filter((c) => (counts || {})[c] !== undefined).map((c) => gem(c, counts[c])));
 }
 
@@ -20,7 +20,7 @@ const marker = (player, viewer) => (player.seat === viewer ? " (you)" : "");
 // ---------------------------------------------------------------- Basari
 function basariCard(card, caption) {
   if (!card) return el("div", { class: "card empty" }, caption || "no card");
-  return el("div", { class: "card basari-card", "aria-label": `${caption ? caption + ": " : ""}card ${card.id}, ${card.workers} workers, ${card.points} points, gems ${amounts(card.gems)}` },
+  return el("div", { class: "card basari-card", role: "group", "aria-label": `${caption ? caption + ": " : ""}card ${card.id}, ${card.workers} workers, ${card.points} points, gems ${amounts(card.gems)}` },
     el("div", { class: "card-top" }, el("span", { class: "workers", title: "workers" }, `${card.workers} worker${card.workers === 1 ? "" : "s"}`), el("span", { class: "points" }, `${card.points}★`)),
     chips(card.gems, ["red", "yellow", "green", "blue"]),
     caption ? el("div", { class: "caption" }, caption) : null);
@@ -40,7 +40,7 @@ function basari(view, names) {
       el("div", { class: "row" }, fact("Points", p.points), fact("Workers", p.workers), fact("B bonus", p.action_b_this_stage)),
       el("div", {}, el("span", { class: "muted" }, "Gems "), chips(p.gems, order)),
       el("div", { class: "row" }, basariCard(p.current_card, "this round"),
-        el("div", { class: "pick", "aria-label": "action pick" },
+        el("div", { class: "pick", role: "group", "aria-label": "action pick" },
           p.action ? el("span", { class: "action-badge" }, p.action) : view.phase === "choose" ? el("span", { class: "muted" }, p.picked ? "picked (hidden)" : "choosing…") : null)),
       p.cards.length ? el("details", {}, el("summary", {}, `${p.cards.length} cards collected`),
         el("div", { class: "row wrap" }, p.cards.map((c) => basariCard(c)))) : null))));
@@ -63,7 +63,7 @@ function basari(view, names) {
 const BAZAAR_ORDER = ["red", "blue", "green", "yellow", "white"];
 function ware(w, caption) {
   if (!w) return el("div", { class: "card empty" }, caption || "sold out");
-  return el("div", { class: "card ware", "aria-label": `${caption ? caption + ": " : ""}ware ${w.id}${w.star ? " with a star" : ""}, costs ${amounts(w.stones)}` },
+  return el("div", { class: "card ware", role: "group", "aria-label": `${caption ? caption + ": " : ""}ware ${w.id}${w.star ? " with a star" : ""}, costs ${amounts(w.stones)}` },
     el("div", { class: "card-top" }, el("span", {}, `ware ${w.id}`), w.star ? el("span", { class: "points" }, "★") : null),
     chips(w.stones, BAZAAR_ORDER), caption ? el("div", { class: "caption" }, caption) : null);
 }
@@ -108,7 +108,7 @@ function jcard(lookup, id) {
   const c = lookup.byId.get(id);
   const colour = c ? (c.kind === "gem" ? c.colour : c.kind) : "unknown";
   const face = !c ? "?" : c.kind === "gem" ? "◆".repeat(c.gems) : c.kind === "gold" ? `${c.gold}g` : `${c.prestige ?? c.points ?? "?"}p`;
-  return el("span", { class: `jcard c-${colour}${c && c.fake ? " fake" : ""}`, title: describeJohariCard(c), "aria-label": describeJohariCard(c) }, face, c && c.fake ? el("span", { class: "fake-mark", "aria-hidden": "true" }, "✗") : null);
+  return el("span", { class: `jcard c-${colour}${c && c.fake ? " fake" : ""}`, title: describeJohariCard(c), role: "img", "aria-label": describeJohariCard(c) }, face, c && c.fake ? el("span", { class: "fake-mark", "aria-hidden": "true" }, "✗") : null);
 }
 
 function johari(view, names, components) {
@@ -120,7 +120,7 @@ function johari(view, names, components) {
     view.turn ? fact("Acting", `${who(view.turn.seat)}: ${view.turn.action} (${view.turn.stage.replaceAll("_", " ")})`) : null);
   const places = Object.entries(view.market);
   const market = section("Market", el("div", { class: "market" }, places.map(([place, cards]) =>
-    el("div", { class: `place ${place.startsWith("store") ? "store" : "booth"}`, "aria-label": `${place.replace("_", " ")}: ${cards.length} cards` },
+    el("div", { class: `place ${place.startsWith("store") ? "store" : "booth"}`, role: "group", "aria-label": `${place.replace("_", " ")}: ${cards.length} cards` },
       el("div", { class: "caption" }, place.replace("store_", "store ").replace(/booth_(\d)/, (_, n) => `booth ${Number(n) + 1}`)),
       el("div", { class: "cards" }, cards.length ? cards.map((id) => jcard(lookup, id)) : el("span", { class: "muted" }, "empty"))))));
   const nobles = section("Nobles", el("ol", { class: "noble-track", reversed: true }, ["5", "4", "3", "2", "1"].map((space) => {
@@ -132,20 +132,20 @@ function johari(view, names, components) {
   // J-11: the gold track has two rows; a token changes row when its player's turn in the round comes
   const max = components.gold_max;
   const rowOf = (p) => p.gold_row || (p.acted ? "bottom" : "top");
-  const rows = ["top", "bottom"].map((row) => el("div", { class: "gold-row", "aria-label": `gold track, ${row} row` },
+  const rows = ["top", "bottom"].map((row) => el("div", { class: "gold-row", role: "group", "aria-label": `gold track, ${row} row` },
     el("span", { class: "row-name" }, row),
     el("div", { class: "track" }, Array.from({ length: max + 1 }, (_, g) => {
       const here = view.players.filter((p) => p.gold === g && rowOf(p) === row);
       return el("span", { class: `space${g % 5 === 0 ? " five" : ""}`, title: `${g} gold` }, g % 5 === 0 ? el("span", { class: "num" }, g) : null,
-        here.map((p) => el("span", { class: `token t${p.seat}`, "aria-label": `${p.name}: ${g} gold` }, p.name[0])));
+        here.map((p) => el("span", { class: `token t${p.seat}`, role: "img", "aria-label": `${p.name}: ${g} gold` }, p.name[0])));
     }))));
-  const gold = section("Gold track", el("div", { class: "gold-track" }, rows));
+  const gold = section("Gold track", el("div", { class: "gold-track", tabindex: 0, role: "group", "aria-label": "gold track, scrolls sideways" }, rows));
   const players = section("Players", el("div", { class: "players" }, view.players.map((p) =>
     el("article", { class: `player${p.seat === view.viewer ? " me" : ""}`, "aria-label": `${p.name}${marker(p, view.viewer)}` },
       el("h4", {}, el("span", { class: `token t${p.seat}`, "aria-hidden": "true" }, p.name[0]), ` ${p.name}${marker(p, view.viewer)}`),
       el("div", { class: "row" }, fact("Gold", p.gold), fact("Prestige cards", p.prestige_count ?? (p.prestige_cards || []).length), p.protected ? fact("Protected", "yes") : null),
       el("div", {}, el("span", { class: "muted" }, "Prestige tokens "), chips(p.gem_tokens, components.colours)),
-      el("div", {}, el("span", { class: "muted" }, "Slots "), p.slots.map((s, i) => el("span", { class: "slot", "aria-label": `slot ${i + 1}: ${s || "empty"}` }, s === "hidden" ? "?" : s || "·"))),
+      el("div", {}, el("span", { class: "muted" }, "Slots "), p.slots.map((s, i) => el("span", { class: "slot", role: "img", "aria-label": `slot ${i + 1}: ${s || "empty"}` }, s === "hidden" ? "?" : s || "·"))),
       el("div", {}, el("span", { class: "muted" }, "Display "), p.display.length ? p.display.map((id) => jcard(lookup, id)) : el("span", { class: "muted" }, "empty")),
       p.prestige_cards && p.prestige_cards.length ? el("div", {}, el("span", { class: "muted" }, "Prestige "), p.prestige_cards.map((id) => jcard(lookup, id))) : null,
       p.trade_card.length ? el("div", {}, el("span", { class: "muted" }, "Trade card "), p.trade_card.map((id) => jcard(lookup, id))) : null,

@@ -54,13 +54,20 @@ async function drawLobby(me) {
           ? el("span", { class: "muted" }, "you are seated; waiting for players")
           : el("button", { type: "button", class: "join", onclick: () => join(g.game_id) }, `Join ${titles[g.game] || g.game} by ${g.creator || "?"}`))))
     : el("p", {}, "No game is waiting for players.");
-  const open = el("button", { type: "button", id: "open-table" }, "Open a table with the game and seat count above");
+  const open = el("button", { type: "button", id: "open-table" }, "Open a table with the game and seats above");
   open.addEventListener("click", async () => {
     const game = document.getElementById("new-game-kind").value;
-    const count = document.querySelectorAll("#new-game-seats input").length;
-    const players = [{ account: "me" }, ...Array.from({ length: count - 1 }, () => ({ open: true }))];
-    try { await api("/v1/games", { method: "POST", body: { game, players } }); await drawLobby(me); }
-    catch (failure) { error.textContent = `Could not open a table: ${failure.message}`; }
+    // you take the first seat; a seat "played by" a bot above gets the server's bot, the others are open
+    const rows = [...document.querySelectorAll("#new-game-seats .seat-row")].slice(1);
+    const players = [{ account: "me" }, ...rows.map((row) => {
+      const bot = row.querySelector("select").value;
+      return bot ? { bot } : { open: true };
+    })];
+    try {
+      const created = await api("/v1/games", { method: "POST", body: { game, players } });
+      if (created.status === "active") location.href = `/games/${created.game_id}`; // only bots to wait for
+      else await drawLobby(me);
+    } catch (failure) { error.textContent = `Could not open a table: ${failure.message}`; }
   });
   const mine = await api("/v1/me/games?limit=20");
   const games = mine.games.filter((g) => g.status === "active" || g.status === "waiting");

@@ -33,6 +33,7 @@ class CreateTournament(Command, frozen=True, kw_only=True, tag="create_tournamen
     options: dict[str, Any] | None = None  # the game's options, already validated by the service
     duplicate: bool = False
     seed: str | None = None  # None: drawn from the Rng handed to ``decide``
+    clock: dict[str, Any] | None = None  # every game's clock choice, validated by the service (None: untimed)
 
 
 class SeatNextRound(Command, frozen=True, kw_only=True, tag="seat_next_round"):

@@ -45,6 +45,7 @@ class TournamentCreated(Event, frozen=True, kw_only=True, tag="tournament_create
     options: dict[str, Any] | None = None
     duplicate: bool = False
     table_size: int | None = None  # the requested table size (None: the game's maximum), for later rounds
+    clock: dict[str, Any] | None = None  # the clock every game of the tournament is created with (None: none)
     seed: str  # secret until the tournament is completed
 
 

@@ -42,6 +42,7 @@ def evolve(state: State, event: Event) -> State:
                 options=event.options,
                 duplicate=event.duplicate,
                 table_size=event.table_size,
+                clock=event.clock,
                 seed=event.seed,
             )
         case RoundSeated(round=number, tables=tables):

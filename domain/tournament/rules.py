@@ -144,6 +144,7 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
             options=command.options,
             duplicate=command.duplicate,
             table_size=command.table_size,
+            clock=command.clock,
             seed=seed,
         )
     ]

@@ -55,6 +55,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     options: dict[str, Any] | None = None
     duplicate: bool = False
     table_size: int | None = None  # requested at creation (None: the game's maximum)
+    clock: dict[str, Any] | None = None  # every game's clock choice (None: untimed)
     seed: str = ""
     rounds: tuple[RoundState, ...] = ()  # seated rounds, round 1 first
     completed: bool = False

@@ -71,6 +71,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     withdrawn: tuple[str, ...]  # in order of withdrawal
     entered: tuple[str, ...]  # the late entries
     options: dict[str, Any] | None
+    clock: dict[str, Any] | None  # the clock of every game (null: untimed)
     schedule: tuple[RoundView, ...]
     seed_commitment: str  # SHA-256 of the tournament's seed, hex: public from creation
     seed: str | None  # the seed itself once the tournament is completed (every seating re-derivable)
@@ -132,6 +133,7 @@ def overview(state: State) -> TournamentView:
         withdrawn=state.withdrawn,
         entered=state.entered,
         options=state.options,
+        clock=state.clock,
         schedule=tuple(round_view(rnd) for rnd in state.rounds),
         seed_commitment=commitment(state.seed),
         seed=state.seed if state.completed else None,

@@ -41,9 +41,22 @@ async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, w
     await page.wait_for_selector("#signed-in-as")
 
     await page.select_option("#new-game-kind", "johari")
-    while await page.locator("#new-game-seats input").count() > 2:
+    while await page.locator("#new-game-seats .seat-row").count() > 2:
         await page.click("#remove-seat")
+    # a table whose other seat is the server's bot starts at once: the page goes to it, the account seated
+    await page.select_option("#seat-by-1", "greedy")
     await page.click("#open-table")
+    await page.wait_for_url("**/games/*")
+    await page.wait_for_function("document.getElementById('play-as')?.value === '0'")
+    assert "your account" in (await page.text_content("#play-as") or "")
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        against_bot = (await http.get(page.url.replace("/games/", "/v1/games/"))).json()
+    assert against_bot["status"] == "active" and [s["bot"] for s in against_bot["seats"]] == [False, True]
+    await page.goto("/")
+    await page.select_option("#new-game-kind", "johari")
+    while await page.locator("#new-game-seats .seat-row").count() > 2:
+        await page.click("#remove-seat")
+    await page.click("#open-table")  # seat 2 played by a person: an open seat, waiting in the lobby
     await page.wait_for_selector("#lobby-games li >> text=you are seated")
     await screenshot(page, "home-lobby")
 

@@ -1,22 +1,23 @@
-"""A person plays a whole game of each game by clicking on its page (issue 15): they create it on the home
-page, sit down with their seat token, and decide with the controls built from ``legal``; the other seats
-are played over the API at the same time, and the page follows them live."""
+"""A person plays a whole game of each game by clicking on its page, against the server's bots (issue 15):
+the game is created with the other seats played by the server's bots (greedy and random), the person sits
+down with their seat token and decides with the controls built from ``legal``; the bots answer on their
+own, and the page follows them live."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.browser.clicking import click_until_over, play_other_seats
+from tests.browser.clicking import click_until_over
 from tests.browser.conftest import Visit, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
 PLAYERS = {"basari": 3, "bazaar": 2, "johari": 2}
+BOTS = [{"bot": "greedy", "name": "Max"}, {"bot": "random", "name": "Sarah"}]  # the server plays these seats
 
 
 @pytest.mark.parametrize("game", ["basari", "bazaar", "johari"])
@@ -26,10 +27,7 @@ async def test_a_person_plays_a_whole_game_by_clicking(visit: Visit, web: str, g
         created = (
             await http.post(
                 "/v1/games",
-                json={
-                    "game": game,
-                    "players": [{"name": n} for n in ["Hanna", "Max", "Sarah"][: PLAYERS[game]]],
-                },
+                json={"game": game, "players": [{"name": "Hanna"}, *BOTS[: PLAYERS[game] - 1]]},
             )
         ).json()
     game_id = created["game_id"]
@@ -42,25 +40,18 @@ async def test_a_person_plays_a_whole_game_by_clicking(visit: Visit, web: str, g
     await page.click("#seat-token-form button")
     await page.wait_for_function("document.getElementById('play-as')?.value === '0'")
 
-    others = asyncio.create_task(
-        play_other_seats(web, game_id, {s: t for s, t in tokens.items() if s != 0}, game, seed=game)
-    )
     marks = {1: "start", 10: "early", 40: "middle"}
 
     async def shots(clicks: int) -> None:
         if clicks in marks:
             await screenshot(page, f"{game}-{marks[clicks]}")
 
-    try:
-        clicks = await click_until_over(page, web, game_id, tokens[0], game, random.Random(game), shots)
-    except BaseException:
-        others.cancel()
-        raise
-    await asyncio.wait_for(others, 60)  # the other seats see the end and stop
+    clicks = await click_until_over(page, web, game_id, tokens[0], game, random.Random(game), shots)
     await screenshot(page, f"{game}-end")
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         final: dict[str, Any] = (await http.get(f"/v1/games/{game_id}")).json()
     assert final["status"] == "finished"
+    assert [seat["bot"] for seat in final["seats"]] == [False] + [True] * (PLAYERS[game] - 1)
     assert clicks > 5, "Hanna made her decisions by clicking"
     board = await page.text_content("#board")
     assert "over" in board.lower()

@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from service.settings import Settings
-from tests.integration.test_api_tournaments import NAMES, assert_problem, bearer, create
+from tests.integration.test_api_tournaments import NAMES, assert_problem, bearer, create, tournament_body
 from tests.support.client_play import play_existing
 
 pytestmark = pytest.mark.db
@@ -250,3 +250,48 @@ async def test_adjudication_records_the_current_standing_and_closes_the_round(
     # the game may still be played out; its end changes nothing
     await mine.play(stuck)
     assert await mine.get("/results") == results
+
+
+async def test_tournament_games_get_the_tournaments_clock_by_default(client: AsyncTestClient[Any]) -> None:
+    mine = await organizer(client, seed="clocked")
+    assert (await mine.get())["clock"] == {
+        "decision_seconds": 60,
+        "bank_seconds": 600,
+        "days_per_decision": None,
+        "max_timeouts": 3,
+    }
+    table = (await mine.seat())["tables"][0]
+    clock = (await client.get(f"/v1/games/{table['game_id']}")).json()["clock"]
+    assert (clock["decision_seconds"], clock["bank_seconds"], clock["max_timeouts"]) == (60, 600, 3)
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"clock": {"days_per_decision": 2, "max_timeouts": 1}}, (2, 1)),
+        ({"untimed": True}, None),
+    ],
+)
+async def test_a_tournament_chooses_its_games_clock_or_none(
+    client: AsyncTestClient[Any], changes: dict[str, Any], expected: tuple[int, int] | None
+) -> None:
+    mine = await organizer(client, **changes)
+    table = (await mine.seat())["tables"][0]
+    clock = (await client.get(f"/v1/games/{table['game_id']}")).json()["clock"]
+    if expected is None:
+        assert clock is None and (await mine.get())["clock"] is None
+    else:
+        assert (clock["days_per_decision"], clock["max_timeouts"]) == expected
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"clock": {"decision_seconds": 0}},
+        {"clock": {"bank_seconds": 10}},
+        {"clock": {"decision_seconds": 5}, "untimed": True},
+    ],
+)
+async def test_a_bad_tournament_clock_is_422(client: AsyncTestClient[Any], changes: dict[str, Any]) -> None:
+    response = await client.post("/v1/tournaments", json={**tournament_body(), **changes})
+    assert_problem(response, 422, "bad_clock")
