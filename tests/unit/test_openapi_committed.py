@@ -104,7 +104,8 @@ def test_every_operation_offers_to_the_accept_check_what_it_documents() -> None:
     checked = 0
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
-            name = handler.operation_id if isinstance(handler.operation_id, str) else None
+            operation_id = handler.operation_id
+            name = operation_id if isinstance(operation_id, str) else None
             if name not in documented or not route.path.startswith("/v1/"):
                 continue
             offered = set(handler.opt.get(OFFERS, (JSON,)))
