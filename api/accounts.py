@@ -88,7 +88,9 @@ class AccountsController(Controller):
         """A new token, shown only here; the one used for this request stops working at once."""
         token = bearer_token(request)
         if token is None:
-            raise errors.Unauthorized("token_required", "this needs 'Authorization: Bearer <account token>'")
+            raise errors.Unauthorized(
+                "token_required", 'this needs an "Authorization: Bearer <account token>" header'
+            )
         account, fresh = await accounts_of(state).rotate(token)
         return AccountToken(name=account.name, token=fresh)
 
@@ -97,5 +99,7 @@ class AccountsController(Controller):
         """The token stops working at once and the account has none (a new sign-up is a new account)."""
         token = bearer_token(request)
         if token is None:
-            raise errors.Unauthorized("token_required", "this needs 'Authorization: Bearer <account token>'")
+            raise errors.Unauthorized(
+                "token_required", 'this needs an "Authorization: Bearer <account token>" header'
+            )
         await accounts_of(state).revoke(token)

@@ -7,10 +7,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
-from litestar import Controller, Litestar
+from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
-from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
@@ -20,6 +19,7 @@ from api.contract import publish
 from api.error_pages import HtmlErrorPages
 from api.formats import refuse_unacceptable, vary_on_accept
 from api.games import GamesController
+from api.head import head_without_body
 from api.lobby import LobbyController
 from api.me_stream import MeStreamController
 from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
@@ -60,7 +60,8 @@ def openapi_config() -> OpenAPIConfig:
         description=(
             "Event-sourced reference server for Basari, Sid Sackson's Bazaar and Johari. Every move is an "
             "immutable event; views, legal moves, histories, score sheets and audits for any HTTP client. "
-            "Authorization: Bearer <seat token> acts as a seat; no token is a spectator."
+            "Authorization: Bearer <seat token> acts as a seat; no token is a spectator. Every GET operation "
+            "also answers HEAD: the same status and headers, no body (not listed as operations of its own)."
         ),
         path="/schema",
         render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
@@ -184,7 +185,6 @@ def create_app(
         PagesController,
         static_files(),
     ]
-    answer_head_too(route_handlers)
     app = Litestar(
         route_handlers=route_handlers,
         lifespan=[lifespan],
@@ -217,31 +217,8 @@ def create_app(
         after_request=vary_on_accept,
         debug=False,
     )
+    # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
+    app.asgi_handler = head_without_body(app.asgi_handler)
     describe_responses(app)
     publish(app, all_games())
     return app
-
-
-def answer_head_too(controllers: list[Any]) -> None:
-    """Every GET operation also answers HEAD (RFC 9110 9.3.2): the same status and headers, no body.
-
-    Litestar routes HEAD only to handlers declared for it; declaring it beside GET on each handler is done
-    here once for all. The server (uvicorn) sends no body for HEAD; the OpenAPI document lists GET only.
-    """
-    for controller in controllers:
-        if not (isinstance(controller, type) and issubclass(controller, Controller)):
-            continue  # routers (static files answer HEAD already)
-        for value in vars(controller).values():
-            if isinstance(value, HTTPRouteHandler) and "GET" in value.http_methods:
-                value.http_methods = {*value.http_methods, "HEAD"}
-                if isinstance(value.operation_id, str):  # operation ids are unique: HEAD gets its own
-                    value.operation_id = _head_operation_id(value.operation_id)
-
-
-def _head_operation_id(name: str) -> Callable[..., str]:
-    """An operation id creator: ``name`` for GET, ``head<Name>`` for HEAD (dropped from the document)."""
-
-    def create(_handler: Any, method: str, _components: Any) -> str:
-        return name if method == "GET" else "head" + name[:1].upper() + name[1:]
-
-    return create

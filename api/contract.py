@@ -4,7 +4,8 @@ generator-friendly schema names, no boolean schemas, bearer security, declared r
 Litestar documents handler signatures, where a game's view, commands, events and score cells are ``Any``
 (one endpoint serves every game). Here the generated document is completed from the same msgspec structs
 that encode and decode those bodies: each game's schemas under its own prefix (``BasariGameStarted``),
-``GameDetail`` as a union discriminated by ``game``, ``Command`` as a union discriminated by ``type``.
+``GameDetail``, ``StateAt`` and ``EventOut`` as unions discriminated by ``game``, ``Command`` as a union
+discriminated by ``type``.
 """
 
 from __future__ import annotations
@@ -157,31 +158,62 @@ def game_schemas(games: dict[str, Game[Any]]) -> tuple[dict[str, Any], dict[str,
     return schemas, command_by_tag, views
 
 
-def typed_details(schemas: dict[str, Any], games: dict[str, Game[Any]], views: dict[str, str]) -> None:
-    """``GameDetail`` as one schema per game (view, legal entries and result typed), discriminated by
-    ``game``; ``StateAt.view`` and ``EventOut.data`` as the union of the games' views and events."""
-    generic = schemas["GameDetail"]
+def per_game(
+    schemas: dict[str, Any],
+    name: str,
+    games: dict[str, Game[Any]],
+    what: str,
+    typed: Callable[[str], dict[str, Any]],
+) -> None:
+    """Replace the generic schema ``name`` by one variant per game, ``<Game><name>`` (its ``game`` the game's
+    name, the properties ``typed(game)`` returns typed), and ``name`` by their union discriminated by
+    ``game``; ``what`` describes one, e.g. ``game as the caller may see it``."""
+    generic = schemas[name]
     variants: dict[str, str] = {}
-    for name, game in games.items():
-        prefix = prefix_of(name)
-        detail = copy.deepcopy(generic)
-        detail["title"] = f"{prefix}GameDetail"
-        detail["description"] = f"A {game.title} game as the caller may see it."
-        properties = detail["properties"]
-        properties["game"] = {"type": "string", "enum": [name]}
-        properties["view"] = {"$ref": SCHEMAS + views[name]}
-        properties["legal"] = {"type": "array", "items": {"$ref": f"{SCHEMAS}{prefix}Command"}}
-        properties["result"] = {"oneOf": [{"$ref": SCHEMAS + "Result"}, {"type": "null"}]}
-        schemas[f"{prefix}GameDetail"] = detail
-        variants[name] = f"{prefix}GameDetail"
-    schemas["GameDetail"] = {
+    for game_name, game in games.items():
+        prefix = prefix_of(game_name)
+        variant = copy.deepcopy(generic)
+        variant["title"] = f"{prefix}{name}"
+        variant["description"] = f"A {game.title} {what}."
+        variant["properties"]["game"] = {"type": "string", "enum": [game_name]}
+        variant["properties"].update(typed(game_name))
+        schemas[f"{prefix}{name}"] = variant
+        variants[game_name] = f"{prefix}{name}"
+    schemas[name] = {
         **union(variants.values(), "game", variants),
-        "description": "A game as the caller may see it: the view, who must act, the caller's legal commands.",
+        "description": f"A {what}: one schema per game, told apart by `game`.",
     }
-    # The envelope names no game, and events of different games can look alike (game_ended): anyOf.
-    schemas["StateAt"]["properties"]["view"] = {"anyOf": union(views[name] for name in games)["oneOf"]}
-    events = union(f"{prefix_of(name)}Event" for name in games)["oneOf"]
-    schemas["EventOut"]["properties"]["data"] = {"anyOf": events}
+
+
+def typed_details(schemas: dict[str, Any], games: dict[str, Game[Any]], views: dict[str, str]) -> None:
+    """``GameDetail`` (view, legal entries and result), ``StateAt`` (view) and ``EventOut`` (data) as one
+    schema per game, discriminated by ``game``; score sheet cells as strings, integers or nulls."""
+    result = {"oneOf": [{"$ref": SCHEMAS + "Result"}, {"type": "null"}]}
+    per_game(
+        schemas,
+        "GameDetail",
+        games,
+        "game as the caller may see it (view, who must act, the caller's legal commands)",
+        lambda game: {
+            "view": {"$ref": SCHEMAS + views[game]},
+            "legal": {"type": "array", "items": {"$ref": f"{SCHEMAS}{prefix_of(game)}Command"}},
+            "result": result,
+        },
+    )
+    per_game(
+        schemas,
+        "StateAt",
+        games,
+        "game's view as the caller had it right after a version",
+        lambda game: {"view": {"$ref": SCHEMAS + views[game]}},
+    )
+    per_game(
+        schemas,
+        "EventOut",
+        games,
+        "game's event as the caller may see it (``data`` redacted while the game runs)",
+        lambda game: {"data": {"$ref": f"{SCHEMAS}{prefix_of(game)}Event"}},
+    )
     cell = {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
     for sheet in ("ScoreSheetOut", "ScoreSheet"):
         if sheet in schemas:

@@ -44,7 +44,7 @@ def bearer_token(request: Request[Any, Any, Any]) -> str | None:
         return request.cookies.get(SESSION_COOKIE) or None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise errors.Unauthorized("bad_authorization", "use 'Authorization: Bearer <seat token>'")
+        raise errors.Unauthorized("bad_authorization", 'use an "Authorization: Bearer <seat token>" header')
     return token.strip()
 
 
@@ -218,7 +218,9 @@ class GamesController(Controller):
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         token = bearer_token(request)
         if token is None:
-            raise errors.Unauthorized("token_required", "commands need 'Authorization: Bearer <seat token>'")
+            raise errors.Unauthorized(
+                "token_required", 'commands need an "Authorization: Bearer <seat token>" header'
+            )
         seat = await service.seat_of(game_id, token)
         assert seat is not None
         expected = await expected_version(service, game_id, parse_if_match(if_match))
@@ -279,8 +281,8 @@ class GamesController(Controller):
         service = service_of(state)
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await reader_seat(service, game_id, request)
-        _loaded, view = await service.state_at(game_id, seat, at)
-        return StateAt(game_id=game_id, version=at, view=view)
+        loaded, view = await service.state_at(game_id, seat, at)
+        return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
     @get(
         "/games/{game_id:str}/scoresheet",

@@ -24,6 +24,7 @@ from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.stores.memory import MemoryStore
 from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Scope, Send
 
+from api.head import HEAD_AS_GET
 from api.problems import FieldError, from_http_exception, problem
 from eventstore import StoreError
 from service.accounts import AccountService, VerifiedClients
@@ -64,7 +65,7 @@ def request_context_middleware(app: ASGIApp) -> ASGIApp:
         finally:
             log.info(
                 "request",
-                method=scope.get("method"),
+                method="HEAD" if scope.get(HEAD_AS_GET) else scope.get("method"),
                 path=scope.get("path"),
                 status=status,
                 ms=round((time.perf_counter() - started) * 1000, 2),

@@ -9,9 +9,11 @@ Built on Litestar's ProblemDetailsPlugin: service errors, store outages and Lite
 from __future__ import annotations
 
 import re
+import traceback
 from typing import Any
 
 import msgspec
+import structlog
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.plugins.problem_details import (
     ProblemDetailsConfig,
@@ -21,6 +23,8 @@ from litestar.plugins.problem_details import (
 
 from eventstore import StoreUnavailable
 from service import errors
+
+log = structlog.get_logger("api.problems")
 
 PROBLEM_PATH = "/problems/"  # a relative URI reference (RFC 9457 3.1.1): it resolves on this service
 RETRY_AFTER_SECONDS = "2"
@@ -286,6 +290,19 @@ def from_http_exception(exc: HTTPException) -> ProblemDetailsException:
     return problem(status, code, detail, headers=headers, field_errors=field_errors)
 
 
+def from_unexpected(exc: Exception) -> ProblemDetailsException:
+    """Any other exception (a fault of the service) as a 500 problem that says nothing of it; logged with
+    the request id, its type and where it was raised (file, line, function of each frame), never its
+    message, which could quote a secret."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    log.error(
+        "internal_error",
+        error=type(exc).__name__,
+        where=[f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}:{frame.name}" for frame in frames[-8:]],
+    )
+    return problem(500, "internal_error", "internal error")
+
+
 def problem_details_plugin() -> ProblemDetailsPlugin:
     """The plugin wiring every mapping above."""
     return ProblemDetailsPlugin(
@@ -295,6 +312,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
                 errors.ServiceError: from_service_error,
                 StoreUnavailable: from_store_unavailable,
                 HTTPException: from_http_exception,
+                Exception: from_unexpected,
             },
         )
     )

@@ -54,7 +54,7 @@ class SystemController(Controller):
 
     @get(
         "/v1/signing-key",
-        operation_id="signing_key",
+        operation_id="getSigningKey",
         summary="The public key that signs every head shown (receipts)",
         tags=["audit"],
     )

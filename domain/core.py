@@ -33,7 +33,13 @@ __all__ = [
     "ScoreSheet",
     "TimeControl",
     "fold",
+    "shown",
 ]
+
+
+def shown(value: Any) -> str:
+    """A value as an error detail shows it: as JSON (a string in double quotes, a list in brackets)."""
+    return msgspec.json.encode(value).decode()
 
 
 class Rejected(Exception):

@@ -5,7 +5,8 @@
     python examples/bot.py --token TOKEN --join GAME_ID                        # an existing account joins a game
     python examples/bot.py --token TOKEN --lobby basari                        # joins an open seat of a lobby game
 
-It follows its notification stream (GET /v1/me/stream, server-sent events) instead of polling its games.
+It follows its notification stream (GET /v1/me/stream, server-sent events) instead of polling its games, and
+accepts every invitation to a game it gets there (POST /v1/games/{id}/join), as a challenge is accepted.
 On the snapshot and on every ``your_turn`` it reads the game (GET /v1/games/{id}: ``legal`` is every command
 its seat may send now) and posts one of them, chosen at random (replace ``choose`` with your strategy), with
 ``If-Match`` (the version it decided on: 412 if the game moved on, then it reads again) and an
@@ -91,6 +92,14 @@ def play(server: Server, game_id: str) -> None:
             return
 
 
+def accept(server: Server, invitation: dict[str, Any]) -> None:
+    """Take the seat an invitation reserves (a tournament invitation is left alone here)."""
+    game_id = invitation.get("game_id")
+    if game_id:
+        status, _answer = server.call("POST", f"/v1/games/{game_id}/join", {})
+        print(f"{game_id}: accepted the invitation: {status}", flush=True)
+
+
 def events(server: Server, last_id: str | None) -> Any:
     """The notification stream's events as (event, id, data); ends when the connection drops."""
     headers = {"authorization": f"Bearer {server.token}", "accept": "text/event-stream"}
@@ -127,9 +136,13 @@ def follow(server: Server) -> None:
                 if ident:
                     last_id = ident
                 if event == "snapshot":
+                    for invitation in data["invitations"]:
+                        accept(server, invitation)
                     for game in data["games"]:
                         if game["your_turn"]:
                             play(server, game["game_id"])
+                elif event == "invited":
+                    accept(server, data)
                 elif event in ("your_turn", "seated", "round_seated"):
                     play(server, data["game_id"])
         except (urllib.error.URLError, TimeoutError, ConnectionError, json.JSONDecodeError) as failure:

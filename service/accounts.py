@@ -18,6 +18,7 @@ import asyncpg
 import msgspec
 import structlog
 
+from domain.core import shown
 from eventstore import pooled_connection
 from service import errors
 from service.tokens import hash_token, new_token
@@ -186,7 +187,7 @@ class AccountService:
         409 ``name_taken`` if the name equals another after NFKC and case-folding. Bots' runners call this
         directly (``kind="bot"``)."""
         if kind not in KINDS:
-            raise errors.RuleViolation("unknown_account_kind", "kind is 'human' or 'bot'")
+            raise errors.RuleViolation("unknown_account_kind", 'kind is "human" or "bot"')
         display = check_name(name)
         token = new_token()
         async with self.connection() as connection:
@@ -201,7 +202,7 @@ class AccountService:
                     hash_token(token),
                 )
             except asyncpg.UniqueViolationError:
-                raise errors.Conflict("name_taken", f"the name {display!r} is taken") from None
+                raise errors.Conflict("name_taken", f"the name {shown(display)} is taken") from None
         account = _account(row)
         log.info("account_created", account_id=account.account_id, kind=kind)
         return account, token
@@ -222,7 +223,9 @@ class AccountService:
     async def require(self, token: str | None) -> Account:
         """The caller's account: 401 without a token or with one that is no account's current token."""
         if token is None:
-            raise errors.Unauthorized("token_required", "this needs 'Authorization: Bearer <account token>'")
+            raise errors.Unauthorized(
+                "token_required", 'this needs an "Authorization: Bearer <account token>" header'
+            )
         account = await self.by_token(token)
         if account is None:
             raise errors.Unauthorized("unknown_token", "this token is no account's current token")
@@ -240,7 +243,7 @@ class AccountService:
         """The account called ``name`` (404 if none)."""
         account = await self.by_name(name)
         if account is None:
-            raise errors.NotFound("account_not_found", f"no account called {name!r}")
+            raise errors.NotFound("account_not_found", f"no account called {shown(name)}")
         return account
 
     async def server_bot(self, game: str, level: str) -> Account:
@@ -250,7 +253,9 @@ class AccountService:
                 f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE bot_game = $1 AND bot_level = $2", game, level
             )
         if row is None:
-            raise errors.RuleViolation("unknown_bot_level", f"the server has no {level!r} bot for {game!r}")
+            raise errors.RuleViolation(
+                "unknown_bot_level", f"the server has no {shown(level)} bot for {shown(game)}"
+            )
         return _account(row)
 
     async def by_ids(self, account_ids: list[str]) -> dict[str, Account]:

@@ -15,7 +15,7 @@ import msgspec
 import structlog
 
 from domain.bots import LEVELS
-from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl
+from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl, shown
 from eventstore import (
     AppendResult,
     CommandRecord,
@@ -47,7 +47,7 @@ def server_bot_levels(request: CreateGame) -> list[str | None]:
             if player.bot not in LEVELS:
                 raise errors.RuleViolation(
                     "unknown_bot_level",
-                    f"a bot seat's level is one of {', '.join(LEVELS)}, not {player.bot!r}",
+                    f"a bot seat's level is one of {shown(list(LEVELS))}, not {shown(player.bot)}",
                 )
             levels.append(player.bot)
         else:
@@ -138,7 +138,7 @@ class GameCommands:
         """The registered game called ``name`` (422 otherwise)."""
         game = self.loader.games.get(name)
         if game is None:
-            raise errors.RuleViolation("unknown_game", f"no game called {name!r}; see /v1/catalog")
+            raise errors.RuleViolation("unknown_game", f"no game called {shown(name)}; see /v1/catalog")
         return game
 
     def parse_options(self, game: Game[Any], options: dict[str, Any] | None) -> msgspec.Struct:
@@ -358,7 +358,11 @@ class GameCommands:
         now = self.now()
         events = [
             EventOut(
-                version=loaded.version + i + 1, type=event_tag(e), recorded_at=now, data=game.redact(e, seat)
+                version=loaded.version + i + 1,
+                game=game.name,
+                type=event_tag(e),
+                recorded_at=now,
+                data=game.redact(e, seat),
             )
             for i, e in enumerate(appended)
         ]
@@ -369,11 +373,14 @@ class GameCommands:
         it produced signed again (the answer was stored before its events were hashed)."""
         if record.request_hash != fingerprint:
             raise key_reused()
-        answer = msgspec.json.decode(record.response, type=CommandAccepted)
+        info = await self.loader.info(game_id)
+        stored = msgspec.json.decode(record.response)
+        for event in stored.get("events", ()):
+            event.setdefault("game", info.category)  # answers stored before events named their game
+        answer = msgspec.convert(stored, CommandAccepted)
         if answer.head is not None or self.queries.signer is None:
             return answer
         last = await self.loader.store.read_stream(game_id, after=answer.version - 1, limit=1)
-        info = await self.loader.info(game_id)
         if not last:
             return answer
         head = self.queries.signed_head(game_id, answer.version, last[0].hash, info, info.status == FINISHED)

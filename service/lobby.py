@@ -25,11 +25,13 @@ import asyncpg
 import msgspec
 import structlog
 
+from domain.core import shown
 from service import errors
 from service.accounts import Account, AccountService
+from service.clocks import time_control
 from service.commands import server_bot_levels
 from service.games import GameService
-from service.models import CreateGame, GameCreated, PlayerIn, SeatToken
+from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
 from service.tokens import hash_token, new_token
 
@@ -188,6 +190,9 @@ class LobbyService:
         creator = await self.accounts.require(token)
         game = self.games.game_named(request.game)
         config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
+        time_control(
+            request.clock, self.games.commands.now()
+        )  # 422 for a bad clock now; it starts with the game
         if request.seed is not None and (not request.seed or len(request.seed) > 200):
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
         if kinds.count(ACCOUNT) > 1:
@@ -206,7 +211,7 @@ class LobbyService:
             if player.invite is not None:
                 account = await self.accounts.by_name(player.invite)
                 if account is None:
-                    raise errors.RuleViolation("unknown_account", f"no account called {player.invite!r}")
+                    raise errors.RuleViolation("unknown_account", f"no account called {shown(player.invite)}")
                 if account.bot_game is None:
                     invited[seat] = account
                 elif account.bot_game == game.name:
@@ -260,8 +265,8 @@ class LobbyService:
         full = all(kind in (ACCOUNT, HOTSEAT) or seat in bots for seat, kind in enumerate(kinds))
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute(
-                "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats)"
-                " VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)",
+                "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats, clock)"
+                " VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb)",
                 game_id,
                 game.name,
                 json.dumps(msgspec.to_builtins(config.options)),
@@ -270,6 +275,7 @@ class LobbyService:
                 creator.account_id,
                 STARTING if full else WAITING,
                 len(kinds),
+                None if request.clock is None else json.dumps(msgspec.to_builtins(request.clock)),
             )
             await connection.executemany(
                 "INSERT INTO game_seats (game_id, seat, kind, account_id, invited_id, name, token_hash,"
@@ -416,7 +422,8 @@ class LobbyService:
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", START_LOCK, game_id)
             lobby = await connection.fetchrow(
-                "SELECT game, options, rated, seed, status FROM lobby_games WHERE game_id = $1", game_id
+                "SELECT game, options, rated, seed, status, clock FROM lobby_games WHERE game_id = $1",
+                game_id,
             )
             if lobby is None or lobby["status"] != STARTING:
                 return None
@@ -440,6 +447,9 @@ class LobbyService:
                     seed=lobby["seed"],
                     options=json.loads(lobby["options"]),
                     rated=lobby["rated"],
+                    clock=None
+                    if lobby["clock"] is None
+                    else msgspec.json.decode(lobby["clock"], type=ClockIn),
                 ),
                 token_hashes=[row["token_hash"] or "" for row in seats],
                 game_id=game_id,

@@ -199,9 +199,11 @@ class PlayerGamePage(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class EventOut(msgspec.Struct, frozen=True, kw_only=True):
-    """An event as the caller may see it; ``hash`` is shown only once the game is finished."""
+    """An event as the caller may see it; ``game`` tells whose events ``data`` is one of (clients type it by
+    that); ``hash`` is shown only once the game is finished."""
 
     version: int
+    game: str
     type: str
     recorded_at: datetime
     data: Any
@@ -235,9 +237,10 @@ class CommandAccepted(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StateAt(msgspec.Struct, frozen=True, kw_only=True):
-    """The caller's view of the game right after version ``version``."""
+    """The caller's view of the game right after version ``version`` (``game`` tells whose view it is)."""
 
     game_id: str
+    game: str
     version: int
     view: Any
 

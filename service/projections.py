@@ -80,7 +80,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 def _check_page(status: str | None, limit: int) -> None:
     """400 for a status other than active/finished or a limit outside 1..200."""
     if status is not None and status not in (ACTIVE, FINISHED):
-        raise errors.Malformed("bad_status", "status is 'active' or 'finished'")
+        raise errors.Malformed("bad_status", 'status is "active" or "finished"')
     if not 1 <= limit <= MAX_PAGE:
         raise errors.Malformed("bad_limit", f"limit is 1..{MAX_PAGE}")
 

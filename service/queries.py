@@ -32,6 +32,7 @@ class GameQueries:
         if public:
             return EventOut(
                 version=recorded.version,
+                game=loaded_game.name,
                 type=recorded.type,
                 recorded_at=recorded.recorded_at,
                 data=event,
@@ -39,6 +40,7 @@ class GameQueries:
             )
         return EventOut(
             version=recorded.version,
+            game=loaded_game.name,
             type=recorded.type,
             recorded_at=recorded.recorded_at,
             data=loaded_game.redact(event, seat),

@@ -22,6 +22,7 @@ import asyncpg
 import msgspec
 from openskill.models import PlackettLuce
 
+from domain.core import shown
 from eventstore import pooled_connection
 from service import errors
 from service.accounts import name_key
@@ -139,7 +140,7 @@ class RatingService:
     async def ratings(self, game: str, cursor: str | None = None, limit: int = 50) -> RatingList:
         """A page of ``game``'s rated identities, best ordinal first (404 for an unknown game)."""
         if game not in self.games:
-            raise errors.NotFound("unknown_game", f"no game called {game!r}; see /v1/catalog")
+            raise errors.NotFound("unknown_game", f"no game called {shown(game)}; see /v1/catalog")
         if not 1 <= limit <= MAX_PAGE:
             raise errors.Malformed("bad_limit", f"limit is 1..{MAX_PAGE}")
         after = decode_cursor(cursor) if cursor is not None else None
@@ -192,7 +193,7 @@ class RatingService:
                 name,
             )
         if not rows:
-            raise errors.NotFound("player_not_found", f"no rated games of a player called {name!r}")
+            raise errors.NotFound("player_not_found", f"no rated games of a player called {shown(name)}")
         return PlayerProfile(name=name, ratings=[_rating(row, row["game"], row["rank"]) for row in rows])
 
 

@@ -39,7 +39,8 @@ CHECKPOINT = "clock_deadlines"
 CLOCK_EVENTS = (str(ClockStarted.__struct_config__.tag), str(ClockStamped.__struct_config__.tag))
 DUE_BATCH = 100  # deadlines acted on per pass
 IDLE_SECONDS = 5.0  # the longest sleep without a change signal (a lost signal costs at most this)
-RETRY_SECONDS = 1.0  # after a failure (the database away, a refused timeout)
+RETRY_SECONDS = 1.0  # after a failure (the database away)
+REFUSED_SECONDS = 0.2  # a deadline whose timeout was refused (the index behind): tried again after this
 
 
 class _Seats(msgspec.Struct):
@@ -129,13 +130,13 @@ class ClockScheduler:
             await wake(pause)
 
     async def pause(self) -> float:
-        """Seconds until the earliest deadline (at most ``IDLE_SECONDS``; ``RETRY_SECONDS`` if it is past)."""
+        """Seconds until the earliest deadline (at most ``IDLE_SECONDS``; ``REFUSED_SECONDS`` if it is past)."""
         earliest = await self.index.earliest()
         if earliest is None:
             return IDLE_SECONDS
         left = (earliest - self.now()).total_seconds()
-        # one already due was just refused: the index catches up with the next append's signal
-        return RETRY_SECONDS if left <= 0 else min(left, IDLE_SECONDS)
+        # one already due was just refused: the index catches up with the next append's signal, or soon
+        return REFUSED_SECONDS if left <= 0 else min(left, IDLE_SECONDS)
 
     async def act(self) -> int:
         """Time out every seat whose deadline has passed; the timeouts this process got accepted."""
@@ -143,7 +144,11 @@ class ClockScheduler:
         for due in await self.index.due(self.now()):
             key = (due.game_id, due.seat)
             tried = self._tried.get(key)
-            if tried is not None and tried[0] == due.version and time.monotonic() - tried[1] < RETRY_SECONDS:
+            if (
+                tried is not None
+                and tried[0] == due.version
+                and time.monotonic() - tried[1] < REFUSED_SECONDS
+            ):
                 continue  # refused for this decision a moment ago: the index has not caught up yet
             try:
                 await self.games.execute(

@@ -17,7 +17,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from domain.core import Command, Event, Rejected, Rng
+from domain.core import Command, Event, Rejected, Rng, shown
 from domain.tournament import (
     EVENT_TYPE,
     TOURNAMENT,
@@ -302,7 +302,7 @@ class TournamentService:
             elif kind == "invite":
                 account = await self.accounts.by_name(player.invite or "")
                 if account is None:
-                    raise errors.RuleViolation("unknown_account", f"no account called {player.invite!r}")
+                    raise errors.RuleViolation("unknown_account", f"no account called {shown(player.invite)}")
                 invited.append(account)
             else:
                 raise errors.RuleViolation(

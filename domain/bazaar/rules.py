@@ -42,7 +42,7 @@ from domain.bazaar.evolve import evolve
 from domain.bazaar.options import BazaarOptions
 from domain.bazaar.scoring import points, stars_for
 from domain.bazaar.state import State
-from domain.core import Command, Event, GameConfig, Rejected, Rng
+from domain.core import Command, Event, GameConfig, Rejected, Rng, shown
 
 __all__ = ["decide", "setup"]
 
@@ -160,7 +160,9 @@ def _choose_colour(state: State, seat: int, colour: str) -> list[Event]:
         raise Rejected("no_choice_rolled", rule="Z-7", detail="a colour is chosen only after rolling choice")
     if colour not in EDITION.colours:
         raise Rejected(
-            "no_such_colour", rule="Z-2", detail=f"{colour!r} is not one of {list(EDITION.colours)}"
+            "no_such_colour",
+            rule="Z-2",
+            detail=f"{shown(colour)} is not one of {shown(list(EDITION.colours))}",
         )
     if state.bank[EDITION.colours.index(colour)] == 0:
         raise Rejected(
@@ -185,7 +187,7 @@ def _trade(state: State, seat: int, command: Trade) -> list[Event]:
             detail=f"the exchange has equations 0..{len(equations) - 1}, not {command.equation}",
         )
     if command.give not in ("left", "right"):
-        raise Rejected("no_such_side", rule="Z-3", detail="give must be 'left' or 'right'")
+        raise Rejected("no_such_side", rule="Z-3", detail='give must be "left" or "right"')
     equation = equations[command.equation]
     gives, takes = (
         (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)

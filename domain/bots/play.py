@@ -44,9 +44,10 @@ def play(
     """Play one game with ``levels[seat]`` at each seat; every command is the bot's, from its own knowledge.
 
     ``check(true_state, seat, knowledge)`` runs before every decision (tests compare the two there). With a
-    ``clock`` (the domain reads none of its own), each decision's (level, legal count, seconds) goes to
-    ``timings``. A game still running after ``max_commands`` raises, or with ``abandon`` ends unfinished (its
-    scores so far, no winner): bots can stall a game whose rules set no limit (Bazaar's hand limit, Z-10)."""
+    ``clock`` (the domain reads none of its own), each decision's (level, legal count, seconds) goes to ``timings``,
+    and a budget's ``seconds`` caps the search as the service's runner does. A game still running after
+    ``max_commands`` raises, or with ``abandon`` ends unfinished (its scores so far, no winner): bots can stall a
+    game whose rules set no limit (Bazaar's hand limit, Z-10)."""
     from domain.bots import kit as kit_of
     from domain.registry import all_games
 
@@ -81,8 +82,12 @@ def play(
         if check is not None:
             check(state, seat, seats[seat].state)
         started = clock() if clock is not None else 0.0
+        budget = budgets.get(level)
+        stop = None
+        if clock is not None and budget is not None and budget.seconds is not None:
+            stop = _deadline(clock, started + budget.seconds)
         command = choose(
-            kit, seats[seat].state, seat, legal, level, f"{seed}:{seat}:{len(history)}", budgets.get(level)
+            kit, seats[seat].state, seat, legal, level, f"{seed}:{seat}:{len(history)}", budget, stop
         )
         if clock is not None and timings is not None:
             timings.append((level, len(legal), clock() - started))
@@ -100,3 +105,8 @@ def play(
     return Played(
         result=game.result(state), commands=commands, events=len(history), holdings=kit.holdings(state)
     )
+
+
+def _deadline(clock: Callable[[], float], at: float) -> Callable[[], bool]:
+    """Whether ``clock`` has passed ``at`` (a search's stop signal)."""
+    return lambda: clock() > at

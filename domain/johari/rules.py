@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.core import Command, Event, GameConfig, Rejected, Rng
+from domain.core import Command, Event, GameConfig, Rejected, Rng, shown
 from domain.johari import actions
 from domain.johari.commands import (
     AddJewelerCard,
@@ -223,7 +223,9 @@ def _why(state: State, seat: int, command: Command, owed: Decision) -> Rejected:
         case Purchase(place=place) | TradeFromStore(place=place):
             index = parse_place(place, booths(state))
             if index is None:
-                return Rejected("no_such_place", rule="J-3", detail=f"there is no Store or Booth {place!r}")
+                return Rejected(
+                    "no_such_place", rule="J-3", detail=f"there is no Store or Booth {shown(place)}"
+                )
             if isinstance(command, TradeFromStore):
                 if index >= len(STORES):
                     return Rejected(

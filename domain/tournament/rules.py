@@ -8,7 +8,7 @@ from itertools import combinations
 
 import msgspec
 
-from domain.core import Command, Event, Rejected, Rng
+from domain.core import Command, Event, Rejected, Rng, shown
 from domain.tournament.commands import (
     AdjudicateGame,
     AttachGames,
@@ -111,7 +111,7 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
             raise Rejected("bad_player_name", detail=f"player names are 1-{MAX_NAME_LENGTH} characters")
     if len(set(names)) != len(names):
         duplicated = sorted(name for name, n in Counter(names).items() if n > 1)
-        raise Rejected("duplicate_player_name", detail=f"player names must differ: {', '.join(duplicated)}")
+        raise Rejected("duplicate_player_name", detail=f"player names must differ: {shown(duplicated)}")
     smallest = max(MIN_TABLE, command.min_players)  # Z-12: never a table of one
     if not smallest <= len(names) <= MAX_PLAYERS:
         raise Rejected(
@@ -342,7 +342,7 @@ def _adjudicate(state: State, command: AdjudicateGame) -> list[Event]:
 def _withdraw(state: State, command: WithdrawPlayer) -> list[Event]:
     """Withdrawal: a player of the tournament, once; they keep what they earned, later rounds skip them."""
     if command.name not in state.players:
-        raise Rejected("unknown_player", detail=f"no player {command.name!r} in this tournament")
+        raise Rejected("unknown_player", detail=f"no player {shown(command.name)} in this tournament")
     if command.name in state.withdrawn:
         raise Rejected("already_withdrawn", detail=f"{command.name} has already been withdrawn")
     return [PlayerWithdrawn(name=command.name, round=len(state.rounds))]

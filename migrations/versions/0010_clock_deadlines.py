@@ -4,7 +4,8 @@
 the ``clock_deadlines`` checkpoint): each ``clock_started`` or ``clock_stamped`` event replaces its game's
 rows with the deadlines it carries, and ``version`` is the game's version at that event, which the clock
 scheduler of every process sends as the timeout's If-Match so that exactly one of them appends it. The
-rows survive restarts; the scheduler reads the earliest first (``clock_deadlines_due_idx``). Grants: the
+rows survive restarts; the scheduler reads the earliest first (``clock_deadlines_due_idx``). A lobby game
+keeps its clock choice in ``lobby_games.clock`` until it starts (its clock starts with it). Grants: the
 service role gets the read-model privileges from ``grant_service_role`` (0009), run after every upgrade.
 
 Revision ID: 0010_clock_deadlines
@@ -32,6 +33,8 @@ CREATE TABLE clock_deadlines (
 COMMENT ON TABLE clock_deadlines IS 'Projection: the deadline of every pending decision of a timed game.'
 """,
     "CREATE INDEX clock_deadlines_due_idx ON clock_deadlines (deadline)",
+    # a lobby game's clock choice (service/models.py ClockIn), kept until its seats are filled and it starts
+    "ALTER TABLE lobby_games ADD COLUMN clock jsonb",
     # no timed game exists before this migration, but the index reads the feed from its start like the others
     "INSERT INTO projection_checkpoints (name) VALUES ('clock_deadlines') ON CONFLICT DO NOTHING",
 )
@@ -39,6 +42,7 @@ COMMENT ON TABLE clock_deadlines IS 'Projection: the deadline of every pending d
 DOWNGRADE = (
     "DELETE FROM projection_checkpoints WHERE name = 'clock_deadlines'",
     "DROP TABLE IF EXISTS clock_deadlines",
+    "ALTER TABLE lobby_games DROP COLUMN IF EXISTS clock",
 )
 
 

@@ -1,11 +1,13 @@
 """`make bench`, bots (issue 13): strong and greedy against random, and strong's decision time.
 
-For each game and player count, ``BENCH_BOT_GAMES`` seeded games (default 20 x BENCH_SCALE, at least 4) of
+For each game and player count, ``BENCH_BOT_GAMES`` seeded games (default 30 x BENCH_SCALE, at least 10) of
 one strong bot against random ones, and as many of one greedy bot against random ones, the bots rotated over
 the seats; a win shared by k seats counts 1/k. Targets (issue 13): strong wins at least 90 % at two players
 (Bazaar, Johari) and at least twice the random share (2/n) at 3-5 players; greedy between random and
 strong. Strong's decision time over every decision it made: median at most 0.5 s, p99 at most 2 s, with the
-default budget (``domain.bots.Budget()``), one process. Prints a table, then one JSON line.
+server's budget (``BOT_ITERATIONS`` iterations, capped at ``BOT_THINK_SECONDS``: service/settings.py), one
+process. The machine's load average is printed with the times: on a shared machine they grow with it.
+Prints a table, then one JSON line.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ from typing import Any
 from domain.bots import Budget
 from domain.bots.core import Level
 from domain.bots.play import play
+from service.settings import Settings
 from service.simulate import seating
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
-GAMES = int(os.environ.get("BENCH_BOT_GAMES", str(max(4, int(20 * SCALE)))))
+GAMES = int(os.environ.get("BENCH_BOT_GAMES", str(max(10, int(30 * SCALE)))))
+_SETTINGS = Settings.from_env()
+STRONG = Budget(  # what a server process gives its strong bot (service/bots.py)
+    iterations=_SETTINGS.bot_iterations,
+    seconds=_SETTINGS.bot_think_seconds if _SETTINGS.bot_think_seconds > 0 else None,
+)
 TABLES = [
     ("bazaar", 2),
     ("johari", 2),
@@ -48,7 +56,7 @@ def win_share(game: str, players: int, level: Level, timings: list[tuple[str, in
             game,
             levels,
             f"bench:{game}:{players}:{index}",
-            {level: Budget()},
+            {level: STRONG if level == "strong" else Budget()},
             clock=time.perf_counter,
             timings=timings,
         )
@@ -67,7 +75,8 @@ def percentile(values: list[float], share: float) -> float:
 def main() -> dict[str, Any]:
     """Every table, strong and greedy against random; strong's decision times."""
     results: dict[str, Any] = {"games_per_table": GAMES}
-    lines = [f"bots bench ({GAMES} games per table and level, default budget {Budget()})"]
+    lines = [f"bots bench ({GAMES} games per table and level, strong's budget {STRONG})"]
+    results["load_average_at_start"] = os.getloadavg()[0]
     timings: list[tuple[str, int, float]] = []
     for game, players in TABLES:
         print(f"[bench {time.strftime('%H:%M:%S')}] bots: {game} {players}p", file=sys.stderr, flush=True)
@@ -90,6 +99,11 @@ def main() -> dict[str, Any]:
     results["strong_p99_s"] = percentile(strong_times, 0.99)
     results["strong_searched_median_s"] = statistics.median(searched) if searched else 0.0
     results["strong_searched_p99_s"] = percentile(searched, 0.99)
+    results["load_average_at_end"] = os.getloadavg()[0]
+    lines.append(
+        f"  load average (1 min) {results['load_average_at_start']:.1f} at the start, "
+        f"{results['load_average_at_end']:.1f} at the end, on {os.cpu_count()} cores"
+    )
     lines.append(
         f"  strong decision time over {len(strong_times)} decisions: median {results['strong_median_s']:.3f} s "
         f"(target <= 0.5), p99 {results['strong_p99_s']:.3f} s (target <= 2); with a choice to make "

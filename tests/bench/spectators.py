@@ -82,6 +82,12 @@ async def follow(base: str, stream: Stream) -> None:
                     stream.arrivals[int(line[4:])] = time.perf_counter()
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Take a finished future's outcome, so asyncio does not report it as never retrieved."""
+    if not future.cancelled():
+        future.exception()
+
+
 def rss_kb(pid: int) -> int:
     """Resident memory (KB) of a server process."""
     with open(f"/proc/{pid}/status") as status:
@@ -122,6 +128,7 @@ async def shape(
             stream.task = asyncio.create_task(follow(base, stream))
         opened = asyncio.gather(*(s.opened.wait() for s in batch))
         failed = asyncio.gather(*(s.task for s in batch if s.task is not None))  # raises if one fails
+        failed.add_done_callback(_retrieved)  # the streams end cancelled: not an error to report
         waits: set[asyncio.Future[Any]] = {opened, failed}
         done, _ = await asyncio.wait(waits, timeout=DELIVERY_WAIT, return_when="FIRST_COMPLETED")
         if failed in done:
@@ -159,6 +166,11 @@ async def shape(
 
     await asyncio.gather(*(play(g) for g in range(games)))
     expected = {g.game_id: sorted(v for (gid, v) in sent_at if gid == g.game_id) for g in created}
+    deadline = time.perf_counter() + DELIVERY_WAIT  # stragglers (a move whose own wait ran out)
+    while time.perf_counter() < deadline and not all(
+        all(v in s.arrivals for v in expected[s.game_id]) for s in streams
+    ):
+        await asyncio.sleep(0.05)
     counted = await statements(base) - counted_before
     latencies = sorted(
         s.arrivals[v] - sent_at[(s.game_id, v)]

@@ -121,6 +121,22 @@ def typed(value: Any, models: ModuleType, game: str) -> None:
     assert type(value).__name__.startswith(prefix), type(value)
 
 
+async def check_history(client: Any, game_id: str, game: str, version: int) -> None:
+    """The finished game's events and a past view come back as the game's own generated models."""
+    models = importlib.import_module("bazaar_client.models")
+    get_events = importlib.import_module("bazaar_client.api.games.get_events")
+    get_state_at = importlib.import_module("bazaar_client.api.games.get_state_at")
+    page = await get_events.asyncio(client=client, game_id=game_id)
+    assert isinstance(page, models.EventPage), page
+    assert len(page.events) == version
+    for event in page.events:
+        typed(event, models, game)  # e.g. BasariEventOut, told apart by its ``game``
+        typed(event.data, models, game)  # e.g. BasariGameStarted, told apart by its ``type``
+    past = await get_state_at.asyncio(client=client, game_id=game_id, at=1)
+    typed(past, models, game)
+    typed(past.view, models, game)
+
+
 async def play(python_client: ModuleType, base: str, game: str, seed: int) -> int:
     """A bot on the generated client: create a game, then, as every seat that must act, post a random
     entry of its typed ``legal`` until the game is finished; the number of commands sent."""
@@ -151,6 +167,7 @@ async def play(python_client: ModuleType, base: str, game: str, seed: int) -> in
         typed(detail.view, models, game)
         if detail.status == "finished":
             assert detail.result is not None and isinstance(detail.result, models.Result)
+            await check_history(seats[0], created.game_id, game, detail.version)
             return sent
         for pending in detail.pending:
             mine = await get_game.asyncio(client=seats[pending.seat], game_id=created.game_id)

@@ -1,15 +1,19 @@
-"""End to end (issue 14): a tournament with players who go silent completes every round on two server processes.
+"""End to end (issue 14): tournaments with players who go silent complete every round on two server processes.
 
-The organizer withdraws a silent player (the stand-in plays their seat to the end), lets a late entry in,
-adjudicates a game stalled by another silent player, and withdraws that one before the last round; every round
-closes by itself. The standings are then recomputed here from the results export and the overview alone.
-The server runs on a database of its own: nobody else's games, bots or clocks act on these.
+Untimed by the organizer's hand: the organizer withdraws a silent player (the stand-in plays their seat to the
+end), lets a late entry in, adjudicates a game stalled by another silent player, and withdraws that one before
+the last round. Timed: with one-second clocks a player who never answers is timed out by the servers' clock
+schedulers until the stand-in has their seat. Either way every round closes by itself, and the standings are
+recomputed here from the results export and the overview alone. The servers run on a database of their own:
+nobody else's games, bots or clocks act on these.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -103,23 +107,34 @@ def recompute(results: list[dict[str, Any]], players: list[str], withdrawn: set[
     return rows
 
 
-async def test_a_tournament_with_silent_players_completes_every_round(http: httpx.AsyncClient) -> None:
-    response = await http.post(
-        "/v1/tournaments",
-        json={
-            "name": "Silent cup",
-            "game": "basari",
-            "players": [{"name": n} for n in PLAYERS],
-            "rounds": 3,
-            "table_size": 3,
-            "seed": "silent-cup",
-        },
-    )
+async def create_tournament(
+    http: httpx.AsyncClient, name: str, players: list[str], rounds: int, **more: Any
+) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A Basari tournament at a preferred table size of 3: its id, the organizer's header, player tokens."""
+    body = {
+        "name": name,
+        "game": "basari",
+        "players": [{"name": n} for n in players],
+        "rounds": rounds,
+        "table_size": 3,
+        "seed": name,
+        **more,
+    }
+    response = await http.post("/v1/tournaments", json=body)
     assert response.status_code == 201, response.text
     created = response.json()
-    tid = created["tournament_id"]
     organizer = {"Authorization": f"Bearer {created['organizer_token']}"}
-    tokens = {p["name"]: p["token"] for p in created["players"]}
+    return created["tournament_id"], organizer, {p["name"]: p["token"] for p in created["players"]}
+
+
+async def test_a_tournament_with_silent_players_completes_every_round(http: httpx.AsyncClient) -> None:
+    tid, organizer, tokens = await create_tournament(
+        http,
+        "Silent cup",
+        PLAYERS,
+        rounds=3,
+        untimed=True,  # the organizer's hand only: no clock acts
+    )
 
     async def seat(number: int) -> dict[str, Any]:
         response = await http.post(f"/v1/tournaments/{tid}/rounds", headers=organizer)
@@ -191,3 +206,76 @@ async def test_a_tournament_with_silent_players_completes_every_round(http: http
     row = next(r for r in results if r["round"] == 1 and SILENT in {s["name"] for s in r["seats"]})
     seats = row["seats"]
     assert next(s["rank"] for s in seats if s["name"] == SILENT) == len(seats)
+
+
+async def play_timed(
+    http: httpx.AsyncClient, game_id: str, tokens: dict[int, str], silent: set[int], seed: str
+) -> None:
+    """Play a timed game to its end, the silent seats never answering (the servers' clock schedulers time
+    them out); an answer the game refuses because a timeout moved it first is simply chosen again."""
+    chooser = random.Random(seed)
+    deadline = time.monotonic() + 600
+    while True:
+        assert time.monotonic() < deadline, f"game {game_id} did not end"
+        detail = (await http.get(f"/v1/games/{game_id}")).json()
+        if detail["status"] == "finished":
+            return
+        due = [p["seat"] for p in detail["pending"] if p["seat"] not in silent]
+        if not due:
+            await asyncio.sleep(0.2)  # waiting for a silent seat's deadline
+            continue
+        seat = chooser.choice(due)
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        mine = (await http.get(f"/v1/games/{game_id}", headers=auth)).json()
+        legal = [entry for entry in mine["legal"] if entry["type"] != "resign"]
+        if not legal:
+            continue  # timed out meanwhile, or resigned after its timeouts: the stand-in has the seat
+        headers = {**auth, "If-Match": f'"{mine["version"]}"'}
+        answer = await http.post(f"/v1/games/{game_id}/commands", json=chooser.choice(legal), headers=headers)
+        # 412: a timeout moved the game first; 409/422: it ended, or the seat ran out of time meanwhile
+        assert answer.status_code in (200, 409, 412, 422), answer.text
+
+
+async def test_a_timed_tournament_with_a_seat_that_never_answers_completes_every_round(
+    http: httpx.AsyncClient,
+) -> None:
+    """One-second clocks (with a small bank for a loaded machine's pauses): SILENT never answers and is
+    never withdrawn; the clock schedulers of the two processes time them out until the stand-in plays
+    their seat, every game ends, every round closes by itself and the standings match a recomputation."""
+    players = [f"T{i}" for i in range(1, 7)]
+    silent = players[0]
+    tid, organizer, tokens = await create_tournament(
+        http, "Timed cup", players, rounds=2, clock={"decision_seconds": 1, "bank_seconds": 10}
+    )
+    silent_games = []
+    for number in (1, 2):
+        response = await http.post(f"/v1/tournaments/{tid}/rounds", headers=organizer)
+        assert response.status_code == 201, response.text
+        seated = response.json()
+        await asyncio.gather(
+            *(
+                play_timed(
+                    http,
+                    table["game_id"],
+                    {s["seat"]: tokens[s["name"]] for s in table["seats"]},
+                    {s["seat"] for s in table["seats"] if s["name"] == silent},
+                    seed=f"timed-{number}-{table['table']}",
+                )
+                for table in seated["tables"]
+            )
+        )
+        silent_games += [
+            (t["game_id"], next(s["seat"] for s in t["seats"] if s["name"] == silent))
+            for t in seated["tables"]
+            if silent in {s["name"] for s in t["seats"]}
+        ]
+        overview = (await http.get(f"/v1/tournaments/{tid}")).json()
+        assert overview["schedule"][number - 1]["closed"]  # closed by itself
+    assert overview["status"] == "completed"
+    for game_id, seat in silent_games:
+        events = (await http.get(f"/v1/games/{game_id}/events", params={"limit": 10000})).json()["events"]
+        assert any(e["type"] == "seat_timed_out" and e["data"]["seat"] == seat for e in events)
+    results = (await http.get(f"/v1/tournaments/{tid}/results")).json()
+    assert len(results) == 4 and not any(r["adjudicated"] for r in results)
+    standings = (await http.get(f"/v1/tournaments/{tid}/standings")).json()
+    assert standings == recompute(results, players, set())

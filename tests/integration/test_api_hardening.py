@@ -3,15 +3,19 @@ nesting, odd digits in headers; and HTTP by the book (content negotiation, HEAD,
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
 import pytest
+from litestar.routes import HTTPRoute
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
+from api.formats import EVENT_STREAM, OFFERS
 from service.settings import Settings
 
 pytestmark = pytest.mark.db
@@ -44,9 +48,15 @@ def assert_problem(response: Any, status: int | None = None) -> dict[str, Any]:
     assert response.headers["content-type"].startswith("application/problem+json"), response.headers
     body: dict[str, Any] = response.json()
     assert body["status"] == response.status_code and body["title"] and body["code"]
-    for repr_mark in ("ParamType", "<class", "object at 0x", "{'", "\\x"):  # no Python reprs
+    for repr_mark in ("ParamType", "<class", "object at 0x", "{'", "['", "\\x"):  # no Python reprs
         assert repr_mark not in body["detail"], body["detail"]
+    assert not PYTHON_QUOTE.search(body["detail"]), body["detail"]  # values are shown as JSON: "x"
     return body
+
+
+# a single quote opening a quotation (after a space, bracket or the start), as Python's repr writes strings;
+# an apostrophe follows a letter ("game's") and is fine
+PYTHON_QUOTE = re.compile(r"(?:^|[\s(\[{:,=])'")
 
 
 async def row_counts(pool: asyncpg.Pool) -> tuple[int, int]:
@@ -211,19 +221,92 @@ async def test_accept_q_values_choose_the_representation(
     assert_problem(await client.get("/v1/catalog", headers={"Accept": "text/csv"}), 406)
 
 
-async def test_head_answers_wherever_get_does(client: AsyncTestClient[Any], game: dict[str, Any]) -> None:
-    for path in (
-        "/v1/catalog",
-        f"/v1/games/{game['game_id']}",
-        "/health",
-        "/v1/games",
-        "/problems/not_found",
-    ):
-        response = await client.head(path)
-        assert response.status_code == 200, (path, response.text)
-    response = await client.head(f"/v1/games/{game['game_id']}")
-    assert response.headers["etag"].startswith('"')
-    assert (await client.head("/v1/games/no-such-game")).status_code == 404
+# What a GET route's path parameters are set to when every route is walked (others: a value naming nothing).
+PATH_VALUES = {"name": "Ann", "kind": "not_found", "game": "basari", "file_path": "common.js"}
+REQUEST_SECONDS = 60  # generous on a loaded machine; a HEAD that streamed would never answer
+
+
+async def answer_within(request: Any) -> Any:
+    """The answer to ``request`` (a client call), which fails after REQUEST_SECONDS instead of hanging: the
+    test client runs a request to its end, blocking its caller's loop, so the call runs in a thread."""
+    return await asyncio.wait_for(asyncio.to_thread(asyncio.run, request), REQUEST_SECONDS)
+
+
+def get_routes(app: Any) -> list[tuple[str, Any]]:
+    """Every GET route of the app (every helper's, the OpenAPI pages' and static files'), with its handler."""
+    return [
+        (route.path, handler)
+        for route in app.routes
+        if isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if "GET" in handler.http_methods
+    ]
+
+
+async def test_head_answers_every_get_route_with_its_status_and_headers_and_no_body(
+    client: AsyncTestClient[Any], game: dict[str, Any]
+) -> None:
+    """RFC 9110 9.3.2, walked over every GET route: HEAD answers GET's status, content type and entity tag,
+    without a body; on a live stream it answers at once and holds no stream slot (more HEADs than a client
+    may hold streams all answer 200)."""
+    account = await client.post("/v1/accounts", json={"name": "Head Walker"})
+    assert account.status_code == 201, account.text
+    walked = 0
+    for template, handler in get_routes(client.app):
+        path = re.sub(
+            r"\{(\w+):\w+\}",
+            lambda m: game["game_id"] if m.group(1) == "game_id" else PATH_VALUES.get(m.group(1), "nothing"),
+            template,
+        )
+        headers = {"Authorization": f"Bearer {account.json()['token']}"} if path.startswith("/v1/me") else {}
+        head = await answer_within(client.head(path, headers=headers))
+        assert head.content == b"", path
+        if EVENT_STREAM in handler.opt.get(OFFERS, ()):  # a GET would stream until the game ends
+            assert head.status_code == 200, (path, head.status_code)
+            assert head.headers["content-type"].startswith(EVENT_STREAM), path
+            for _ in range(client.app.state.streams.per_client + 2):
+                again = await answer_within(client.head(path, headers=headers))
+                assert again.status_code == 200, (path, again.text)
+        else:
+            got = await client.get(path, headers=headers)
+            assert head.status_code == got.status_code, (path, head.status_code, got.status_code)
+            assert head.headers.get("content-type") == got.headers.get("content-type"), path
+            assert head.headers.get("etag") == got.headers.get("etag"), path
+        walked += 1
+    assert walked >= 30  # the game API, accounts, lobby, tournaments, pages, probes, /schema, static files
+
+
+async def test_refusals_show_the_offending_values_as_json(client: AsyncTestClient[Any]) -> None:
+    """A detail names what it refuses the way the request wrote it (JSON), never as a Python repr."""
+    players = [{"name": n} for n in ("Ann", "Bo", "Cy")]
+    cases = [
+        (
+            client.post("/v1/games", json={"game": 'chess "x"', "players": players}),
+            r'no game called "chess \"x\""',
+        ),
+        (client.get("/v1/ratings/chess"), 'no game called "chess"'),
+        (client.get("/v1/games?status=paused"), '"active" or "finished"'),
+        (client.post("/v1/accounts", json={"name": "Quote Test", "kind": "robot"}), '"human" or "bot"'),
+        (
+            client.post("/v1/games", json={"game": "basari", "players": [{"bot": "genius"}, *players[:2]]}),
+            'not "genius"',
+        ),
+        (
+            client.post(
+                f"/v1/games/{'x'}/commands", json={"type": "x"}, headers={"Authorization": "Basic x"}
+            ),
+            None,
+        ),
+    ]
+    for call, shown in cases:
+        response = await call
+        body = assert_problem(response)
+        if shown is not None:
+            assert shown in body["detail"], body["detail"]
+    taken = await client.post("/v1/accounts", json={"name": "Quote Taker"})
+    assert taken.status_code == 201, taken.text
+    again = assert_problem(await client.post("/v1/accounts", json={"name": "quote taker"}), 409)
+    assert '"quote taker"' in again["detail"], again["detail"]
 
 
 async def test_a_missing_token_gets_www_authenticate_bearer(

@@ -1,12 +1,14 @@
 """Issue 14, clocks in the service on fake time: the clock chosen at creation (422 for a bad one), each seat's
-deadline and bank in ``pending`` and the view, every command stamped with the service's time (so an audit
-re-decides it), a late answer refused, and the service's timeout handing the seat to the stand-in.
+deadline and bank in ``pending``, the view and the live stream, every command stamped with the service's time
+(so an audit re-decides it), a late answer refused, and the service's timeout handing the seat to the stand-in.
 
 The module plays on a database of its own: the session's running servers have clock schedulers that time
 out every timed game of the shared database."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
@@ -21,9 +23,10 @@ from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.audit import Move, read_export, verify_export
-from service.clocks import from_ms
+from service.clocks import from_ms, to_ms
 from service.games import GameService
-from service.models import CreateGame
+from service.live import follow_game
+from service.models import CreateGame, GameDetail
 from tests.support.databases import fresh_database
 from tests.support.fake_time import FakeTime
 
@@ -174,3 +177,33 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
     exported = read_export(msgspec.json.encode(await games.export(game_id)))
     assert exported.clock is not None
     assert verify_export(exported, all_games()).ok
+
+
+async def test_the_live_stream_shows_the_clock_and_its_stamps(pool: asyncpg.Pool) -> None:
+    """Issue 14: a timed game's stream starts with a snapshot holding the clock and the deadlines, and each
+    move arrives with its ``clock_stamped`` event (every seat's clock after it)."""
+    now = FakeTime()
+    store = PostgresEventStore(pool)
+    await store.start()
+    try:
+        games = GameService(store, PostgresKeyStore(pool), all_games(), now=now)
+        game_id = await create(games, {"decision_seconds": 20})
+        loaded = await games.load(game_id)
+        live = follow_game(games, loaded, 0, None, 60.0, 600.0)
+        async with contextlib.aclosing(live):
+            snapshot = await asyncio.wait_for(anext(live), 20)
+            assert snapshot.kind == "snapshot" and isinstance(snapshot.body, GameDetail)
+            assert snapshot.body.clock is not None and snapshot.body.clock.decision_seconds == 20
+            assert all(p.deadline == now() + timedelta(seconds=20) for p in snapshot.body.pending)
+            now.advance(3)
+            pick = decisions(loaded.game.legal(loaded.state, 1))[0]
+            await games.execute(game_id, 1, msgspec.to_builtins(pick))
+            while True:
+                message = await asyncio.wait_for(anext(live), 20)
+                if message.kind == "event" and message.body.type == "clock_stamped":
+                    break
+            stamped = message.body.data
+            assert stamped.at == to_ms(now()) and stamped.seats[1].deadline is None
+            assert stamped.seats[0].deadline == to_ms(now() - timedelta(seconds=3)) + 20_000
+    finally:
+        await store.stop()

@@ -59,3 +59,23 @@ def test_strong_finishes_against_the_other_levels(game: str, players: int) -> No
     levels: list[Level] = ["strong", *others][:players]
     played = play(game, levels, f"bots-strong-{game}-{players}", BUDGETS, check=consistent(game))
     assert len(played.result.scores) == players
+
+
+def test_a_budgets_seconds_cap_the_search_through_the_injected_clock() -> None:
+    """With a clock, ``play`` stops strong's search once ``seconds`` have passed, as the server's runner does:
+    the clock here ticks one second per reading and only the search reads it, so a searched decision lasts
+    the cap however many iterations the budget allows."""
+    ticks = iter(range(10**9))
+    timings: list[tuple[str, int, float]] = []
+    capped = Budget(iterations=1_000_000, horizon=4, seconds=3)
+    played = play(
+        "johari",
+        ["strong", "random"],
+        "cap",
+        {"strong": capped},
+        clock=lambda: float(next(ticks)),
+        timings=timings,
+    )
+    strong = [seconds for level, _, seconds in timings if level == "strong"]
+    # one tick: no search (a single decision besides resigning); five: the cap's 3 s, read once past it
+    assert played.commands > 0 and set(strong) == {1.0, 5.0}, strong

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from api.contract import SCHEMAS, walk
 from api.openapi import DEFAULT_PATH, openapi_text
+from api.responses import ERRORS_BY_OPERATION
 
 
 def test_committed_openapi_document_matches_the_code() -> None:
@@ -20,3 +23,61 @@ def test_every_operation_has_an_operation_id() -> None:
     assert all(op.get("operationId") for op in operations)
     for path in ("/v1/games", "/v1/games/{game_id}/commands", "/v1/catalog", "/health", "/ready"):
         assert path in document["paths"]
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every (method, path, operation) of a document."""
+    return [
+        (method.upper(), path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if isinstance(operation, dict) and "responses" in operation
+    ]
+
+
+def test_every_operation_lists_exactly_its_own_error_statuses() -> None:
+    """No operation falls back to the catch-all list: each is in api.responses' table (a new operation must
+    be added there with the statuses it can answer), and the table names no operation that is gone."""
+    document = json.loads(DEFAULT_PATH.read_text())
+    found = {operation["operationId"]: (method, path) for method, path, operation in operations(document)}
+    missing = sorted(
+        f"{method} {path} ({op})" for op, (method, path) in found.items() if op not in ERRORS_BY_OPERATION
+    )
+    assert not missing, f"add these operations to ERRORS_BY_OPERATION in api/responses.py: {missing}"
+    assert not sorted(set(ERRORS_BY_OPERATION) - set(found)), "ERRORS_BY_OPERATION names unknown operations"
+    for method, path, operation in operations(document):
+        errors = sorted(int(status) for status in operation["responses"] if not status.startswith("2"))
+        assert errors == sorted(set(ERRORS_BY_OPERATION[operation["operationId"]])), (method, path)
+        for status in errors:
+            content = operation["responses"][str(status)]["content"]
+            assert list(content) == ["application/problem+json"], (method, path, status)
+            assert content["application/problem+json"]["schema"] == {"$ref": SCHEMAS + "ProblemDetails"}
+
+
+def test_every_union_of_objects_is_discriminated() -> None:
+    """A oneOf/anyOf of object schemas names the property that tells them apart and maps each of its values
+    to a schema that requires that property with that one value, so generators dispatch without guessing."""
+    document = json.loads(DEFAULT_PATH.read_text())
+    schemas: dict[str, Any] = document["components"]["schemas"]
+    unions: list[dict[str, Any]] = []
+
+    def visit(node: dict[str, Any]) -> None:
+        for key in ("oneOf", "anyOf"):
+            members = node.get(key)
+            if isinstance(members, list) and members and all("$ref" in m for m in members):
+                targets = [schemas[m["$ref"].removeprefix(SCHEMAS)] for m in members]
+                if all(t.get("type") == "object" or "oneOf" in t for t in targets):
+                    unions.append(node)
+
+    walk(document, visit)
+    assert len(unions) >= 10  # commands, events per game and of every game; details, views, events
+    for node in unions:
+        assert "anyOf" not in node, node
+        discriminator = node.get("discriminator")
+        assert discriminator and discriminator.get("mapping"), node
+        prop = discriminator["propertyName"]
+        assert sorted(discriminator["mapping"].values()) == sorted(m["$ref"] for m in node["oneOf"]), node
+        for value, ref in discriminator["mapping"].items():
+            target = schemas[ref.removeprefix(SCHEMAS)]
+            assert prop in target.get("required", []), (ref, prop)
+            assert target["properties"][prop].get("enum") == [value], (ref, prop, value)
