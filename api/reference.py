@@ -1,11 +1,10 @@
 """The pages a problem's ``type`` and the catalog's ``rules`` link to: ``GET /problems/{kind}`` describes a
-kind of problem, ``GET /rules/{game}`` serves the game's rule page from ``docs/rules/`` (Markdown, or HTML
-when the client prefers it)."""
+kind of problem, ``GET /rules/{game}`` serves the game's rule page (docs/rules/, shipped as the package data
+of ``domain.data``; Markdown, or HTML when the client prefers it)."""
 
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import Any
 
 from litestar import Controller, Request, Response, get
@@ -15,12 +14,11 @@ from litestar.params import FromPath
 from api.formats import OFFERS, negotiate
 from api.games import service_of
 from api.problems import KIND_BY_NAME, KINDS, PROBLEM_PATH
+from domain.data import rule_page
 from service import errors
-from service.settings import PROJECT_ROOT
 
 MARKDOWN = "text/markdown"
 HTML = "text/html"
-DOCS = PROJECT_ROOT / "docs"  # the repository's docs/, beside the packages (an editable install's root)
 
 
 def page(request: Request[Any, Any, Any], title: str, markdown: str) -> Response[str]:
@@ -54,12 +52,12 @@ def problem_index() -> str:
     return "# Problem types\n\n" + "\n".join(lines) + "\n"
 
 
-def rule_text(rules: str, docs: Path = DOCS) -> str:
-    """The rule page a game's ``rules`` reference names (``rules/<game>.md`` under docs/)."""
-    path = (docs / rules).resolve()
-    if docs.resolve() not in path.parents or not path.is_file():
+def rule_text(rules: str) -> str:
+    """The rule page a game's ``rules`` reference names (404 if it is not installed)."""
+    text = rule_page(rules)
+    if text is None:
         raise errors.NotFound("no_rule_page", "this game's rule page is not installed")
-    return path.read_text(encoding="utf-8")
+    return text
 
 
 class ReferenceController(Controller):

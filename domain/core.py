@@ -32,6 +32,7 @@ __all__ = [
     "Rng",
     "ScoreSheet",
     "TimeControl",
+    "commitment",
     "fold",
     "shown",
 ]
@@ -277,6 +278,11 @@ def fold(game: Game[S], events: Iterable[Event], state: S | None = None) -> S:
     for event in events:
         current = game.evolve(current, event)
     return current
+
+
+def commitment(secret: str) -> str:
+    """The public commitment to a seed (or a seed's secret half): SHA-256 of its UTF-8 bytes, hex."""
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 class Rng:

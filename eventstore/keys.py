@@ -1,5 +1,6 @@
 """The secret halves kept outside the event streams: a game's seed and seat-token hashes, a tournament's
-organizer and player token hashes.
+organizer and player token hashes, and the seeds committed to before a game (or tournament) has a stream
+(``commit``: service/seeds.py).
 
 The seed must stay hidden until the game ends (it would reveal every future shuffle and roll), so it
 never enters an event; the audit reveals it once the game is finished. Tokens are kept only as hashes.
@@ -8,6 +9,7 @@ never enters an event; the audit reveals it once the game is finished. Tokens ar
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from typing import Protocol
 
 import asyncpg
@@ -24,6 +26,19 @@ class GameKeys(msgspec.Struct, frozen=True, kw_only=True):
     token_hashes: tuple[str, ...]
 
 
+class SeedCommit(msgspec.Struct, frozen=True, kw_only=True):
+    """A secret committed to at creation and its public commitment, SHA-256(secret) in hex."""
+
+    subject_id: str
+    secret: str
+    commitment: str
+
+
+def commitment_of(secret: str) -> str:
+    """The public commitment to a secret: SHA-256 of its UTF-8 bytes, hex."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
 class KeyStore(Protocol):
     """Where game keys live."""
 
@@ -33,6 +48,14 @@ class KeyStore(Protocol):
 
     async def get(self, game_id: str) -> GameKeys | None:
         """A game's keys, or None."""
+        ...
+
+    async def commit(self, subject_id: str, secret: str) -> str:
+        """Keep a game's (tournament's) secret seed half, write-once; its public commitment."""
+        ...
+
+    async def committed(self, subject_id: str) -> SeedCommit | None:
+        """The secret committed to for a game (tournament), or None."""
         ...
 
 
@@ -68,12 +91,34 @@ class PostgresKeyStore:
             return None
         return GameKeys(game_id=game_id, seed=row["seed"], token_hashes=tuple(row["token_hashes"]))
 
+    async def commit(self, subject_id: str, secret: str) -> str:
+        """Insert the secret of a new game or tournament into ``seed_commits`` (write-once)."""
+        async with pooled_connection(self._pool, self._acquire_timeout) as connection:
+            await connection.execute(
+                "INSERT INTO seed_commits (subject_id, secret, commitment) VALUES ($1, $2, $3)",
+                subject_id,
+                secret,
+                commitment_of(secret),
+            )
+        return commitment_of(secret)
+
+    async def committed(self, subject_id: str) -> SeedCommit | None:
+        """Read a committed secret."""
+        async with pooled_connection(self._pool, self._acquire_timeout) as connection:
+            row = await connection.fetchrow(
+                "SELECT secret, commitment FROM seed_commits WHERE subject_id = $1", subject_id
+            )
+        if row is None:
+            return None
+        return SeedCommit(subject_id=subject_id, secret=row["secret"], commitment=row["commitment"])
+
 
 class InMemoryKeyStore:
     """The in-memory twin of PostgresKeyStore, for fast service tests."""
 
     def __init__(self) -> None:
         self._keys: dict[str, GameKeys] = {}
+        self._commits: dict[str, SeedCommit] = {}
         self._lock = asyncio.Lock()
 
     async def save(self, keys: GameKeys) -> None:
@@ -86,6 +131,20 @@ class InMemoryKeyStore:
     async def get(self, game_id: str) -> GameKeys | None:
         """Read a game's keys."""
         return self._keys.get(game_id)
+
+    async def commit(self, subject_id: str, secret: str) -> str:
+        """Keep a committed secret (write-once)."""
+        async with self._lock:
+            if subject_id in self._commits:
+                raise ValueError(f"a seed is committed for {subject_id}")
+            self._commits[subject_id] = SeedCommit(
+                subject_id=subject_id, secret=secret, commitment=commitment_of(secret)
+            )
+        return commitment_of(secret)
+
+    async def committed(self, subject_id: str) -> SeedCommit | None:
+        """Read a committed secret."""
+        return self._commits.get(subject_id)
 
 
 class TournamentKeys(msgspec.Struct, frozen=True, kw_only=True):

@@ -57,8 +57,9 @@ def upsert_listing(t: Tables) -> str:
     # A row never goes back to an older version; the same version is rewritten only if its stream row's
     # time differs (load() may have read the stream row one append behind its events).
     return f"""
-INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at,
+                              seed_commitment)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (game_id) DO UPDATE
    SET status = EXCLUDED.status, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
  WHERE EXCLUDED.version >= l.version

@@ -19,6 +19,7 @@ from domain.core import Event, Game, GameConfig, Rejected, Rng, TimeControl, fol
 from domain.registry import all_games
 from eventstore import ChainCheck, Upcasters, check_chain, upcast
 from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
+from service.seeds import mixed_seed
 from service.signing import SignedHead, verify_head
 from service.tokens import seed_commitment
 
@@ -33,6 +34,8 @@ class Reveal:
     players: Sequence[str]
     options: Mapping[str, Any] | None
     clock: Mapping[str, Any] | None = None  # a timed game's TimeControl as stored (issue 14)
+    server_seed: str | None = None  # a commit-reveal seed's parts (service/seeds.py), else None
+    entropies: Sequence[str] | None = None
 
 
 # The named failures an audit reports (docs/audit.md lists what each means); every problem is
@@ -127,6 +130,21 @@ def game_config(
     )
 
 
+def seed_problem(reveal: Reveal) -> str | None:
+    """The named failure of a seed against its commitment (None if it matches): SHA-256(seed) must be the
+    commitment, or for a commit-reveal seed SHA-256(server_seed) must be, and the seed must be the server's
+    half mixed with the seats' entropies."""
+    if reveal.entropies is None:
+        if seed_commitment(reveal.seed) != reveal.commitment:
+            return f"{SEED_MISMATCH}: the seed does not match the published commitment"
+        return None
+    if reveal.server_seed is None or seed_commitment(reveal.server_seed) != reveal.commitment:
+        return f"{SEED_MISMATCH}: the server's seed half does not match the commitment published at creation"
+    if mixed_seed(reveal.server_seed, reveal.entropies) != reveal.seed:
+        return f"{SEED_MISMATCH}: the seed is not the server's half mixed with the players' entropies"
+    return None
+
+
 def chain_problem(chain: ChainCheck) -> str | None:
     """The named failure of a hash chain check (None if it passed)."""
     if chain.ok:
@@ -206,9 +224,10 @@ def audit_events(
     notes: list[str] = []
     seed_matches: bool | None = None
     if reveal is not None:  # first: the chain key comes from the seed
-        seed_matches = seed_commitment(reveal.seed) == reveal.commitment
-        if not seed_matches:
-            problems.append(f"{SEED_MISMATCH}: the seed does not match the published commitment")
+        mismatch = seed_problem(reveal)
+        seed_matches = mismatch is None
+        if mismatch is not None:
+            problems.append(mismatch)
     broken = chain_problem(chain)
     if broken:
         problems.append(broken)
@@ -329,7 +348,15 @@ def verify_export(
     ]
     names = [seat.name for seat in sorted(export.seats, key=lambda seat: seat.seat)]
     clock = None if export.clock is None else msgspec.to_builtins(export.clock)
-    reveal = Reveal(export.seed, export.seed_commitment, names, export.options, clock)
+    reveal = Reveal(
+        export.seed,
+        export.seed_commitment,
+        names,
+        export.options,
+        clock,
+        export.server_seed,
+        export.entropies,
+    )
     findings = audit_events(game, chain, stored, finished=True, reveal=reveal)
     if findings.state is None:
         return findings

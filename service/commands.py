@@ -30,6 +30,7 @@ from service.clocks import Now, system_now, time_control, timed
 from service.loading import FINISHED, GameLoader, LoadedGame, event_tag, new_event
 from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.queries import GameQueries
+from service.seeds import SeedMix
 from service.tokens import hash_token, new_seed, new_token, seed_commitment
 
 log = structlog.get_logger("service.games")
@@ -88,13 +89,14 @@ def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[s
 
 
 def creation_metadata(
-    request: CreateGame, config: GameConfig, levels: list[str | None], seed: str, tournament: str | None
+    request: CreateGame, config: GameConfig, levels: list[str | None], commitment: str, tournament: str | None
 ) -> dict[str, Any]:
-    """The stream's creation metadata: seats, options, seed commitment, bots, tournament and rating."""
+    """The stream's creation metadata: seats, options, seed commitment (to the seed, or to a commit-reveal
+    seed's server half), bots, tournament and rating."""
     metadata: dict[str, Any] = {
         "players": list(config.players),
         "options": msgspec.to_builtins(config.options),
-        "seed_commitment": seed_commitment(seed),
+        "seed_commitment": commitment,
         "bots": [bool(player.bot) for player in request.players],
         "bot_levels": levels,
         "server_bots": any(levels),
@@ -172,6 +174,7 @@ class GameCommands:
         game_id: str | None = None,
         accounts: list[str | None] | None = None,
         duplicate_round: tuple[str, int] | None = None,
+        mix: SeedMix | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
@@ -182,12 +185,14 @@ class GameCommands:
         ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
         ``duplicate_round``: (round key, number of tables) of a duplicate tournament round; the game keeps
         its secrets until every table of the round has finished (``sealed``).
+        ``mix`` (a lobby game starting): the seed is the server's committed half mixed with the seats'
+        entropies (service/seeds.py); the published commitment is the one to the server's half.
         """
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
         names = seat_names(game, request, levels)
         config = self.configure(game, names, request.options, time_control(request.clock, self.now()))
-        seed = request.seed if request.seed is not None else new_seed()
+        seed = mix.seed if mix is not None else request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
         seat_tokens, hashes = seat_credentials(len(names), token_hashes)
@@ -198,9 +203,12 @@ class GameCommands:
         else:
             seed = existing.seed
         opening = game.setup(config, Rng(seed, "setup"))
-        metadata = creation_metadata(request, config, levels, seed, tournament)
+        commitment = seed_commitment(mix.server_seed if mix is not None else seed)
+        metadata = creation_metadata(request, config, levels, commitment, tournament)
         if accounts is not None:
             metadata["accounts"] = accounts
+        if mix is not None:  # the seed is SeedMix(server half revealed at the end, these entropies).seed
+            metadata["seed_entropies"] = list(mix.entropies)
         if duplicate_round is not None:
             metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
         try:
@@ -225,7 +233,7 @@ class GameCommands:
                 SeatToken(seat=i, name=n, token=t)
                 for i, (n, t) in enumerate(zip(names, seat_tokens, strict=True))
             ],
-            seed_commitment=seed_commitment(seed),
+            seed_commitment=commitment,
         )
 
     # ----------------------------------------------------------------- commands

@@ -23,24 +23,27 @@ class GameExporter:
         self.loader = loader
         self.queries = queries
 
-    def reveal(self, loaded: LoadedGame) -> Reveal | None:
+    async def reveal(self, loaded: LoadedGame) -> Reveal | None:
         """A finished game's seed, published commitment and set-up (None while it runs, or while other tables
         of its duplicate round do: seeds are secret)."""
         if not loaded.public:
             return None
-        return self.secrets(loaded)
+        return await self.secrets(loaded)
 
-    @staticmethod
-    def secrets(loaded: LoadedGame) -> Reveal:
-        """A game's seed, published commitment and set-up, for the service's own checks (never shown while
-        the game runs)."""
+    async def secrets(self, loaded: LoadedGame) -> Reveal:
+        """A game's seed (with a commit-reveal seed's parts), published commitment and set-up, for the
+        service's own checks (never shown while the game runs)."""
         metadata = loaded.info.metadata
+        entropies = metadata.get("seed_entropies")
+        committed = None if entropies is None else await self.loader.keys.committed(loaded.game_id)
         return Reveal(
             seed=loaded.keys.seed,
             commitment=str(metadata.get("seed_commitment", "")),
             players=metadata.get("players", []),
             options=metadata.get("options"),
             clock=metadata.get("clock"),
+            server_seed=None if committed is None else committed.secret,
+            entropies=entropies,
         )
 
     async def audit(self, game_id: str) -> AuditReport:
@@ -49,9 +52,9 @@ class GameExporter:
         loaded = await self.loader.load(game_id)
         chain = await self.loader.store.verify_chain(game_id)
         records = await self.loader.store.read_stream(game_id)
-        reveal = self.reveal(loaded)
+        reveal = await self.reveal(loaded)
         stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
-        findings = audit_events(loaded.game, chain, stored, loaded.finished, self.secrets(loaded))
+        findings = audit_events(loaded.game, chain, stored, loaded.finished, await self.secrets(loaded))
         return AuditReport(
             game_id=game_id,
             status=FINISHED if loaded.finished else ACTIVE,
@@ -64,7 +67,11 @@ class GameExporter:
             seed=None
             if reveal is None
             else SeedReveal(
-                seed=reveal.seed, commitment=reveal.commitment, matches=bool(findings.seed_matches)
+                seed=reveal.seed,
+                commitment=reveal.commitment,
+                matches=bool(findings.seed_matches),
+                server_seed=reveal.server_seed,
+                entropies=None if reveal.entropies is None else list(reveal.entropies),
             ),
             problems=findings.problems,
             moves_ok=findings.moves_ok,
@@ -76,7 +83,7 @@ class GameExporter:
         """A finished game as one self-contained document an auditor re-verifies offline (409 while it runs:
         its seed is secret until the end)."""
         loaded = await self.loader.load(game_id)
-        reveal = self.reveal(loaded)
+        reveal = await self.reveal(loaded)
         if reveal is None:
             raise errors.Conflict(
                 "game_not_finished",
@@ -95,6 +102,8 @@ class GameExporter:
             rated=bool(loaded.info.metadata.get("rated", False)),
             seed=reveal.seed,
             seed_commitment=reveal.commitment,
+            server_seed=reveal.server_seed,
+            entropies=None if reveal.entropies is None else list(reveal.entropies),
             version=loaded.version,
             head_hash=records[-1].hash.hex(),
             chain_keyed=bool(loaded.info.metadata.get("chain_keyed", False)),

@@ -11,6 +11,12 @@ was already stored).
 
 Rated means fair: a game is rated only if every seat is held by an account that joined it itself (the
 creator's own seat counts as joined) and the server chose the seed; one-player games are never rated.
+
+Commit-reveal seeds (service/seeds.py): when the server chooses the seed, it draws a secret half at
+creation and keeps it write-once (``seed_commits``) before the game is listed, so its commitment is public
+from the first answer on; each seat's entropy (given when creating or joining) is fixed once the last seat
+is filled (the game is ``starting``: nobody can join, leave or change an entropy any more), and the start
+mixes them into the game's seed. The server's half is revealed only with the finished game.
 """
 
 from __future__ import annotations
@@ -33,7 +39,8 @@ from service.commands import server_bot_levels
 from service.games import GameService
 from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
-from service.tokens import hash_token, new_token
+from service.seeds import SeedMix
+from service.tokens import hash_token, new_seed, new_token
 
 log = structlog.get_logger("service.lobby")
 
@@ -65,7 +72,8 @@ class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
 
 class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     """A game of the lobby: ``waiting`` for players, ``started`` (play it at /v1/games/{game_id}) or
-    ``cancelled``."""
+    ``cancelled``; ``seed_commitment``: SHA-256 of the server's secret seed half (or of a chosen seed), public
+    from creation (null for a game listed before commitments were kept)."""
 
     game_id: str
     game: str
@@ -75,6 +83,7 @@ class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     creator: str | None
     seats: list[LobbySeat]
     created_at: datetime
+    seed_commitment: str | None = None
 
 
 class LobbyPage(msgspec.Struct, frozen=True, kw_only=True):
@@ -100,6 +109,7 @@ class MyGame(msgspec.Struct, frozen=True, kw_only=True):
     rank: int | None = None
     lower_is_better: bool = False  # a Bazaar solitaire score is the turns taken, with ``solved`` (Z-12)
     solved: bool | None = None
+    seed_commitment: str | None = None
 
 
 class MyGamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -263,6 +273,11 @@ class LobbyService:
                 seats.append(SeatToken(seat=seat, name="", token="", open=True))
                 rows.append((game_id, seat, kind, None, None, None, None, None, False))
         full = all(kind in (ACCOUNT, HOTSEAT) or seat in bots for seat, kind in enumerate(kinds))
+        # committed (write-once) before the game is listed: the server's half, mixed with the seats'
+        # entropies at the start, or the seed the client chose (unrated games only)
+        commitment = await self.games.keys.commit(
+            game_id, request.seed if request.seed is not None else new_seed()
+        )
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute(
                 "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats, clock)"
@@ -289,7 +304,12 @@ class LobbyService:
             assert started is not None  # nobody else knows the game yet
             return msgspec.structs.replace(started, seats=seats)
         return GameCreated(
-            game_id=game_id, game=game.name, version=0, seats=seats, seed_commitment="", status=WAITING
+            game_id=game_id,
+            game=game.name,
+            version=0,
+            seats=seats,
+            seed_commitment=commitment,
+            status=WAITING,
         )
 
     # ----------------------------------------------------------------- seats
@@ -428,7 +448,8 @@ class LobbyService:
             if lobby is None or lobby["status"] != STARTING:
                 return None
             seats = await connection.fetch(
-                "SELECT s.seat, s.kind, s.account_id, s.name, s.token_hash, a.name AS account_name, a.bot_level"
+                "SELECT s.seat, s.kind, s.account_id, s.name, s.token_hash, s.entropy, a.name AS account_name,"
+                " a.bot_level"
                 " FROM game_seats s LEFT JOIN accounts a USING (account_id)"
                 " WHERE s.game_id = $1 ORDER BY s.seat",
                 game_id,
@@ -440,6 +461,10 @@ class LobbyService:
                 )
                 for row in seats
             ]
+            committed = await self.games.keys.committed(game_id)
+            mix = None
+            if lobby["seed"] is None and committed is not None:  # (a game listed before commitments: None)
+                mix = SeedMix(committed.secret, tuple(row["entropy"] or "" for row in seats))
             created = await self.games.create(
                 CreateGame(
                     game=lobby["game"],
@@ -454,6 +479,7 @@ class LobbyService:
                 token_hashes=[row["token_hash"] or "" for row in seats],
                 game_id=game_id,
                 accounts=[row["account_id"] for row in seats],
+                mix=mix,
             )
             await connection.execute(
                 "UPDATE lobby_games SET status = $2, started_at = now() WHERE game_id = $1", game_id, STARTED
@@ -519,8 +545,9 @@ class LobbyService:
         """Lobby games and their seats (``where`` is built from fixed text; values are parameters)."""
         async with self.accounts.connection() as connection:
             rows = await connection.fetch(
-                "SELECT g.game_id, g.game, g.options, g.rated, g.status, g.created_at, c.name AS creator"
-                f" FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id {where}"
+                "SELECT g.game_id, g.game, g.options, g.rated, g.status, g.created_at, c.name AS creator,"
+                " k.commitment FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id"
+                f" LEFT JOIN seed_commits k ON k.subject_id = g.game_id {where}"
                 f" ORDER BY g.created_at DESC, g.game_id DESC LIMIT {int(limit)}",
                 *args,
             )
@@ -552,6 +579,7 @@ class LobbyService:
                 creator=row["creator"],
                 seats=by_game.get(row["game_id"], []),
                 created_at=row["created_at"],
+                seed_commitment=row["commitment"],
             )
             for row in rows
         ]
@@ -579,9 +607,11 @@ class LobbyService:
                 "       WHEN l.status = 'cancelled' THEN 'cancelled'"
                 "       ELSE coalesce(g.status, 'active') END AS status,"
                 "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank,"
-                "  coalesce(r.lower_is_better, false) AS lower_is_better, r.solved"
+                "  coalesce(r.lower_is_better, false) AS lower_is_better, r.solved,"
+                "  coalesce(g.seed_commitment, k.commitment) AS seed_commitment"
                 " FROM game_seats s LEFT JOIN lobby_games l USING (game_id)"
                 " LEFT JOIN game_listing g USING (game_id)"
+                " LEFT JOIN seed_commits k ON k.subject_id = s.game_id"
                 " LEFT JOIN game_results r ON r.game_id = s.game_id AND r.seat = s.seat"
                 " WHERE s.account_id = $1 OR s.invited_id = $1) mine"
                 f" {after} ORDER BY created_at DESC, game_id DESC LIMIT {int(limit) + 1}",
@@ -601,6 +631,7 @@ class LobbyService:
                 rank=row["rank"],
                 lower_is_better=row["lower_is_better"],
                 solved=row["solved"],
+                seed_commitment=row["seed_commitment"],
             )
             for row in rows
             if row["created_at"] is not None

@@ -151,7 +151,8 @@ class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """One game of the listing; ``result`` (per seat score and rank) once it is finished."""
+    """One game of the listing; ``result`` (per seat score and rank) once it is finished;
+    ``seed_commitment`` as published at creation."""
 
     game_id: str
     game: str
@@ -161,6 +162,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     tournament: str | None
     created_at: datetime
     updated_at: datetime
+    seed_commitment: str | None = None
     result: list[SeatResult] | None = None
 
 
@@ -184,6 +186,7 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     tournament: str | None
     created_at: datetime
     updated_at: datetime
+    seed_commitment: str | None = None
     score: int | None = None
     rank: int | None = None
     lower_is_better: bool = False
@@ -257,11 +260,15 @@ class ScoreSheetOut(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeedReveal(msgspec.Struct, frozen=True, kw_only=True):
-    """A finished game's seed, its commitment, and whether SHA-256(seed) equals the commitment."""
+    """A finished game's seed, its commitment, and whether the seed matches it: SHA-256(seed) equals the
+    commitment, or for a commit-reveal game (``server_seed`` and ``entropies`` given) SHA-256(server_seed)
+    does and the seed is the server's half mixed with the seats' entropies (docs/audit.md)."""
 
     seed: str
     commitment: str
     matches: bool
+    server_seed: str | None = None
+    entropies: list[str] | None = None
 
 
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -283,8 +290,9 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 EXPORT_FORMAT = "bazaar-games/game-export"
-EXPORT_FORMAT_VERSION = 2  # 2: each move's command (``command``), the keyed chain (``chain_keyed``)
-READABLE_EXPORT_VERSIONS = (1, 2)
+EXPORT_FORMAT_VERSION = 3  # 2: each move's command (``command``), the keyed chain (``chain_keyed``);
+# 3: the parts of a commit-reveal seed (``server_seed``, ``entropies``)
+READABLE_EXPORT_VERSIONS = (1, 2, 3)
 
 
 class ExportedCommand(msgspec.Struct, frozen=True, kw_only=True):
@@ -326,6 +334,10 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     rated: bool = False
     seed: str
     seed_commitment: str
+    # a commit-reveal seed (lobby games): the server's committed half and the seats' entropies in seat
+    # order; seed = mixed_seed(server_seed, entropies) and SHA-256(server_seed) = seed_commitment
+    server_seed: str | None = None
+    entropies: list[str] | None = None
     version: int
     head_hash: str
     chain_keyed: bool = (
@@ -396,12 +408,14 @@ class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TournamentCreatedOut(msgspec.Struct, frozen=True, kw_only=True):
-    """The answer to a tournament creation: its id, the organizer's token and each player's token (shown once)."""
+    """The answer to a tournament creation: its id, the organizer's token and each player's token (shown
+    once), and ``seed_commitment``: SHA-256 of the tournament's secret seed (revealed once it is completed)."""
 
     tournament_id: str
     organizer_token: str
     players: list[PlayerToken]
     registering: bool = False
+    seed_commitment: str = ""
 
 
 class PlayerRating(msgspec.Struct, frozen=True, kw_only=True):

@@ -452,7 +452,7 @@ class GameProjection(FeedFollower):
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         query = (
             f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
-            f" g.updated_at{seat} FROM {source}{where}"
+            f" g.updated_at, g.seed_commitment{seat} FROM {source}{where}"
             f" ORDER BY {order}.created_at DESC, {order}.game_id DESC LIMIT ${len(args)}"
         )
         async with self.connection() as connection:
@@ -502,6 +502,7 @@ class GameProjection(FeedFollower):
                     tournament=row["tournament"],
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
+                    seed_commitment=row["seed_commitment"],
                     result=_seat_results(row["players"], results[row["game_id"]])
                     if row["game_id"] in results
                     else None,
@@ -539,6 +540,7 @@ class GameProjection(FeedFollower):
                     tournament=row["tournament"],
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
+                    seed_commitment=row["seed_commitment"],
                     score=None if mine is None else mine["score"],
                     rank=None if mine is None else mine["rank"],
                     lower_is_better=mine is not None and mine["lower_is_better"],
@@ -566,6 +568,7 @@ def _listing_row(loaded: LoadedGame) -> tuple[Any, ...]:
         info.metadata.get("tournament"),
         info.created_at,
         info.updated_at,
+        info.metadata.get("seed_commitment"),
     )
 
 

@@ -46,6 +46,7 @@ class Registration(msgspec.Struct, frozen=True, kw_only=True):
     organizer: str | None
     entries: list[Entry]
     created_at: datetime
+    seed_commitment: str | None = None  # SHA-256 of the tournament's seed, committed at creation
 
 
 class Closing(msgspec.Struct, frozen=True, kw_only=True):
@@ -166,8 +167,9 @@ class Registrations:
         """The registration of a tournament (404 if it never registered accounts)."""
         async with self.accounts.connection() as connection:
             row = await connection.fetchrow(
-                "SELECT r.status, r.open, r.request, r.created_at, a.name AS organizer"
+                "SELECT r.status, r.open, r.request, r.created_at, a.name AS organizer, k.commitment"
                 " FROM tournament_registrations r LEFT JOIN accounts a ON a.account_id = r.organizer_id"
+                " LEFT JOIN seed_commits k ON k.subject_id = r.tournament_id"
                 " WHERE r.tournament_id = $1",
                 tournament_id,
             )
@@ -190,6 +192,7 @@ class Registrations:
             organizer=row["organizer"],
             entries=[Entry(name=e["name"], status=e["status"]) for e in entries],
             created_at=row["created_at"],
+            seed_commitment=row["commitment"],
         )
 
     async def close(self, tournament_id: str, start: Any) -> None:

@@ -37,7 +37,8 @@ log = structlog.get_logger("service.timeouts")
 
 CHECKPOINT = "clock_deadlines"
 CLOCK_EVENTS = (str(ClockStarted.__struct_config__.tag), str(ClockStamped.__struct_config__.tag))
-DUE_BATCH = 100  # deadlines acted on per pass
+DUE_BATCH = 100  # deadlines read per pass
+PARALLEL = 8  # timeouts appended side by side (of different games)
 IDLE_SECONDS = 5.0  # the longest sleep without a change signal (a lost signal costs at most this)
 RETRY_SECONDS = 1.0  # after a failure (the database away)
 REFUSED_SECONDS = 0.2  # a deadline whose timeout was refused (the index behind): tried again after this
@@ -115,6 +116,7 @@ class ClockScheduler:
         self.now = now
         self.timeouts = 0  # timeouts this scheduler had accepted (an identical earlier answer included)
         self._tried: dict[tuple[str, int], tuple[int, float]] = {}  # refused: (version, when) per seat
+        self._parallel = asyncio.Semaphore(PARALLEL)
 
     async def run(self, wake: Callable[[float], Awaitable[object]]) -> None:
         """Forever: catch the index up, act on what is due, sleep until the next deadline or ``wake``."""
@@ -139,17 +141,27 @@ class ClockScheduler:
         return REFUSED_SECONDS if left <= 0 else min(left, IDLE_SECONDS)
 
     async def act(self) -> int:
-        """Time out every seat whose deadline has passed; the timeouts this process got accepted."""
-        made = 0
+        """Time out every seat whose deadline has passed, games side by side (one seat per game and pass:
+        a game's other seats are due at a newer version once the index has caught up); the timeouts this
+        process got accepted."""
+        games: dict[str, Due] = {}
         for due in await self.index.due(self.now()):
-            key = (due.game_id, due.seat)
-            tried = self._tried.get(key)
-            if (
-                tried is not None
-                and tried[0] == due.version
-                and time.monotonic() - tried[1] < REFUSED_SECONDS
-            ):
-                continue  # refused for this decision a moment ago: the index has not caught up yet
+            games.setdefault(due.game_id, due)  # the earliest passed deadline of each game
+        acting = [due for due in games.values() if not self._refused_lately(due)]
+        done = await asyncio.gather(*(self._time_out(due) for due in acting))
+        if len(self._tried) > 10 * DUE_BATCH:
+            self._tried.clear()
+        return sum(done)
+
+    def _refused_lately(self, due: Due) -> bool:
+        """Whether this very deadline (same version) was refused a moment ago: the index is behind the game."""
+        tried = self._tried.get((due.game_id, due.seat))
+        return tried is not None and tried[0] == due.version and time.monotonic() - tried[1] < REFUSED_SECONDS
+
+    async def _time_out(self, due: Due) -> int:
+        """Append the timeout of one passed deadline (1), or leave it to whoever moved the game first (0)."""
+        key = (due.game_id, due.seat)
+        async with self._parallel:
             try:
                 await self.games.execute(
                     due.game_id,
@@ -163,20 +175,17 @@ class ClockScheduler:
                 # another process timed it out first, or the seat answered: the index will move on
                 self._tried[key] = (due.version, time.monotonic())
                 log.info("timeout_refused", game_id=due.game_id, seat=due.seat, code=refused.code)
-                continue
+                return 0
             except StoreError:
                 raise
             except Exception:  # a bug must not stop every other game's clock: retry this one later
                 self._tried[key] = (due.version, time.monotonic())
                 log.exception("timeout_failed", game_id=due.game_id, seat=due.seat)
-                continue
-            self._tried.pop(key, None)
-            made += 1
-            self.timeouts += 1
-            log.info("seat_timed_out", game_id=due.game_id, seat=due.seat, version=due.version)
-        if len(self._tried) > 10 * DUE_BATCH:
-            self._tried.clear()
-        return made
+                return 0
+        self._tried.pop(key, None)
+        self.timeouts += 1
+        log.info("seat_timed_out", game_id=due.game_id, seat=due.seat, version=due.version)
+        return 1
 
 
 def woken_by(

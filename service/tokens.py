@@ -6,6 +6,8 @@ import hashlib
 import hmac
 import secrets
 
+from domain.core import commitment
+
 
 def new_token() -> str:
     """A long random bearer token (256 bits, URL-safe)."""
@@ -27,9 +29,7 @@ def new_seed() -> str:
     return secrets.token_hex(32)
 
 
-def seed_commitment(seed: str) -> str:
-    """The public commitment to a seed: SHA-256 of its UTF-8 bytes, hex."""
-    return hashlib.sha256(seed.encode()).hexdigest()
+seed_commitment = commitment  # the public commitment to a seed: SHA-256 of its UTF-8 bytes, hex
 
 
 STREAM_TICKET_SECONDS = 60  # a stream ticket opens a seat's stream for this long after it is issued

@@ -57,7 +57,7 @@ from service.models import (
 from service.projections import FeedFollower, FeedPage, last_events
 from service.registrations import INVITED, JOINED, Closing, Registration, Registrations
 from service.signing import SignedHead
-from service.tokens import hash_token, new_seed, new_token, token_matches
+from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
 
 log = structlog.get_logger("service.tournaments")
 
@@ -200,7 +200,8 @@ class TournamentService:
             return await self._open_registration(request, token)
         self._check_seed(request)
         names = tuple((player.name or "").strip() for player in request.players)
-        events = self._creation(request, names)
+        seed = request.seed if request.seed is not None else new_seed()
+        events = self._creation(request, names, seed)
         tournament_id = str(uuid.uuid4())
         organizer = new_token()
         player_tokens = [new_token() for _ in names]
@@ -209,6 +210,7 @@ class TournamentService:
             tournament_id=tournament_id,
             organizer_token=organizer,
             players=[PlayerToken(name=n, token=t) for n, t in zip(names, player_tokens, strict=True)],
+            seed_commitment=seed_commitment(seed),
         )
 
     @staticmethod
@@ -229,8 +231,9 @@ class TournamentService:
         clock: dict[str, Any] = msgspec.to_builtins(choice)
         return clock
 
-    def _creation(self, request: CreateTournamentIn, names: tuple[str, ...]) -> list[Event]:
-        """The tournament's creation events for these players (422 for anything the rules refuse)."""
+    def _creation(self, request: CreateTournamentIn, names: tuple[str, ...], seed: str) -> list[Event]:
+        """The tournament's creation events for these players and this (committed) seed (422 for anything
+        the rules refuse)."""
         game = self.games.game_named(request.game)
         options = msgspec.to_builtins(self.games.parse_options(game, request.options))
         command = CreateTournament(
@@ -243,10 +246,10 @@ class TournamentService:
             table_size=request.table_size,
             options=options,
             duplicate=request.duplicate,
-            seed=request.seed if request.seed is not None else new_seed(),
+            seed=seed,
             clock=self._clock(request),
         )
-        return self._decide(TOURNAMENT.initial(), command, Rng(new_seed(), "create"))
+        return self._decide(TOURNAMENT.initial(), command, Rng(seed, "create"))
 
     async def _store(
         self,
@@ -316,18 +319,26 @@ class TournamentService:
         # (checked as for one full table; the number registering is only known when the first round starts)
         game = self.games.game_named(request.game)
         try:
-            self._creation(request, tuple(f"player {i}" for i in range(game.max_players)))
+            self._creation(request, tuple(f"player {i}" for i in range(game.max_players)), "check")
         except errors.RuleViolation as refused:
             if refused.code not in COUNT_CODES:
                 raise
         tournament_id = str(uuid.uuid4())
         organizer_token = new_token()
+        # committed now, write-once, before anybody registers; used when the first round is seated
+        commitment = await self.games.keys.commit(
+            tournament_id, request.seed if request.seed is not None else new_seed()
+        )
         await self.registrations.open(
             tournament_id, request, hash_token(organizer_token), organizer, plays, invited
         )
         log.info("tournament_registration_opened", tournament_id=tournament_id, invited=len(invited))
         return TournamentCreatedOut(
-            tournament_id=tournament_id, organizer_token=organizer_token, players=[], registering=True
+            tournament_id=tournament_id,
+            organizer_token=organizer_token,
+            players=[],
+            registering=True,
+            seed_commitment=commitment,
         )
 
     async def _close_registration(self, tournament_id: str) -> None:
@@ -335,9 +346,13 @@ class TournamentService:
         if self.registrations is None or await self.store.stream_info(tournament_id) is not None:
             return
 
+        committed = await self.games.keys.committed(tournament_id)
+
         async def start(closing: Closing) -> None:
             names = tuple(closing.names)
-            events = self._creation(closing.request, names)
+            # the seed committed at creation (a registration opened before seeds were committed: drawn now)
+            seed = committed.secret if committed is not None else closing.request.seed or new_seed()
+            events = self._creation(closing.request, names, seed)
             await self._store(
                 tournament_id,
                 closing.request,

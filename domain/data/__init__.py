@@ -1,4 +1,5 @@
-"""The house component data (JSON), shipped with the package, and the one way a game reads it.
+"""The house component data (JSON) and the rule pages (``rules/<game>.md``), shipped with the package, and
+the one way each is read.
 
 Each game declares the shape of its data file as msgspec structs with their constraints (``msgspec.Meta``
 ranges and lengths, ``Literal`` fixed values, and a few cross-field checks in ``__post_init__`` where a type
@@ -8,16 +9,20 @@ cannot say it); ``convert_component_data`` checks a file against that declaratio
 from __future__ import annotations
 
 import json
+import re
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
 
-__all__ = ["DATA_DIR", "ComponentDataError", "convert_component_data", "load_component_data"]
+__all__ = ["DATA_DIR", "ComponentDataError", "convert_component_data", "load_component_data", "rule_page"]
 
 DATA_DIR = Path(__file__).parent
 
 T = TypeVar("T")
+# A game's ``rules`` reference: the rule pages are package data (links to docs/rules/, whose text wheels copy)
+RULE_PAGE = re.compile(r"rules/[a-z0-9_]+\.md")
 
 
 class ComponentDataError(ValueError):
@@ -35,3 +40,12 @@ def convert_component_data(game: str, raw: Any, schema: type[T]) -> T:
         return msgspec.convert(raw, schema)
     except msgspec.ValidationError as exc:
         raise ComponentDataError(f"{game} component data: {exc}") from exc
+
+
+def rule_page(rules: str) -> str | None:
+    """The Markdown of the rule page a game's ``rules`` reference names (``rules/<game>.md``), read as
+    package data so an installed wheel serves it too; None if there is no such page."""
+    if not RULE_PAGE.fullmatch(rules):
+        return None
+    page = files(__name__).joinpath(rules)
+    return page.read_text(encoding="utf-8") if page.is_file() else None

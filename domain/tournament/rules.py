@@ -129,7 +129,7 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
             )
         preferred = command.table_size
     sizes = split_tables(len(names), smallest, command.max_players, preferred, equal=command.duplicate)
-    seed = command.seed if command.seed is not None else "".join(f"{rng.below(2**64):016x}" for _ in range(2))
+    seed = command.seed if command.seed is not None else "".join(f"{rng.below(2**64):016x}" for _ in range(4))
     if not seed or len(seed) > MAX_SEED_LENGTH:
         raise Rejected("bad_seed", detail=f"a seed is 1-{MAX_SEED_LENGTH} characters")
     return [

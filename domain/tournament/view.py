@@ -1,4 +1,5 @@
-"""The tournament overview read model: status, rounds, tables and their games (no seeds), for anybody."""
+"""The tournament overview read model: status, rounds, tables and their games, for anybody: no seed before
+its time, only the commitments to them (the tournament's seed is revealed once it is completed)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from domain.core import commitment
 from domain.tournament.state import RoundState, State
 
 __all__ = [
@@ -34,14 +36,16 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TableView(msgspec.Struct, frozen=True, kw_only=True):
-    """A table of a round: its game (null until created), seats, whether its game has a result, and whether
-    that result was adjudicated by the organizer."""
+    """A table of a round: its game (null until created), seats, whether its game has a result, whether
+    that result was adjudicated by the organizer, and the commitment to its game's seed (the game's
+    ``seed_commitment``; one per round in duplicate mode)."""
 
     table: int
     game_id: str | None
     seats: tuple[SeatView, ...]
     finished: bool
     adjudicated: bool
+    seed_commitment: str
 
 
 class RoundView(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,6 +73,8 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     options: dict[str, Any] | None
     clock: dict[str, Any] | None  # the clock of every game (null: untimed)
     schedule: tuple[RoundView, ...]
+    seed_commitment: str  # SHA-256 of the tournament's seed, hex: public from creation
+    seed: str | None  # the seed itself once the tournament is completed (every seating re-derivable)
 
 
 def status(state: State) -> Status:
@@ -105,6 +111,7 @@ def round_view(rnd: RoundState) -> RoundView:
                 seats=tuple(SeatView(seat=seat, name=name) for seat, name in enumerate(table.players)),
                 finished=table.outcome is not None,
                 adjudicated=table.outcome is not None and table.outcome.adjudicated,
+                seed_commitment=commitment(table.seed),
             )
             for table in rnd.tables
         ),
@@ -128,4 +135,6 @@ def overview(state: State) -> TournamentView:
         options=state.options,
         clock=state.clock,
         schedule=tuple(round_view(rnd) for rnd in state.rounds),
+        seed_commitment=commitment(state.seed),
+        seed=state.seed if state.completed else None,
     )

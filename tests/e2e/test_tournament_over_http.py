@@ -111,7 +111,7 @@ async def test_an_eleven_player_basari_tournament_over_http(http: httpx.AsyncCli
 
     overview = (await http.get(f"/v1/tournaments/{tid}")).json()
     assert overview["status"] == "completed" and overview["current_round"] == ROUNDS
-    assert "seed" not in json.dumps(overview)
+    assert overview["seed"] == "e2e-open"  # revealed once the tournament is completed, not before
     done = await http.post(f"/v1/tournaments/{tid}/rounds", headers=organizer)
     assert done.status_code == 409 and done.json()["code"] == "tournament_complete"
 

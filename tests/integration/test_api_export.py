@@ -69,7 +69,8 @@ async def test_the_export_is_self_contained_and_holds_no_token(
 ) -> None:
     game_id, raw = finished["game_id"], finished["raw"]
     document = json.loads(raw)
-    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 2
+    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 3
+    assert document["server_seed"] is None and document["entropies"] is None  # a seed the client chose
     assert (document["game_id"], document["game"], document["seed"]) == (game_id, "basari", "export-seed")
     assert [seat["name"] for seat in document["seats"]] == ["player-0", "player-1", "player-2"]
     assert all(token not in raw.decode() for token in finished["tokens"])

@@ -9,11 +9,17 @@ import io
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
+from domain.registry import all_games
+from domain.tournament import TOURNAMENT, RoundSeated, SeatNextRound, seating_rng
+from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
+from service.games import GameService, new_event
 from service.settings import Settings
+from service.tournaments import TournamentService
 from tests.integration.test_api_tournaments import NAMES, assert_problem, bearer, create, tournament_body
 from tests.support.client_play import play_existing
 
@@ -295,3 +301,27 @@ async def test_a_tournament_chooses_its_games_clock_or_none(
 async def test_a_bad_tournament_clock_is_422(client: AsyncTestClient[Any], changes: dict[str, Any]) -> None:
     response = await client.post("/v1/tournaments", json={**tournament_body(), **changes})
     assert_problem(response, 422, "bad_clock")
+
+
+async def test_a_player_withdrawn_while_a_round_is_being_seated_resigns_in_its_new_game(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    """A round seated whose games are not created yet (a crash between the two appends): the player withdrawn
+    then is still at its table; the games the next request creates have their seat resigned at once."""
+    mine = await organizer(client, seed="seating-withdrawal")
+    store = PostgresEventStore(pool)
+    games = GameService(store, PostgresKeyStore(pool), all_games())
+    service = TournamentService(store, PostgresTournamentKeyStore(pool), games)  # this loop's, no recorder
+    loaded = await service.load(mine.tid)
+    (seated_event,) = TOURNAMENT.decide(loaded.state, SeatNextRound(), seating_rng(loaded.state))
+    assert isinstance(seated_event, RoundSeated)
+    await service.store.append(mine.tid, loaded.version, [new_event(seated_event)])
+    assert (await mine.get())["status"] == "seating"
+    leaver = seated_event.tables[0].players[0]
+    assert (await mine.post("withdrawals", {"name": leaver})).status_code == 200
+
+    seated = await mine.seat()  # creates the seated round's games
+    table = seated["tables"][0]
+    assert table["seats"][0]["name"] == leaver
+    events = (await client.get(f"/v1/games/{table['game_id']}/events")).json()["events"]
+    assert [e["data"]["seat"] for e in events if e["type"] == "seat_resigned"] == [0]

@@ -16,7 +16,9 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
+from domain.core import commitment
 from domain.registry import all_games
+from domain.tournament import game_seed
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
 from service.models import CreateGame, PlayerIn
@@ -91,7 +93,8 @@ async def test_create_returns_organizer_and_player_tokens(client: AsyncTestClien
     assert len(set(tokens)) == len(tokens) and all(len(t) > 30 for t in tokens)
     overview = (await client.get(f"/v1/tournaments/{body['tournament_id']}")).json()
     assert overview["status"] == "ready" and overview["rounds"] == 2 and overview["schedule"] == []
-    assert "seed" not in json.dumps(overview)
+    assert overview["seed"] is None and "spring-cup" not in json.dumps(overview)
+    assert overview["seed_commitment"] == body["seed_commitment"] == commitment("spring-cup")
 
 
 @pytest.mark.parametrize(
@@ -172,7 +175,9 @@ async def test_a_whole_tournament_over_the_api(client: AsyncTestClient[Any]) -> 
     )
     overview = (await client.get(f"/v1/tournaments/{tid}")).json()
     assert overview["status"] == "playing" and overview["current_round"] == 1
-    assert "seed" not in json.dumps(overview)
+    shown = json.dumps(overview)
+    assert overview["seed"] is None and "whole-tournament" not in shown
+    assert all(game_seed("whole-tournament", 1, table) not in shown for table in (1, 2))
 
     await play_round(client, seated, tokens)
     overview = (await client.get(f"/v1/tournaments/{tid}")).json()

@@ -80,13 +80,13 @@ async def collect_until_end(messages: AsyncIterator[LiveMessage]) -> list[LiveMe
 async def test_each_seat_and_a_spectator_follow_a_game_to_its_end(service: GameService) -> None:
     game_id = await new_basari(service, "live-1")
     created_at = (await service.load(game_id)).version
-    followers = {
-        seat: asyncio.ensure_future(collect_until_end(follow(service, game_id, seat)))
-        for seat in (0, 1, None)
-    }
-    await asyncio.sleep(0.05)  # every follower has taken its snapshot
+    live = {seat: follow(service, game_id, seat) for seat in (0, 1, None)}
+    snapshots = {seat: await anext(messages) for seat, messages in live.items()}  # taken before any move
+    followers = {seat: asyncio.ensure_future(collect_until_end(messages)) for seat, messages in live.items()}
     await asyncio.wait_for(play_to_end(service, game_id, "live-1"), WAIT)
-    streams = {seat: await asyncio.wait_for(task, WAIT) for seat, task in followers.items()}
+    streams = {
+        seat: [snapshots[seat], *await asyncio.wait_for(task, WAIT)] for seat, task in followers.items()
+    }
     final = (await service.load(game_id)).version
 
     for seat, messages in streams.items():

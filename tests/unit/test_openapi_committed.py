@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from api.contract import SCHEMAS, walk
+from api.app import create_app
+from api.contract import SCHEMAS, served_document, walk
+from api.formats import JSON, OFFERS
 from api.openapi import DEFAULT_PATH, openapi_text
 from api.responses import ERRORS_BY_OPERATION
+from service.settings import Settings
 
 
 def test_committed_openapi_document_matches_the_code() -> None:
@@ -81,3 +84,31 @@ def test_every_union_of_objects_is_discriminated() -> None:
             target = schemas[ref.removeprefix(SCHEMAS)]
             assert prop in target.get("required", []), (ref, prop)
             assert target["properties"][prop].get("enum") == [value], (ref, prop, value)
+
+
+def test_every_operation_offers_to_the_accept_check_what_it_documents() -> None:
+    """The 406 check (api.formats) lets through only what a handler's ``opt[OFFERS]`` lists (JSON when it
+    lists nothing, under /v1): every media type an operation documents for its success must be offered,
+    or clients asking for it would be refused."""
+    app = create_app(Settings.from_env())
+    document = served_document(app)
+    documented = {
+        operation["operationId"]: {
+            media
+            for status, answer in operation["responses"].items()
+            if status.startswith("2")
+            for media in answer.get("content", {})
+        }
+        for _method, _path, operation in operations(document)
+    }
+    checked = 0
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            operation_id = handler.operation_id
+            name = operation_id if isinstance(operation_id, str) else None
+            if name not in documented or not route.path.startswith("/v1/"):
+                continue
+            offered = set(handler.opt.get(OFFERS, (JSON,)))
+            assert documented[name] <= offered, (route.path, name, documented[name] - offered)
+            checked += 1
+    assert checked >= 30

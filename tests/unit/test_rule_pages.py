@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from fnmatch import fnmatch
+from importlib.resources import files
 from pathlib import Path
+
+from domain.data import rule_page
+from domain.registry import all_games
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = re.compile(r"\b([BZJ])-(\d+)\b")
@@ -30,3 +36,18 @@ def test_every_cited_ruling_is_on_a_published_page() -> None:
     }
     unknown = sorted((code, where) for code, where in cited if code not in known)
     assert not unknown, unknown
+
+
+def test_every_game_s_rule_page_ships_as_package_data() -> None:
+    """Each catalog game's ``rules`` page is read through importlib.resources (as an installed wheel serves
+    it), is the published docs/rules page word for word, and is covered by the package-data globs."""
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for name, game in all_games().items():
+        text = rule_page(game.rules)
+        assert text is not None, name
+        assert text == (ROOT / "docs" / game.rules).read_text(encoding="utf-8"), name
+        shipped = files("domain.data").joinpath(game.rules)
+        assert shipped.is_file(), name
+        assert any(fnmatch(f"data/{game.rules}", pattern) for pattern in package_data["domain"]), name
+    assert rule_page("rules/../../pyproject.toml") is None
+    assert rule_page("rules/chess.md") is None

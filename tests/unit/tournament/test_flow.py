@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from domain.core import Event, Rng
+from domain.core import Event, Rng, commitment
 from domain.tournament import (
     EVENT_TYPE,
     TOURNAMENT,
@@ -194,7 +194,7 @@ def test_evolve_ignores_an_event_that_matches_nothing() -> None:
     assert TOURNAMENT.evolve(run.state, stray) == run.state
 
 
-def test_overview_shows_rounds_tables_and_games_but_no_seeds() -> None:
+def test_overview_shows_rounds_tables_and_games_and_only_the_commitments_to_their_seeds() -> None:
     run = seated()
     run.report(1, 2, [1, 2, 3])
     view = overview(run.state)
@@ -202,6 +202,10 @@ def test_overview_shows_rounds_tables_and_games_but_no_seeds() -> None:
     table = view.schedule[0].tables[1]
     assert table.game_id == "game-1-2" and table.finished
     assert [s.seat for s in table.seats] == [0, 1, 2]
-    assert "seed" not in msgspec.json.decode(msgspec.json.encode(view))["schedule"][0]["tables"][0]
-    assert b"tournament-seed" not in msgspec.json.encode(view)
+    shown = msgspec.json.decode(msgspec.json.encode(view))["schedule"][0]["tables"][0]
+    assert "seed" not in shown
+    assert shown["seed_commitment"] == commitment(run.state.rounds[0].tables[0].seed)
+    assert run.state.rounds[0].tables[0].seed.encode() not in msgspec.json.encode(view)
+    assert view.seed is None and view.seed_commitment == commitment(run.state.seed)
+    assert run.state.seed.encode() not in msgspec.json.encode(view)
     assert overview(fold([])).status == "new"
