@@ -16,7 +16,7 @@ from api.accounts import accounts_of
 from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token
 from api.middleware import client_identity
-from api.streams import StreamLimiter, sse_stream
+from api.streams import StreamLimiter, sse_stream, while_current
 from service.notifications import Message, Notifications, resume_position
 
 
@@ -65,14 +65,20 @@ class MeStreamController(Controller):
         you in a game waiting for players), ``tournament_invited`` (a tournament registering players
         invited you; no ``game_id``, ``seat`` or ``version``). ``id:`` is a feed position: reconnect
         with ``Last-Event-ID`` to be told everything after it (keep-alive comments carry the position
-        reached too). Counts against the per-client stream cap (429)."""
-        account = await accounts_of(state).require(bearer_token(request))
+        reached too). Counts against the per-client stream cap (429). The stream
+        closes within ``STREAM_POLL_SECONDS`` once the token is replaced or revoked
+        (``POST``/``DELETE /v1/me/token``)."""
+        token = bearer_token(request)
+        accounts = accounts_of(state)
+        account = await accounts.require(token)
+        assert token is not None
         after = resume_position(last_event_id)
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request))
         messages = notifications_of(state).follow(
             account, after, limiter.keepalive_seconds, limiter.poll_seconds
         )
+        messages = while_current(messages, accounts, token, limiter.poll_seconds)
         content = sse_stream(messages, slot, notice_message)
         weakref.finalize(content, slot.release)  # as for the game stream: a response that never starts
         return ServerSentEvent(content)

@@ -8,9 +8,11 @@ would cost a database round trip per stream and go stale when a process dies).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
@@ -23,6 +25,7 @@ from api.games import bearer_token, reader_seat, service_of
 from api.middleware import client_identity
 from api.problems import problem
 from service import errors
+from service.accounts import AccountService
 from service.games import GameService
 from service.live import LiveMessage, follow_game, resume_after
 from service.models import StreamTicket
@@ -89,6 +92,51 @@ def sse_message(message: LiveMessage) -> ServerSentEventMessage:
     return ServerSentEventMessage(data=message.json, event=event, id=message.id)
 
 
+async def while_valid(
+    messages: AsyncGenerator[Any, None], still_valid: Callable[[], Awaitable[bool]], every_seconds: float
+) -> AsyncGenerator[Any, None]:
+    """``messages`` until they end or, asked at least every ``every_seconds`` (quiet or busy stream alike),
+    ``still_valid`` answers False: a stream opened with an account token ends once the token is rotated or
+    revoked."""
+    pending: asyncio.Future[Any] | None = None
+    checked = time.monotonic()
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(messages))
+            wait = max(0.0, checked + every_seconds - time.monotonic())
+            done, _ = await asyncio.wait({pending}, timeout=wait)
+            if done:
+                try:
+                    message = pending.result()
+                except StopAsyncIteration:
+                    return
+                finally:
+                    pending = None
+                yield message
+            if time.monotonic() - checked >= every_seconds:
+                if not await still_valid():
+                    return
+                checked = time.monotonic()
+    finally:
+        if pending is not None:
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await pending
+        await messages.aclose()
+
+
+def while_current(
+    messages: AsyncGenerator[Any, None], accounts: AccountService, token: str, every_seconds: float
+) -> AsyncGenerator[Any, None]:
+    """``messages`` until ``token`` is no longer its account's current token (rotated or revoked)."""
+
+    async def still_current() -> bool:
+        return await accounts.by_token(token) is not None
+
+    return while_valid(messages, still_current, every_seconds)
+
+
 async def sse_stream(
     messages: AsyncGenerator[Any, None],
     slot: StreamSlot,
@@ -134,7 +182,9 @@ class GameStreamController(Controller):
         ``?ticket=`` (from ``POST /stream-ticket``) opens the ticket's seat for a browser, whose
         ``EventSource`` cannot send Authorization; 401 ``bad_stream_ticket`` if it is forged or expired.
         Reconnecting with ``Last-Event-ID`` at the final version of a finished game answers 204 No
-        Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``."""
+        Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``. A stream opened
+        with an account token (or a signed-in browser's session) closes within ``STREAM_POLL_SECONDS``
+        once that token is replaced or revoked."""
         service = service_of(state)
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
@@ -146,6 +196,9 @@ class GameStreamController(Controller):
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request))
         messages = follow_game(service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds)
+        token, accounts = bearer_token(request), service.accounts
+        if token is not None and accounts is not None and await accounts.by_token(token) is not None:
+            messages = while_current(messages, accounts, token, limiter.poll_seconds)
         content = sse_stream(messages, slot)
         # A stream whose response never starts is never iterated, so its finally never runs: the slot
         # then comes back when the generator is collected.
