@@ -175,7 +175,9 @@ class GamesController(Controller):
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> GamePage:
-        """Filter by game, status (active/finished), player name or tournament; page with ``cursor``.
+        """Filter by game, status (active/finished), player or tournament; page with ``cursor``. A
+        ``player`` that is an account's name matches the seats that account holds (not hot-seat seats
+        carrying the same name); any other name matches hot-seat seats of that name.
 
         Served from the game projection, caught up first with everything committed before the request;
         a finished game carries its ``result`` (per seat score and rank)."""

@@ -31,5 +31,6 @@ class PlayersController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> PlayerGamePage:
         """Every game the player sits in (filter by game and status active/finished), with their seat and,
-        once the game is finished, their score and rank; page with ``cursor`` (empty for an unknown name)."""
+        once the game is finished, their score and rank; page with ``cursor`` (empty for an unknown name). An
+        account's name finds the account's seats only; any other name the hot-seat seats of that name."""
         return await projection_of(state).player_games(name, game, status, cursor, limit)

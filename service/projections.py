@@ -47,6 +47,7 @@ from eventstore.readmodels import (
     upsert_ratings,
 )
 from service import errors
+from service.accounts import name_key
 from service.games import ACTIVE, FINISHED, GameService, LoadedGame
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
 from service.ratings import Rating, initial_rating, rate, rated_identities
@@ -429,26 +430,36 @@ class GameProjection(FeedFollower):
         cursor: str | None,
         limit: int,
     ) -> list[Any]:
-        """Listing rows newest first (with the player's seat when ``player`` is given), at most ``limit``."""
+        """Listing rows newest first (with the player's seat when ``player`` is given), at most ``limit``.
+
+        A player who is an account (names compared after NFKC and case-folding) is matched by the seats
+        the account holds, never by a hot-seat seat that happens to carry the same name; any other name
+        matches the hot-seat seats of that name (a hot-seat name is no identity)."""
         t = self.tables
+        account_id = None if player is None else await self._account_called(player)
         # With a player the per-player index drives the scan; each filter given goes into the SQL so that
         # each combination is planned on its own index.
-        order = "p" if player is not None else "g"
+        order = "g" if player is None or account_id is not None else "p"
         args: list[Any] = []
         conditions: list[str] = []
         for column, value in (("g.game", game), ("g.status", status), ("g.tournament", tournament)):
             if value is not None:
                 args.append(value)
                 conditions.append(f"{column} = ${len(args)}")
-        if player is not None:
+        if account_id is not None:
+            args.append(account_id)
+            conditions.append(f"s.account_id = ${len(args)}")
+            source, seat = f"game_seats s JOIN {t.listing} g USING (game_id)", ", s.seat"
+        elif player is not None:
             args.append(player)
             conditions.append(f"p.player = ${len(args)}")
+            source, seat = f"{t.players} p JOIN {t.listing} g USING (game_id)", ", p.seat"
+        else:
+            source, seat = f"{t.listing} g", ", NULL::integer AS seat"
         if cursor is not None:
             args.extend(decode_cursor(cursor))
             conditions.append(f"({order}.created_at, {order}.game_id) < (${len(args) - 1}, ${len(args)})")
         args.append(limit)
-        source = f"{t.listing} g" if player is None else f"{t.players} p JOIN {t.listing} g USING (game_id)"
-        seat = ", p.seat" if player is not None else ", NULL::integer AS seat"
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         query = (
             f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
@@ -457,6 +468,14 @@ class GameProjection(FeedFollower):
         )
         async with self.connection() as connection:
             return list(await connection.fetch(query, *args))
+
+    async def _account_called(self, name: str) -> str | None:
+        """The id of the account called ``name`` (after NFKC and case-folding), or None."""
+        async with self.connection() as connection:
+            found: str | None = await connection.fetchval(
+                "SELECT account_id FROM accounts WHERE name_key = $1", name_key(name)
+            )
+        return found
 
     async def _results(self, game_ids: list[str]) -> dict[str, list[asyncpg.Record]]:
         """The result rows (seat, score, rank, lower_is_better, solved) of those games that are finished."""

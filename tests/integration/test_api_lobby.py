@@ -275,3 +275,26 @@ async def test_an_account_page_shows_games_and_ratings(client: AsyncTestClient[A
     games = (await client.get(f"/v1/players/{name}")).json()["games"]
     assert [g["status"] for g in games] == ["waiting"]
     refused(await client.get("/v1/players/nobody-at-all-here"), 404, "player_not_found")
+
+
+async def test_an_account_name_matches_its_own_seats_not_hot_seat_namesakes(
+    client: AsyncTestClient[Any],
+) -> None:
+    """Listings by player follow the account, so strangers who typed the same name into a hot-seat game do
+    not merge into its history; a name no account holds still finds the hot-seat seats of that name."""
+    name, token = await account(client, "max")
+    body = {"game": "basari", "players": [{"name": "x"}, {"account": "me"}, {"name": "y"}]}
+    own = await create(client, token, body)
+    assert own.status_code == 201, own.text
+    namesake = f"hot-{name}"  # a hot-seat name no account holds
+    body = {"game": "basari", "players": [{"name": name.upper()}, {"name": name}, {"name": namesake}]}
+    hot = await create(client, None, body)
+    assert hot.status_code == 201, hot.text
+    own_id, hot_id = own.json()["game_id"], hot.json()["game_id"]
+    for path in (f"/v1/players/{name}/games", f"/v1/players/{name.upper()}/games"):
+        games = (await client.get(path)).json()["games"]
+        assert [(g["game_id"], g["seat"]) for g in games] == [(own_id, 1)], path
+    listed = (await client.get("/v1/games", params={"player": name, "limit": 200})).json()["games"]
+    assert [g["game_id"] for g in listed] == [own_id]
+    hot_seat = (await client.get(f"/v1/players/{namesake}/games")).json()["games"]
+    assert [(g["game_id"], g["seat"]) for g in hot_seat] == [(hot_id, 2)]
