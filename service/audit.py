@@ -297,6 +297,9 @@ class _Header(msgspec.Struct, kw_only=True):
 
     format: Any = None
     format_version: Any = None
+    status: Any = None  # a problem+json answer saved in place of an export (e.g. 409 game_not_finished)
+    code: Any = None
+    detail: Any = None
 
 
 def read_export(document: bytes) -> GameExport:
@@ -306,6 +309,10 @@ def read_export(document: bytes) -> GameExport:
     except msgspec.DecodeError as exc:
         raise NotAnExport(f"not a JSON object: {exc}") from None
     if header.format != EXPORT_FORMAT:
+        if isinstance(header.status, int) and isinstance(header.code, str):
+            raise NotAnExport(
+                f"not a game export: the server answered {header.status} {header.code}: {header.detail}"
+            )
         raise NotAnExport(f"not a game export (format is not {EXPORT_FORMAT!r})")
     if header.format_version not in READABLE_EXPORT_VERSIONS:
         raise NotAnExport(

@@ -288,6 +288,10 @@ def test_an_export_of_a_game_played_before_commands_were_stored_says_its_moves_w
     [
         (b"not json", "not a JSON object"),
         (b'{"format": "something"}', "not a game export"),
+        (
+            b'{"status": 409, "code": "game_not_finished", "detail": "only a finished game can be exported"}',
+            "the server answered 409 game_not_finished: only a finished game can be exported",
+        ),
         (b'{"format": "bazaar-games/game-export", "format_version": 99}', "format_version 99"),
         (b'{"format": "bazaar-games/game-export", "format_version": 2}', "malformed export"),
     ],
