@@ -63,9 +63,11 @@ class LobbyController(Controller):
         data: Annotated[JoinIn | None, Body()] = None,
     ) -> LobbyGame:
         """Account token. Body (optional) ``{seat?, entropy?}``: without ``seat``, the seat reserved for the
-        caller, else the first open one. The game starts when its last seat is filled (``status:
-        started``). 409 ``already_seated``, ``no_free_seat``, ``seat_taken``, ``game_started``,
-        ``game_cancelled``; 403 ``seat_reserved``."""
+        caller, else the first open one. The game's creator may send ``{bot: "random" | "greedy" |
+        "strong", seat?}`` instead, to seat the server's bot of that level (its account) in an open seat.
+        The game starts when its last seat is filled (``status: started``). 409 ``already_seated``,
+        ``no_free_seat``, ``seat_taken``, ``game_started``, ``game_cancelled``; 403 ``seat_reserved``,
+        ``not_creator``."""
         return await lobby_of(state).join(game_id, bearer_token(request), data or JoinIn())
 
     @post("/games/{game_id:str}/leave", operation_id="leaveGame", summary="Give a seat back", status_code=200)

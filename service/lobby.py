@@ -31,6 +31,7 @@ import asyncpg
 import msgspec
 import structlog
 
+from domain.bots.core import Level
 from domain.core import shown
 from service import errors
 from service.accounts import Account, AccountService
@@ -54,10 +55,12 @@ WAITING, STARTING, STARTED, CANCELLED = "waiting", "starting", "started", "cance
 
 class JoinIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Join a waiting game: optionally which seat, and the client's ``entropy`` (at most 128 characters,
-    kept with the seat; mixed into a rated game's seed)."""
+    kept with the seat; mixed into a rated game's seed); or, from the game's creator, ``bot``: seat the
+    server's bot of that level (its built-in account) in an open seat instead."""
 
     seat: int | None = None
     entropy: str | None = None
+    bot: Level | None = None
 
 
 class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
@@ -317,7 +320,7 @@ class LobbyService:
     async def _locked(self, connection: Any, game_id: str) -> asyncpg.Record:
         """The lobby row of a game, locked for this transaction (404 if the game was never in the lobby)."""
         row = await connection.fetchrow(
-            "SELECT status, creator_id FROM lobby_games WHERE game_id = $1 FOR UPDATE", game_id
+            "SELECT status, creator_id, game FROM lobby_games WHERE game_id = $1 FOR UPDATE", game_id
         )
         if row is None:
             raise errors.NotFound("game_not_found", f"no game {game_id} in the lobby")
@@ -341,13 +344,24 @@ class LobbyService:
             lobby = await self._locked(connection, game_id)
             status, filled = lobby["status"], False
             if status == WAITING:
-                filled = await self._take_seat(connection, game_id, account, request)
+                seated = account if request.bot is None else await self._bot_for(lobby, account, request)
+                filled = await self._take_seat(connection, game_id, seated, request)
         if status == STARTING:
             await self.start(game_id)  # a start cut short: finish it (this join is still too late)
         self._must_wait(status)
         if filled:
             await self.start(game_id)
         return await self.lobby_game(game_id)
+
+    async def _bot_for(self, lobby: asyncpg.Record, caller: Account, request: JoinIn) -> Account:
+        """The server bot's account the creator seats with ``bot`` (403 for anyone else; a bot brings no
+        entropy and takes an open seat, never one reserved for an invited account)."""
+        if lobby["creator_id"] != caller.account_id:
+            raise errors.Forbidden("not_creator", "only the game's creator seats a server bot in it")
+        if request.entropy is not None:
+            raise errors.RuleViolation("bad_entropy", "entropy comes with a player's own seat, not a bot's")
+        assert request.bot is not None
+        return await self.accounts.server_bot(lobby["game"], request.bot)
 
     async def _take_seat(self, connection: Any, game_id: str, account: Account, request: JoinIn) -> bool:
         """Seat the account (in the locked transaction); whether that filled the game."""

@@ -150,6 +150,50 @@ async def test_inviting_a_bot_account_seats_it_and_an_open_seat_still_waits(
     assert await bot_moves(database, game["game_id"]) > 0
 
 
+async def test_the_creator_seats_a_server_bot_in_an_open_seat_of_a_waiting_game(
+    client: AsyncTestClient[Any], runner: BotRunner, database: str
+) -> None:
+    """A bot joins an open seat: the creator's ``join`` with ``{bot: level}`` seats that bot's account (only
+    the creator may; it brings no entropy; a reserved seat stays reserved), the last seat filled starts the
+    rated game, and the runner plays the bot's seat."""
+    host, host_token = await account(client, "host")
+    guest, guest_token = await account(client, "guest")
+    body = {
+        "game": "johari",
+        "players": [{"account": "me"}, {"invite": guest}, {"open": True}],
+        "rated": True,
+    }
+    created = await create(client, host_token, body)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    join = f"/v1/games/{game_id}/join"
+    refused(await client.post(join, json={"bot": "strong"}, headers=bearer(guest_token)), 403, "not_creator")
+    refused(
+        await client.post(join, json={"bot": "strong", "entropy": "x"}, headers=bearer(host_token)),
+        422,
+        "bad_entropy",
+    )
+    refused(
+        await client.post(join, json={"bot": "strong", "seat": 1}, headers=bearer(host_token)),
+        403,
+        "seat_reserved",
+    )
+    clever = await client.post(join, json={"bot": "clever"}, headers=bearer(host_token))
+    assert clever.status_code == 400, clever.text
+    lobby = (await client.get(f"/v1/lobby/{game_id}")).json()
+    assert [s["status"] for s in lobby["seats"]] == ["taken", "invited", "open"]  # nothing changed
+    seated = await client.post(join, json={"bot": "strong"}, headers=bearer(host_token))
+    assert seated.status_code == 200 and seated.json()["status"] == "waiting", seated.text
+    assert [s["name"] for s in seated.json()["seats"]][2] == "strong-johari"
+    refused(await client.post(join, json={"bot": "greedy"}, headers=bearer(host_token)), 409, "no_free_seat")
+    started = await client.post(join, headers=bearer(guest_token))
+    assert started.status_code == 200 and started.json()["status"] == "started", started.text
+    final = await play_to_the_end(client, runner, game_id, [host_token, guest_token])
+    assert final["status"] == "finished" and [s["bot"] for s in final["seats"]] == [False, False, True]
+    assert [s["name"] for s in final["seats"]] == [host, guest, "strong-johari"]
+    assert await bot_moves(database, game_id) > 0
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [
