@@ -71,8 +71,9 @@ class StoppablePostgres:
         """Suspend the server and its sessions (SIGSTOP) and resume them after: a database that accepts
         connections and statements and never answers, like a host behind a dead network link."""
         postmaster = psutil.Process(int((Path(self.server.pgdata) / "postmaster.pid").read_text().split()[0]))
+        postmaster.suspend()  # first: a suspended postmaster forks no new session, so the list below is whole
         processes = [postmaster, *postmaster.children(recursive=True)]
-        for process in processes:
+        for process in processes[1:]:
             process.suspend()
         try:
             yield

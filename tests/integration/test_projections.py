@@ -1,11 +1,16 @@
 """The game projections on a real PostgreSQL: fed from the feed exactly once, read-your-writes listing,
-per-player history, results of finished games, and a rebuild from zero that equals the live projection."""
+per-player history, results of finished games, and a rebuild from zero that equals the live projection.
+
+The module runs on a database of its own: the session's running servers (tests/e2e) keep appending to the
+shared one (their bot runners and clock schedulers act on its games), and these tests count the feed's
+events and compare projections built at different moments."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -18,8 +23,21 @@ from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
 from service.games import GameService
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
+from tests.support.databases import fresh_database
 
 pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a database nothing else of the session writes to."""
+    async with fresh_database(server_url) as url:
+        created = await asyncpg.create_pool(url, min_size=1, max_size=20)
+        assert created is not None
+        try:
+            yield created
+        finally:
+            await created.close()
 
 
 @pytest.fixture
