@@ -21,7 +21,7 @@ from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
 from service.models import CreateGame
 from service.timeouts import ClockScheduler, DeadlineIndex
-from tests.support.databases import fresh_database
+from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 
 pytestmark = pytest.mark.db
@@ -30,13 +30,8 @@ pytestmark = pytest.mark.db
 @pytest.fixture(scope="module")
 async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on a database no server process of the session plays on."""
-    async with fresh_database(server_url) as url:
-        created = await asyncpg.create_pool(url, min_size=1, max_size=10)
-        assert created is not None
-        try:
-            yield created
-        finally:
-            await created.close()
+    async with own_pool(server_url) as created:
+        yield created
 
 
 def process(pool: asyncpg.Pool, now: FakeTime) -> ClockScheduler:

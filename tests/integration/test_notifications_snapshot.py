@@ -19,7 +19,7 @@ from service.games import GameService
 from service.lobby import JoinIn, LobbyService
 from service.models import CreateGame
 from service.notifications import Notifications, _Seen
-from tests.support.databases import fresh_database
+from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
 
@@ -27,13 +27,8 @@ pytestmark = pytest.mark.db
 @pytest.fixture(scope="module")
 async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on a database of its own (no server's projection fills its listing)."""
-    async with fresh_database(server_url) as url:
-        created = await asyncpg.create_pool(url, min_size=1, max_size=4)
-        assert created is not None
-        try:
-            yield created
-        finally:
-            await created.close()
+    async with own_pool(server_url, max_size=4) as created:
+        yield created
 
 
 async def test_the_snapshot_lists_a_started_game_the_listing_does_not_hold_yet(pool: asyncpg.Pool) -> None:

@@ -23,7 +23,7 @@ from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
 from service.games import GameService
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
-from tests.support.databases import fresh_database
+from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
 
@@ -31,13 +31,8 @@ pytestmark = pytest.mark.db
 @pytest.fixture(scope="module")
 async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on a database nothing else of the session writes to."""
-    async with fresh_database(server_url) as url:
-        created = await asyncpg.create_pool(url, min_size=1, max_size=20)
-        assert created is not None
-        try:
-            yield created
-        finally:
-            await created.close()
+    async with own_pool(server_url, max_size=20) as created:
+        yield created
 
 
 @pytest.fixture

@@ -74,3 +74,16 @@ async def fresh_database(server_url: str) -> AsyncIterator[str]:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
+
+
+@asynccontextmanager
+async def own_pool(server_url: str, max_size: int = 10) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a fresh database of its own (as the service role), for tests that count what happens in a
+    database: the session's running servers act on every game of the shared one."""
+    async with fresh_database(server_url) as url:
+        created = await asyncpg.create_pool(url, min_size=1, max_size=max_size)
+        assert created is not None
+        try:
+            yield created
+        finally:
+            await created.close()
