@@ -543,9 +543,9 @@ class LobbyService:
         if rated is not None:
             args.append(rated)
             clauses.append(f"g.rated = ${len(args)}")
-        if cursor is not None:
-            created, game_id = decode_cursor(cursor)
-            args.extend([created, game_id])
+        after = decode_cursor(cursor)
+        if after is not None:
+            args.extend(after)
             clauses.append(f"(g.created_at, g.game_id) < (${len(args) - 1}, ${len(args)})")
         limit = min(limit, MAX_PAGE)
         games = await self._read("WHERE " + " AND ".join(clauses), args, limit + 1)
@@ -607,9 +607,9 @@ class LobbyService:
         """An account's games, newest first: lobby status while waiting, the listing's once started."""
         args: list[Any] = [account.account_id]
         after = ""
-        if cursor is not None:
-            created, game_id = decode_cursor(cursor)
-            args.extend([created, game_id])
+        position = decode_cursor(cursor)
+        if position is not None:
+            args.extend(position)
             after = "WHERE (created_at, game_id) < ($2, $3)"
         limit = min(limit, MAX_PAGE)
         async with self.accounts.connection() as connection:

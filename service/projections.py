@@ -69,8 +69,11 @@ def encode_cursor(created_at: datetime, game_id: str) -> str:
     return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{game_id}".encode()).decode()
 
 
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The (created_at, game_id) a cursor stands for (400 if it is not one of ours)."""
+def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    """The (created_at, game_id) a cursor stands for; None for none or an empty one (the first page); 400 if
+    it is not one of ours."""
+    if not cursor:
+        return None
     try:
         created, _, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
         return datetime.fromisoformat(created), game_id
@@ -456,8 +459,9 @@ class GameProjection(FeedFollower):
             source, seat = f"{t.players} p JOIN {t.listing} g USING (game_id)", ", p.seat"
         else:
             source, seat = f"{t.listing} g", ", NULL::integer AS seat"
-        if cursor is not None:
-            args.extend(decode_cursor(cursor))
+        after = decode_cursor(cursor)
+        if after is not None:
+            args.extend(after)
             conditions.append(f"({order}.created_at, {order}.game_id) < (${len(args) - 1}, ${len(args)})")
         args.append(limit)
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
@@ -504,8 +508,7 @@ class GameProjection(FeedFollower):
         """A page of games, newest first, filtered; ``next_cursor`` continues after the last one. The
         projection first catches up with everything committed before the request (read-your-writes)."""
         _check_page(status, limit)
-        if cursor is not None:
-            decode_cursor(cursor)  # a bad cursor is refused before any work
+        decode_cursor(cursor)  # a bad cursor is refused before any work
         await self.read_your_writes()
         rows = await self._rows(game, status, player, tournament, cursor, limit + 1)
         page = rows[:limit]
@@ -538,8 +541,7 @@ class GameProjection(FeedFollower):
     ) -> PlayerGamePage:
         """A page of the games ``name`` sits in, newest first, with their seat and (finished) score and rank."""
         _check_page(status, limit)
-        if cursor is not None:
-            decode_cursor(cursor)
+        decode_cursor(cursor)  # a bad cursor is refused before any work
         await self.read_your_writes()
         rows = await self._rows(game, status, name, None, cursor, limit + 1)
         page = rows[:limit]

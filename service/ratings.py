@@ -102,8 +102,11 @@ def encode_cursor(ordinal: float, player: str, rank: int) -> str:
     return base64.urlsafe_b64encode(msgspec.json.encode(_Cursor(ordinal, player, rank))).decode()
 
 
-def decode_cursor(cursor: str) -> _Cursor:
-    """The row a cursor continues after (400 if it is not one of ours)."""
+def decode_cursor(cursor: str | None) -> _Cursor | None:
+    """The row a cursor continues after; None for none or an empty one (the first page); 400 if it is not
+    one of ours."""
+    if not cursor:
+        return None
     try:
         return _cursor_decoder.decode(base64.urlsafe_b64decode(cursor.encode()))
     except (ValueError, msgspec.DecodeError):
@@ -143,7 +146,7 @@ class RatingService:
             raise errors.NotFound("unknown_game", f"no game called {shown(game)}; see /v1/catalog")
         if not 1 <= limit <= MAX_PAGE:
             raise errors.Malformed("bad_limit", f"limit is 1..{MAX_PAGE}")
-        after = decode_cursor(cursor) if cursor is not None else None
+        after = decode_cursor(cursor)
         await self._wait()
         async with self.connection() as connection:
             if after is None:
