@@ -28,7 +28,8 @@ def notifications_of(state: State) -> Notifications:
 
 def notice_message(message: Message) -> ServerSentEventMessage:
     """A stream message as SSE: ``snapshot`` and each notice a named event (the notice's ``type``), with
-    ``id:`` the feed position to resume after; a keep-alive a comment line carrying the position reached."""
+    ``id:`` the point to resume after; a keep-alive a comment line carrying the position reached when it is
+    past the last id given."""
     if message.kind == "keepalive":
         return ServerSentEventMessage(data=None, comment="keep-alive", id=message.id)
     data = msgspec.json.encode(message.body).decode()
@@ -63,9 +64,11 @@ class MeStreamController(Controller):
         ``your_turn`` (a decision of your seat is due at the game's ``version``; told again when the game
         moves while it still is), ``game_finished`` (with ``result``), ``invited`` (a seat reserved for
         you in a game waiting for players), ``tournament_invited`` (a tournament registering players
-        invited you; no ``game_id``, ``seat`` or ``version``). ``id:`` is a feed position: reconnect
-        with ``Last-Event-ID`` to be told everything after it (keep-alive comments carry the position
-        reached too). Counts against the per-client stream cap (429). The stream
+        invited you; no ``game_id``, ``seat`` or ``version``). Each ``id:`` is greater than every one
+        before it (``<tx>-<position>``: a position in the global feed, ``.<rank>`` added for a game
+        notice): reconnect with ``Last-Event-ID`` to be told each notice after it exactly once (keep-alive
+        comments carry the position reached when it is past the last id). Invitations carry no
+        ``id:`` (the snapshot lists the open ones). Counts against the per-client stream cap (429). The stream
         closes within ``STREAM_POLL_SECONDS`` once the token is replaced or revoked
         (``POST``/``DELETE /v1/me/token``)."""
         token = bearer_token(request)

@@ -7,14 +7,17 @@ invitations), then one notice per change, read from the feed after the snapshot'
 (a decision of one of its seats is due at the game's new version: told again whenever the game moved
 while it still is), ``game_finished`` (with the result). ``invited`` (a seat of a lobby game reserved
 for it) and ``tournament_invited`` notices come from the lobby's and the registrations' rows, which are
-not events: they are looked for about once a second. Feed notices carry the feed position as their id,
-so a client resumes after the last one it got (``Last-Event-ID``) and misses none; the store's watch only
-wakes the reader, which always re-reads from its own position (a lost wake-up costs latency, never a
-notice).
+not events: they are looked for about once a second. A feed notice is told at the event it stems from
+(``seated`` at the game's first event, ``your_turn`` and ``game_finished`` at the event that brought the game
+to the version they tell) and its id is that event's feed position with the notice's rank among the kinds
+(``<tx>-<position>.<rank>``), so ids only grow and a client resumes exactly after the last one it got
+(``Last-Event-ID``): told nothing twice, missing nothing. The store's watch only wakes the reader, which
+always re-reads from its own position (a lost wake-up costs latency, never a notice).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
@@ -57,6 +60,9 @@ _TOURNAMENT_INVITATIONS = (
 )
 
 Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited", "tournament_invited"]
+# a feed notice's rank among those one event may give, the sub-index of its id; WHOLE: every one of them
+SEATED, YOUR_TURN, FINISHED, WHOLE = 0, 1, 2, 3
+_ID = re.compile(r"([0-9]{1,19})-([0-9]{1,19})(?:\.([0-2]))?")  # NoticeId.encode's output
 
 
 class Notice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -94,24 +100,47 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     invitations: list[Notice]
 
 
+@dataclass(frozen=True, order=True)
+class NoticeId:
+    """A point of an account's stream: the feed position ``at`` and the rank of a notice told at it
+    (WHOLE: past every notice told at ``at``, as a snapshot's or keep-alive's id is); ordered as told."""
+
+    at: FeedPosition
+    rank: int = WHOLE
+
+    def encode(self) -> str:
+        """``<tx>-<position>`` for a whole position, ``<tx>-<position>.<rank>`` for a notice."""
+        return self.at.encode() if self.rank == WHOLE else f"{self.at.encode()}.{self.rank}"
+
+    def reread_from(self) -> FeedPosition:
+        """The feed position to read after to hear what follows this point: the event at ``at`` is read
+        again when some of the notices it gives may come after a notice's rank."""
+        if self.rank == WHOLE:
+            return self.at
+        return FeedPosition(tx=self.at.tx, position=self.at.position - 1)
+
+
 @dataclass(frozen=True)
 class Message:
-    """One message of the stream: ``snapshot``, ``notice``, or ``keepalive``; ``id`` is the feed position
-    a reconnecting client resumes after (a keep-alive carries the position reached; invitations none)."""
+    """One message of the stream: ``snapshot``, ``notice``, or ``keepalive``; ``id`` is the NoticeId a
+    reconnecting client resumes after (a keep-alive's only when past the last one given; invitations none)."""
 
     kind: Literal["snapshot", "notice", "keepalive"]
     id: str | None = None
     body: Any = None
 
 
-def resume_position(last_event_id: str | None) -> FeedPosition | None:
-    """The feed position a ``Last-Event-ID`` names (None without one); 400 unless it is one we gave out."""
+def resume_position(last_event_id: str | None) -> NoticeId | None:
+    """The stream point a ``Last-Event-ID`` names (None without one); 400 unless it is one we gave out."""
     if last_event_id is None:
         return None
-    try:
-        return FeedPosition.decode(last_event_id.strip())
-    except (ValueError, TypeError):
-        raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out") from None
+    found = _ID.fullmatch(last_event_id.strip())
+    if found is None:
+        raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out")
+    tx, position, rank = found.groups()
+    if max(int(tx), int(position)) > NOW_POSITION:  # the feed's positions are bigints
+        raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out")
+    return NoticeId(FeedPosition(tx=int(tx), position=int(position)), WHOLE if rank is None else int(rank))
 
 
 @dataclass
@@ -210,17 +239,16 @@ class Notifications:
 
     async def _notices(
         self, account: Account, page: list[tuple[FeedPosition, Any]], seen: _Seen
-    ) -> list[tuple[FeedPosition, Notice]]:
-        """The notices a page of the feed holds for the account, each with the position of its game's last
-        event in the page, in that order (resuming after one re-reads the games of those that follow)."""
-        last: dict[str, FeedPosition] = {}
+    ) -> list[tuple[NoticeId, Notice]]:
+        """The notices a page of the feed holds for the account, in id order (see _changes)."""
+        versions: dict[str, dict[int, FeedPosition]] = {}
         for position, event in page:
-            last[event.stream_id] = position
+            versions.setdefault(event.stream_id, {})[event.version] = position
         async with self.connection() as connection:
-            rows = await connection.fetch(_SEATS_IN, account.account_id, list(last))
+            rows = await connection.fetch(_SEATS_IN, account.account_id, list(versions))
         seats = {row["game_id"]: row["seat"] for row in rows}
-        notices: list[tuple[FeedPosition, Notice]] = []
-        for game_id, position in last.items():
+        notices: list[tuple[NoticeId, Notice]] = []
+        for game_id, positions in versions.items():
             seat = seats.get(game_id)
             if seat is None:
                 continue
@@ -228,34 +256,39 @@ class Notifications:
                 loaded = await self.games.load(game_id)
             except (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError):
                 continue
-            notices.extend((position, notice) for notice in _changes(loaded, seat, seen))
+            notices.extend(_changes(loaded, seat, positions, seen))
         return sorted(notices, key=lambda item: item[0])
 
     async def follow(
         self,
         account: Account,
-        after: FeedPosition | None,
+        after: NoticeId | None,
         keepalive_seconds: float,
         poll_seconds: float,
     ) -> AsyncGenerator[Message, None]:
         """The account's stream: the snapshot of now, then the notices of the feed after ``after`` (None:
-        after now), invitations as they appear, keep-alives while quiet; without end."""
+        after now), each once and with an id greater than every id before it, invitations as they appear,
+        keep-alives while quiet; without end."""
         seen = _Seen()
-        position = after if after is not None else await self.now()
+        last = after if after is not None else NoticeId(await self.now())  # the greatest id given so far
+        position = last.reread_from()
         with self.games.store.watch() as changes:
             if self.caught_up is not None:
                 await self.caught_up()  # the listing the snapshot reads holds every game started before
             snapshot = await self.snapshot(account, seen)
-            if after is not None:  # resumed: the games started or finished since ``after`` are told again
+            if after is not None:  # resumed: told again are the starts and ends whose events follow ``after``
                 seen.started.clear()
                 seen.finished.clear()
-            yield Message("snapshot", position.encode(), snapshot)
+            yield Message("snapshot", last.encode(), snapshot)
             quiet_since = invitations_checked = time.monotonic()
             while True:
                 page = await self.games.store.read_all(position, PAGE_SIZE)
                 told = False
                 if page:
                     for at, notice in await self._notices(account, page, seen):
+                        if at <= last:
+                            continue  # told before the point resumed after (its event is read again)
+                        last = at
                         yield Message("notice", at.encode(), notice)
                         told = True
                     position = page[-1][0]
@@ -270,7 +303,9 @@ class Notifications:
                     continue
                 keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
                 if keepalive_due <= 0:
-                    yield Message("keepalive", position.encode())  # the position reached, to resume after
+                    reached = NoticeId(position)  # to resume after, when past the last id given
+                    yield Message("keepalive", reached.encode() if reached > last else None)
+                    last = max(last, reached)
                     quiet_since = time.monotonic()
                     continue
                 await changes.wait(min(poll_seconds, keepalive_due, INVITATIONS_EVERY))
@@ -294,8 +329,13 @@ def _due(loaded: LoadedGame, seat: int) -> bool:
     return not loaded.finished and any(p.seat == seat for p in loaded.game.pending(loaded.state))
 
 
-def _changes(loaded: LoadedGame, seat: int, seen: _Seen) -> list[Notice]:
-    """What changed for ``seat`` in the game since this reader last looked, each told once."""
+def _changes(
+    loaded: LoadedGame, seat: int, positions: dict[int, FeedPosition], seen: _Seen
+) -> list[tuple[NoticeId, Notice]]:
+    """What changed for ``seat`` in the game, each told once, at the feed position (of ``positions``, the
+    game's versions in a page of the feed) of the event it stems from: ``seated`` at the game's first
+    event; ``your_turn`` and ``game_finished`` at the event of the game's version, or not yet when a later
+    page holds that event."""
     tournament = loaded.info.metadata.get("tournament")
 
     def notice(kind: Kind, result: Any = None) -> Notice:
@@ -309,14 +349,18 @@ def _changes(loaded: LoadedGame, seat: int, seen: _Seen) -> list[Notice]:
             result=result,
         )
 
-    told: list[Notice] = []
-    if loaded.game_id not in seen.started:
+    told: list[tuple[NoticeId, Notice]] = []
+    start = positions.get(1)
+    if start is not None and loaded.game_id not in seen.started:
         seen.started.add(loaded.game_id)
-        told.append(notice("round_seated" if tournament else "seated"))
+        told.append((NoticeId(start, SEATED), notice("round_seated" if tournament else "seated")))
+    now = positions.get(loaded.version)
+    if now is None:
+        return told
     if _due(loaded, seat) and seen.due_at.get(loaded.game_id) != loaded.version:
         seen.due_at[loaded.game_id] = loaded.version
-        told.append(notice("your_turn"))
+        told.append((NoticeId(now, YOUR_TURN), notice("your_turn")))
     if loaded.finished and loaded.game_id not in seen.finished:
         seen.finished.add(loaded.game_id)
-        told.append(notice("game_finished", msgspec.to_builtins(loaded.result())))
+        told.append((NoticeId(now, FINISHED), notice("game_finished", msgspec.to_builtins(loaded.result()))))
     return told
