@@ -6,17 +6,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from service.audit import verify_file
-from service.database import migrate_urls, resolve_database_urls
-from service.settings import Settings
-from service.signing import load_signer
+if TYPE_CHECKING:
+    from service.settings import Settings
+
+# Imports stay inside the commands: ``verify`` must run on the standard library and cryptography alone
+# (docs/audit.md), so it imports nothing of the server (database, web framework, logging).
 
 
 def serve(settings: Settings) -> None:
     """Resolve the database (embedded if DATABASE_URL is unset), migrate it, and serve with uvicorn."""
     import uvicorn
+
+    from service.database import migrate_urls, resolve_database_urls
+    from service.signing import load_signer
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)
@@ -35,8 +41,19 @@ def serve(settings: Settings) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and run the chosen command."""
+def verify_command(args: argparse.Namespace) -> int:
+    """The offline verifier, on the standard library and cryptography alone: without msgspec installed, the
+    rules' structs run on the stand-in (service/msgspec_standin.py)."""
+    from service.msgspec_standin import install
+
+    install()
+    from service.audit import verify_file
+
+    return verify_file(args.file, args.receipts, args.public_key)
+
+
+def command_line(with_simulate: bool = True) -> argparse.ArgumentParser:
+    """The command line; without ``with_simulate`` the simulate command (which imports the bots) is left out."""
     parser = argparse.ArgumentParser(prog="python -m service", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="migrate and serve HTTP on HOST:PORT with WORKERS processes")
@@ -56,15 +73,29 @@ def main(argv: list[str] | None = None) -> None:
     projections.add_argument(
         "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"
     )
-    from service.simulate import add_arguments, run
+    if with_simulate:
+        from service.simulate import add_arguments
 
-    add_arguments(commands.add_parser("simulate", help="play bot games in process and report (no database)"))
-    args = parser.parse_args(argv)
+        add_arguments(
+            commands.add_parser("simulate", help="play bot games in process and report (no database)")
+        )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and run the chosen command."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["verify"]:  # parsed without the simulate command, which imports the bots
+        raise SystemExit(verify_command(command_line(with_simulate=False).parse_args(arguments)))
+    args = command_line().parse_args(arguments)
     if args.command == "simulate":
+        from service.simulate import run
+
         run(args)
         return
-    if args.command == "verify":
-        raise SystemExit(verify_file(args.file, args.receipts, args.public_key))
+    from service.database import migrate_urls, resolve_database_urls
+    from service.settings import Settings
+
     settings = Settings.from_env()
     if args.command == "serve":
         serve(settings)

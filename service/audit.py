@@ -17,7 +17,7 @@ import msgspec
 from domain.clock import stored_command_type
 from domain.core import Event, Game, GameConfig, Rejected, Rng, TimeControl, fold
 from domain.registry import all_games
-from eventstore import ChainCheck, Upcasters, check_chain, upcast
+from eventstore.protocol import ChainCheck, Upcasters, check_chain, upcast
 from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
 from service.seeds import mixed_seed
 from service.signing import SignedHead, verify_head

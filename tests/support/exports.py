@@ -1,0 +1,37 @@
+"""Finished games exported without a database: played through the service's own command handling on the
+in-memory store (every command stored with its events, as the service stores them), then exported."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+
+from domain.registry import all_games
+from domain.resign import decisions
+from eventstore import InMemoryEventStore, InMemoryKeyStore
+from service.games import GameService
+from service.models import CreateGame
+
+
+async def exported_game(game: str, players: int, seed: str, clock: dict[str, Any] | None = None) -> bytes:
+    """The export document (JSON) of a ``game`` of ``players`` hot seats created with ``seed`` (and
+    ``clock``), played to its end by random legal commands of random pending seats, never resigning."""
+    service = GameService(InMemoryEventStore(), InMemoryKeyStore(), all_games())
+    body: dict[str, Any] = {
+        "game": game,
+        "players": [{"name": f"Player {seat}"} for seat in range(players)],
+        "seed": seed,
+    }
+    if clock is not None:
+        body["clock"] = clock
+    game_id = (await service.create(msgspec.convert(body, CreateGame))).game_id
+    chooser = random.Random(seed)
+    loaded = await service.load(game_id)
+    while not loaded.finished:
+        seat = chooser.choice(loaded.game.pending(loaded.state)).seat
+        choices = [c for c in decisions(loaded.legal(seat)) if type(c).__name__ != "Resign"]
+        await service.execute(game_id, seat, msgspec.to_builtins(chooser.choice(choices)))
+        loaded = await service.load(game_id)
+    return msgspec.json.encode(await service.export(game_id))
