@@ -5,7 +5,8 @@ streams (a minimal SSE client on asyncio streams) and plays the games through it
 server's database, so the server hears of each move by NOTIFY as any process of a cluster would. For each
 shape: whether every event reached every stream, the p99 delivery latency (from just before the command
 is sent to the event read off the stream), the server's database statements per event (counted in its
-store by tests.bench.counting_app) and its memory per idle stream (RSS growth over the streams opened).
+store by tests.bench.counting_app), its memory per idle stream (RSS growth over the streams opened), and
+the CPU time per delivered message of the server and of this client.
 
 ``python -m tests.bench.spectators`` runs this phase alone (BENCH_SCALE scales the moves).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -35,6 +37,8 @@ DELIVERY_WAIT = 60.0  # seconds an event may take to reach every stream before t
 # (name, games, spectators per game, pause between a game's moves once delivered); 1x1 is the reference
 # for the statements per event: a server's own followers (projection, bots, ...) read once per change too
 SHAPES = (("1x1", 1, 1, 0.2), ("1x1000", 1, 1000, 0.2), ("100x10", 100, 10, 1.0))
+# BENCH_SPECTATORS="1x1000" runs only the named shapes (comma-separated), e.g. while profiling one
+ONLY = {name for name in os.environ.get("BENCH_SPECTATORS", "").split(",") if name}
 SERVER_SETTINGS = {
     "STREAMS_PER_CLIENT": "100000",  # every stream comes from 127.0.0.1, one client to the server's cap
     "STREAM_KEEPALIVE_SECONDS": "600",
@@ -86,6 +90,13 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
     """Take a finished future's outcome, so asyncio does not report it as never retrieved."""
     if not future.cancelled():
         future.exception()
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a server process has used so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kb(pid: int) -> int:
@@ -143,6 +154,7 @@ async def shape(
     for stream in streams:
         by_game.setdefault(stream.game_id, []).append(stream)
     counted_before = await statements(base)
+    cpu_before, client_before = cpu_seconds(server_pid), time.process_time()
     appended = 0
 
     async def play(index: int) -> None:
@@ -172,6 +184,7 @@ async def shape(
     ):
         await asyncio.sleep(0.05)
     counted = await statements(base) - counted_before
+    server_cpu, client_cpu = cpu_seconds(server_pid) - cpu_before, time.process_time() - client_before
     latencies = sorted(
         s.arrivals[v] - sent_at[(s.game_id, v)]
         for s in streams
@@ -187,9 +200,14 @@ async def shape(
     await asyncio.gather(*(s.task for s in streams if s.task is not None), return_exceptions=True)
     return {
         "delivered": len(latencies) / deliveries,
+        "p50_ms": latencies[len(latencies) // 2] * 1000 if latencies else float("nan"),
         "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000 if latencies else float("nan"),
         "statements_per_event": counted / max(1, appended),
         "kb_per_stream": per_stream_kb,
+        # CPU per message delivered (an event to one stream), the server's and this client's (which also
+        # plays the games): what the latency is made of when both share the machine's cores
+        "server_us_per_delivery": server_cpu * 1e6 / max(1, deliveries),
+        "client_us_per_delivery": client_cpu * 1e6 / max(1, deliveries),
     }
 
 
@@ -202,6 +220,8 @@ async def spectators(database_url: str, pool: asyncpg.Pool, scale: float) -> dic
     results: dict[str, Any] = {}
     try:
         for name, games, per_game, pause in SHAPES:
+            if ONLY and name not in ONLY:
+                continue
             # a server of its own per shape, so its memory growth is this shape's streams alone
             process, base = start_server(
                 database_url, 1, settings=SERVER_SETTINGS, app="tests.bench.counting_app:create_counting_app"
