@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEventMessage, Stream
 
 from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token, reader_seat, service_of
@@ -27,11 +27,13 @@ from api.problems import problem
 from service import errors
 from service.accounts import AccountService
 from service.games import GameService
-from service.live import LiveMessage, follow_game, resume_after
+from service.live import LiveMessage, follow_game_batches, resume_after
 from service.models import StreamTicket
 from service.tokens import STREAM_TICKET_SECONDS, stream_ticket, ticket_seat
 
 STREAM_RETRY_AFTER_SECONDS = "5"
+# what Litestar's ServerSentEvent response sets: no cache or proxy may hold the stream back
+SSE_HEADERS = {"Cache-Control": "no-cache", "Connection": "keep-alive", "X-Accel-Buffering": "no"}
 
 
 class StreamSlot:
@@ -90,6 +92,27 @@ def sse_message(message: LiveMessage) -> ServerSentEventMessage:
         return ServerSentEventMessage(data=None, comment="keep-alive")
     event = None if message.kind == "event" else message.kind
     return ServerSentEventMessage(data=message.json, event=event, id=message.id)
+
+
+def sse_bytes(message: LiveMessage) -> bytes:
+    """A live message as the bytes of its SSE message."""
+    return sse_message(message).encode()
+
+
+async def sse_chunks(
+    batches: AsyncGenerator[list[LiveMessage], None], slot: StreamSlot
+) -> AsyncIterator[bytes]:
+    """A game's live messages as SSE, one chunk per batch (each message encoded once for all the streams
+    that send it); the client's slot is released however the stream ends."""
+    try:
+        async for batch in batches:
+            if len(batch) == 1:
+                yield batch[0].wire(sse_bytes)
+            else:
+                yield b"".join([message.wire(sse_bytes) for message in batch])
+    finally:
+        slot.release()
+        await batches.aclose()
 
 
 async def while_valid(
@@ -195,15 +218,19 @@ class GameStreamController(Controller):
             return Response(content=None, status_code=204)
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request))
-        messages = follow_game(service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds)
+        batches = follow_game_batches(
+            service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds
+        )
         token, accounts = bearer_token(request), service.accounts
         if token is not None and accounts is not None and await accounts.by_token(token) is not None:
-            messages = while_current(messages, accounts, token, limiter.poll_seconds)
-        content = sse_stream(messages, slot)
+            batches = while_current(batches, accounts, token, limiter.poll_seconds)
+        content = sse_chunks(batches, slot)
         # A stream whose response never starts is never iterated, so its finally never runs: the slot
         # then comes back when the generator is collected.
         weakref.finalize(content, slot.release)
-        return ServerSentEvent(content)
+        # already SSE bytes: a plain stream, not Litestar's ServerSentEvent, which would wrap and re-encode
+        # every message of every stream
+        return Stream(content, media_type=EVENT_STREAM, headers=SSE_HEADERS)
 
     @post(
         "/games/{game_id:str}/stream-ticket",

@@ -17,7 +17,6 @@ GameService.history there, so a live reader always gets exactly what ``/events``
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import time
 import weakref
@@ -56,6 +55,17 @@ class LiveMessage:
         """The body as JSON, encoded once however many streams send this message."""
         return msgspec.json.encode(self.body).decode()
 
+    def wire(self, encode: Callable[[LiveMessage], bytes]) -> bytes:
+        """The message as its transport sends it (``encode``, e.g. SSE), encoded once however many streams
+        send it (one transport encodes live messages, so one cached form)."""
+        cached: bytes | None = self.__dict__.get("_wire")
+        if cached is None:
+            cached = self.__dict__["_wire"] = encode(self)
+        return cached
+
+
+KEEPALIVE = LiveMessage("keepalive")  # one for all streams, so it too is encoded once
+
 
 @dataclass(frozen=True)
 class GameEnded:
@@ -86,7 +96,7 @@ class Subscriber:
     most up to it), what lies between the stream's own position and ``start`` the stream reads itself.
     """
 
-    __slots__ = ("__weakref__", "error", "lagged", "limit", "queue", "seat", "start", "wake")
+    __slots__ = ("__weakref__", "error", "lagged", "limit", "queue", "seat", "start", "waiter")
 
     def __init__(self, seat: int | None, start: int, limit: int) -> None:
         """A subscriber for ``seat`` (None: a spectator) joining at version ``start``."""
@@ -94,7 +104,7 @@ class Subscriber:
         self.start = start
         self.limit = limit
         self.queue: deque[LiveMessage] = deque()
-        self.wake = asyncio.Event()
+        self.waiter: asyncio.Future[None] | None = None  # its stream waits on this while it has nothing
         self.lagged = False  # its queue overflowed: detached, it catches up on its own
         self.error: BaseException | None = None  # the reader failed with this
 
@@ -103,11 +113,17 @@ class Subscriber:
         if len(self.queue) + len(messages) > self.limit:
             self.queue.clear()
             self.lagged = True
-            self.wake.set()
+            self.wake()
             return False
         self.queue.extend(messages)
-        self.wake.set()
+        self.wake()
         return True
+
+    def wake(self) -> None:
+        """Wake its stream if it waits (one that does not looks at its queue before it waits again)."""
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
 
 class GameFeed:
@@ -167,7 +183,7 @@ class GameFeed:
             log.warning("live_reader_failed", game_id=self.game_id, error=type(exc).__name__)
             for subscriber in self.subscribers:
                 subscriber.error = exc
-                subscriber.wake.set()
+                subscriber.wake()
 
     def _fan_out(self, loaded: LoadedGame, records: list[Any]) -> None:
         """Hand ``records`` to every subscriber, each event enveloped once per seat."""
@@ -239,7 +255,27 @@ async def follow_game(
     poll_seconds: float,
     queue_limit: int = QUEUE_LIMIT,
 ) -> AsyncGenerator[LiveMessage, None]:
-    """The live messages of a game already loaded for the caller (``seat``; None is a spectator).
+    """The live messages of ``follow_game_batches``, one at a time."""
+    batches = follow_game_batches(service, loaded, seat, after, keepalive_seconds, poll_seconds, queue_limit)
+    try:
+        async for batch in batches:
+            for message in batch:
+                yield message
+    finally:
+        await batches.aclose()
+
+
+async def follow_game_batches(
+    service: GameService,
+    loaded: LoadedGame,
+    seat: int | None,
+    after: int | None,
+    keepalive_seconds: float,
+    poll_seconds: float,
+    queue_limit: int = QUEUE_LIMIT,
+) -> AsyncGenerator[list[LiveMessage], None]:
+    """The live messages of a game already loaded for the caller (``seat``; None is a spectator), in
+    batches: all that is ready when the caller asks (a stream that fell behind sends them at once).
 
     ``after`` None: the snapshot at the loaded version, then the events after it. ``after`` a version
     (Last-Event-ID): the snapshot of now, then the events after ``after`` (so the client misses none).
@@ -248,20 +284,23 @@ async def follow_game(
     registry = live_games(service)
     feed = registry.feed(service, game_id, loaded.version, poll_seconds)
     subscriber = feed.join(seat, queue_limit)
+    loop = asyncio.get_running_loop()
+    # wakes the stream when a keep-alive may be due; set once per quiet period, not once per wait
+    keepalive: asyncio.TimerHandle | None = None
     try:
         sent = loaded.version if after is None else after
-        yield LiveMessage("snapshot", sent, service.detail(loaded, seat))
+        yield [LiveMessage("snapshot", sent, service.detail(loaded, seat))]
         quiet_since = time.monotonic()
         while True:
             if subscriber.lagged or sent < subscriber.start:
                 # behind the reader (or dropped by it): read on its own, a page as the client takes it
                 loaded, events = await service.history(game_id, seat, after=sent, limit=PAGE_SIZE)
-                for event in events:
-                    sent = event.version
-                    yield LiveMessage("event", sent, event)
+                if events:
+                    sent = events[-1].version
+                    yield [LiveMessage("event", event.version, event) for event in events]
                 quiet_since = time.monotonic()
                 if loaded.finished and sent >= loaded.version:
-                    yield LiveMessage("end", None, GameEnded(game_id, "finished", loaded.version))
+                    yield [LiveMessage("end", None, GameEnded(game_id, "finished", loaded.version))]
                     return
                 if events:
                     continue
@@ -269,17 +308,19 @@ async def follow_game(
                     registry.leave(feed, subscriber)
                     feed = registry.feed(service, game_id, sent, poll_seconds)
                     subscriber = feed.join(seat, queue_limit)
+                    _cancel(keepalive)  # it would wake the subscriber left
+                    keepalive = None
                     continue
                 subscriber.start = sent  # nothing more stored yet: the reader brings the rest
             if subscriber.queue:
-                message = subscriber.queue.popleft()
-                if message.kind == "end":
-                    yield message
+                batch, ended = _take(subscriber.queue, sent)
+                if ended is not None:
+                    yield [*batch, ended]
                     return
-                if message.id is not None and message.id > sent:
-                    sent = message.id
+                if batch:
+                    sent = batch[-1].id or sent
                     quiet_since = time.monotonic()
-                    yield message
+                    yield batch
                 continue
             if subscriber.error is not None:
                 raise subscriber.error
@@ -287,12 +328,38 @@ async def follow_game(
                 continue  # to catching up
             keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
             if keepalive_due <= 0:
-                yield LiveMessage("keepalive")
+                yield [KEEPALIVE]
                 quiet_since = time.monotonic()
                 continue
-            subscriber.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(keepalive_due):
-                    await subscriber.wake.wait()
+            # a timer set earlier fires no later than now due (quiet_since only grows): then it wakes the
+            # stream early, which looks again and sets the next one
+            if keepalive is None or keepalive.when() <= loop.time():
+                keepalive = loop.call_later(keepalive_due, subscriber.wake)
+            subscriber.waiter = loop.create_future()
+            try:
+                await subscriber.waiter
+            finally:
+                subscriber.waiter = None
     finally:
+        _cancel(keepalive)
         registry.leave(feed, subscriber)
+
+
+def _cancel(timer: asyncio.TimerHandle | None) -> None:
+    """Cancel ``timer`` (if any)."""
+    if timer is not None:
+        timer.cancel()
+
+
+def _take(queue: deque[LiveMessage], sent: int) -> tuple[list[LiveMessage], LiveMessage | None]:
+    """Empty ``queue``: its events after version ``sent`` in order, and its ``end`` if one came (nothing
+    after an ``end`` is taken)."""
+    batch: list[LiveMessage] = []
+    while queue:
+        message = queue.popleft()
+        if message.kind == "end":
+            return batch, message
+        if message.id is not None and message.id > sent:
+            sent = message.id
+            batch.append(message)
+    return batch, None
