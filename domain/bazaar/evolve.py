@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import msgspec
 
 from domain.bazaar.components import EDITION, Stones, minus, plus
@@ -29,9 +32,16 @@ __all__ = ["evolve"]
 _replace = msgspec.structs.replace
 
 
+_ONE: dict[str, Stones] = {
+    colour: tuple(1 if c == colour else 0 for c in EDITION.colours) for colour in EDITION.colours
+}
+"""A single stone of each colour (an unknown colour: no stone)."""
+_NONE: Stones = EDITION.none()
+
+
 def _one(colour: str) -> Stones:
     """A single stone of ``colour``."""
-    return tuple(1 if c == colour else 0 for c in EDITION.colours)
+    return _ONE.get(colour, _NONE)
 
 
 def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, ...]:
@@ -43,100 +53,164 @@ def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, 
 
 def evolve(state: State, event: Event) -> State:
     """Apply one event to a new state; never validates, never fails on a stored event, never mutates."""
-    match event:
-        case GameStarted(players=players, double_purchase=double):
-            none = EDITION.none()
-            return State(
-                players=tuple(players),
-                double_purchase=double,
-                hands=tuple(none for _ in players),
-                wares=tuple(() for _ in players),
-                scores=tuple(0 for _ in players),
-                turns_played=tuple(0 for _ in players),
-            )
-        case ExchangeDrawn(cards=cards):
-            return _replace(state, exchange=tuple(cards))
-        case BazaarDealt(displayed=displayed, sizes=sizes, face_down=face_down):
-            stalls: list[tuple[int, ...]] = []
-            for index, (top, size) in enumerate(zip(displayed, sizes, strict=False)):
-                hidden = face_down[index] if face_down is not None and index < len(face_down) else None
-                below = tuple(hidden) if hidden is not None else (UNKNOWN_WARE,) * max(size - 1, 0)
-                stalls.append((top, *below) if size > 0 else ())
-            return _replace(state, stalls=tuple(stalls))
-        case SolitaireWareDealt(ware=ware):
-            return _replace(state, solitaire_ware=ware)
-        case TurnStarted(turn=turn, seat=seat):
-            played = tuple(n + 1 if i == seat else n for i, n in enumerate(state.turns_played))
-            return _replace(
-                state,
-                turn=turn,
-                current=seat,
-                turns_played=played,
-                phase="roll_or_trade",
-                last_roll=None,
-                purchases=0,
-                unscored=(),
-                offender=None,
-                chooser=None,
-            )
-        case DieRolled(seat=seat, face=face, stone=stone, choose=choose):
-            rolled = _replace(state, last_roll=face, phase="choose_colour" if choose else "buy_or_end")
-            return _take(rolled, seat, _one(stone)) if stone is not None else rolled
-        case ColourChosen(seat=seat, colour=colour):
-            return _take(_replace(state, phase="buy_or_end"), seat, _one(colour))
-        case Traded(seat=seat, gave=gave, took=took):
-            gives, takes = EDITION.stones(gave), EDITION.stones(took)
-            traded = _take(_replace(state, phase="buy_or_end"), seat, takes)
-            return _give(traded, seat, gives)
-        case WareBought(seat=seat, ware=ware, stall=stall, paid=paid, stars=stars, revealed=revealed):
-            paid_state = _give(state, seat, EDITION.stones(paid))
-            stalls_now = list(paid_state.stalls)
-            if 0 <= stall < len(stalls_now):
-                rest = stalls_now[stall][1:]
-                if revealed is not None:  # the turned-up card, known even to a fold of redacted events
-                    rest = (revealed, *rest[1:])
-                stalls_now[stall] = rest
-            wares = tuple((*w, ware) if i == seat else w for i, w in enumerate(paid_state.wares))
-            return _replace(
-                paid_state,
-                stalls=tuple(stalls_now),
-                wares=wares,
-                purchases=paid_state.purchases + 1,
-                unscored=(*paid_state.unscored, Unscored(ware=ware, stars=stars)),
-            )
-        case PurchaseScored(seat=seat, turn=turn, ware=ware, stars=stars, stones_left=left, points=gained):
-            scores = tuple(s + gained if i == seat else s for i, s in enumerate(state.scores))
-            row = ScoreRow(turn=turn, seat=seat, ware=ware, stars=stars, stones_left=left, points=gained)
-            return _replace(
-                state,
-                scores=scores,
-                sheet=(*state.sheet, row),
-                unscored=tuple(u for u in state.unscored if u.ware != ware),
-            )
-        case TurnEnded():
-            return _replace(state, phase="turn_over")
-        case HandLimitBroken(offender=offender, chooser=chooser):
-            return _replace(state, phase="discard_excess", offender=offender, chooser=chooser)
-        case ExcessReturned(offender=offender, stones=stones):
-            return _give(state, offender, EDITION.stones(stones))
-        case GameEnded(reason=reason):
-            return _replace(state, phase="over", end_reason=reason)
-    return state
+    # One dict look-up by the event's type in place of a match over every event class: the fold of a long
+    # game is mostly this function (a third of the time the match statement took, measured).
+    apply = _APPLY.get(type(event))
+    return state if apply is None else apply(state, event)
 
 
-def _take(state: State, seat: int, stones: Stones) -> State:
-    """``seat`` takes ``stones`` from the bank."""
-    if not 0 <= seat < len(state.hands):
-        return state
-    return _replace(
-        state, bank=minus(state.bank, stones), hands=_set(state.hands, seat, plus(state.hands[seat], stones))
+def _game_started(state: State, event: GameStarted) -> State:
+    """Z-1: the players sit down with empty hands, no wares and no points."""
+    players = event.players
+    return State(
+        players=tuple(players),
+        double_purchase=event.double_purchase,
+        hands=tuple(_NONE for _ in players),
+        wares=tuple(() for _ in players),
+        scores=tuple(0 for _ in players),
+        turns_played=tuple(0 for _ in players),
     )
 
 
-def _give(state: State, seat: int, stones: Stones) -> State:
-    """``seat`` returns ``stones`` to the bank."""
-    if not 0 <= seat < len(state.hands):
-        return state
+def _exchange_drawn(state: State, event: ExchangeDrawn) -> State:
+    """Z-3: the two exchange cards are known."""
+    return _replace(state, exchange=tuple(event.cards))
+
+
+def _bazaar_dealt(state: State, event: BazaarDealt) -> State:
+    """Z-4: the stalls, top card first (face-down cards unknown to a fold of redacted events)."""
+    face_down = event.face_down
+    stalls: list[tuple[int, ...]] = []
+    for index, (top, size) in enumerate(zip(event.displayed, event.sizes, strict=False)):
+        hidden = face_down[index] if face_down is not None and index < len(face_down) else None
+        below = tuple(hidden) if hidden is not None else (UNKNOWN_WARE,) * max(size - 1, 0)
+        stalls.append((top, *below) if size > 0 else ())
+    return _replace(state, stalls=tuple(stalls))
+
+
+def _solitaire_ware_dealt(state: State, event: SolitaireWareDealt) -> State:
+    """Z-12: the solitaire target ware."""
+    return _replace(state, solitaire_ware=event.ware)
+
+
+def _turn_started(state: State, event: TurnStarted) -> State:
+    """Z-6: the seat's turn begins: nothing rolled, bought or owed yet."""
+    seat = event.seat
+    played = tuple(n + 1 if i == seat else n for i, n in enumerate(state.turns_played))
     return _replace(
-        state, bank=plus(state.bank, stones), hands=_set(state.hands, seat, minus(state.hands[seat], stones))
+        state,
+        turn=event.turn,
+        current=seat,
+        turns_played=played,
+        phase="roll_or_trade",
+        last_roll=None,
+        purchases=0,
+        unscored=(),
+        offender=None,
+        chooser=None,
     )
+
+
+def _die_rolled(state: State, event: DieRolled) -> State:
+    """Z-5, Z-7: the face rolled, and the stone taken (on *choice*, the colour is chosen next)."""
+    phase = "choose_colour" if event.choose else "buy_or_end"
+    if event.stone is None:
+        return _replace(state, last_roll=event.face, phase=phase)
+    return _moved(state, event.seat, _one(event.stone), None, last_roll=event.face, phase=phase)
+
+
+def _colour_chosen(state: State, event: ColourChosen) -> State:
+    """Z-7: the seat takes a stone of the chosen colour."""
+    return _moved(state, event.seat, _one(event.colour), None, phase="buy_or_end")
+
+
+def _traded(state: State, event: Traded) -> State:
+    """Z-7: the seat gives one side of an equation to the bank and takes the other."""
+    gives, takes = EDITION.stones(event.gave), EDITION.stones(event.took)
+    return _moved(state, event.seat, takes, gives, phase="buy_or_end")
+
+
+def _ware_bought(state: State, event: WareBought) -> State:
+    """Z-8: the seat pays, takes the stall's top ware (the next card turns up), to be scored."""
+    seat, stall, revealed = event.seat, event.stall, event.revealed
+    paid_state = _moved(state, seat, None, EDITION.stones(event.paid))
+    stalls_now = list(paid_state.stalls)
+    if 0 <= stall < len(stalls_now):
+        rest = stalls_now[stall][1:]
+        if revealed is not None:  # the turned-up card, known even to a fold of redacted events
+            rest = (revealed, *rest[1:])
+        stalls_now[stall] = rest
+    wares = tuple((*w, event.ware) if i == seat else w for i, w in enumerate(paid_state.wares))
+    return _replace(
+        paid_state,
+        stalls=tuple(stalls_now),
+        wares=wares,
+        purchases=paid_state.purchases + 1,
+        unscored=(*paid_state.unscored, Unscored(ware=event.ware, stars=event.stars)),
+    )
+
+
+def _purchase_scored(state: State, event: PurchaseScored) -> State:
+    """Z-9, Z-11, Z-14: a purchase scores its points onto the sheet."""
+    seat, ware, gained = event.seat, event.ware, event.points
+    scores = tuple(s + gained if i == seat else s for i, s in enumerate(state.scores))
+    row = ScoreRow(
+        turn=event.turn, seat=seat, ware=ware, stars=event.stars, stones_left=event.stones_left, points=gained
+    )
+    return _replace(
+        state,
+        scores=scores,
+        sheet=(*state.sheet, row),
+        unscored=tuple(u for u in state.unscored if u.ware != ware),
+    )
+
+
+def _turn_ended(state: State, _event: TurnEnded) -> State:
+    """Z-6: the turn is over."""
+    return _replace(state, phase="turn_over")
+
+
+def _hand_limit_broken(state: State, event: HandLimitBroken) -> State:
+    """Z-10: the offender is over the hand limit; the chooser trims it."""
+    return _replace(state, phase="discard_excess", offender=event.offender, chooser=event.chooser)
+
+
+def _excess_returned(state: State, event: ExcessReturned) -> State:
+    """Z-10: the offender's excess stones go back to the bank."""
+    return _moved(state, event.offender, None, EDITION.stones(event.stones))
+
+
+def _game_ended(state: State, event: GameEnded) -> State:
+    """Z-12, Z-13: the game is over."""
+    return _replace(state, phase="over", end_reason=event.reason)
+
+
+_APPLY: dict[type[Any], Callable[[State, Any], State]] = {
+    GameStarted: _game_started,
+    ExchangeDrawn: _exchange_drawn,
+    BazaarDealt: _bazaar_dealt,
+    SolitaireWareDealt: _solitaire_ware_dealt,
+    TurnStarted: _turn_started,
+    DieRolled: _die_rolled,
+    ColourChosen: _colour_chosen,
+    Traded: _traded,
+    WareBought: _ware_bought,
+    PurchaseScored: _purchase_scored,
+    TurnEnded: _turn_ended,
+    HandLimitBroken: _hand_limit_broken,
+    ExcessReturned: _excess_returned,
+    GameEnded: _game_ended,
+}
+
+
+def _moved(state: State, seat: int, takes: Stones | None, gives: Stones | None, **changes: Any) -> State:
+    """``seat`` takes ``takes`` from the bank and returns ``gives`` to it (None: nothing), with ``changes``
+    made in the same copy of the state (a seat out of range moves no stones)."""
+    if 0 <= seat < len(state.hands):
+        bank, hand = state.bank, state.hands[seat]
+        if takes is not None:
+            bank, hand = minus(bank, takes), plus(hand, takes)
+        if gives is not None:
+            bank, hand = plus(bank, gives), minus(hand, gives)
+        changes["bank"], changes["hands"] = bank, _set(state.hands, seat, hand)
+    return _replace(state, **changes) if changes else state

@@ -2,7 +2,8 @@
 
 Runs on a fresh database (on DATABASE_URL's server, else a throw-away embedded PostgreSQL), prints a table
 and, as its last line, one JSON object. Sizes scale with BENCH_SCALE (1 = full, about 5 minutes; 0.25 is a
-quick run of about 2); BENCH_WORKERS sets the server processes of the HTTP phase (default 1).
+quick run of about 2); BENCH_WORKERS sets the server processes of the HTTP phase (default 1); BENCH_PHASES
+(e.g. ``append,replay``) runs only the phases named (append, replay, http, spectators, growth).
 
 Phases (every ratio compares two sides run in turns, five slices each, with the same concurrency, so
 both see the same background load on a shared machine):
@@ -61,6 +62,9 @@ WRITERS = 16
 HTTP_CLIENTS = 32
 LATENCY_COMMANDS = max(100, int(400 * SCALE))
 ROUNDS = 5  # slices per side of a side-by-side comparison
+PHASES = frozenset(
+    os.environ.get("BENCH_PHASES", "append,replay,http,spectators,growth").replace(" ", "").split(",")
+)
 
 
 def _with_database(url: str, database: str) -> str:
@@ -343,34 +347,44 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
     await pool.execute("CREATE SEQUENCE bench_raw_seq")
     results: dict[str, Any] = {"scale": SCALE, "workers": WORKERS, "phase_seconds": PHASE_SECONDS}
     try:
-        phase("raw INSERT ceiling and append through the service, in turns")
-        appended, game_ids = await append(database_url, pool)
-        results.update(appended)
-        phase("replay and raw read, in turns")
-        results["replay_events_per_s"], results["raw_read_events_per_s"] = await replay(pool, game_ids)
-        phase("HTTP: bare Litestar and the game server, in turns")
-        results.update(await http(database_url, pool))
-        phase("spectators: SSE streams of 1 game x 1, 1 x 1,000 and 100 games x 10")
-        results.update(await spectators(database_url, pool, SCALE))
-        phase(f"filling the store with {FILL_EVENTS} events")
-        started = time.perf_counter()
-        await fill(pool, FILL_EVENTS)
-        results["fill_seconds"] = time.perf_counter() - started
-        # As a server would be a while after such a load: statistics taken, the load's WAL checkpointed.
-        await pool.execute("ANALYZE")
-        with contextlib.suppress(asyncpg.InsufficientPrivilegeError):  # DATABASE_URL's role may not
-            await pool.execute("CHECKPOINT")
-        results["growth_events_stored"] = await pool.fetchval("SELECT count(*) FROM events")
-        phase("growth: command latency on the filled and on an empty store, in turns")
-        results["latency_full_ms"], results["latency_empty_ms"] = await growth(pool, empty_pool)
+        if PHASES & {"append", "replay"}:  # replay rebuilds the games append played
+            phase("raw INSERT ceiling and append through the service, in turns")
+            appended, game_ids = await append(database_url, pool)
+            results.update(appended)
+        if "replay" in PHASES:
+            phase("replay and raw read, in turns")
+            results["replay_events_per_s"], results["raw_read_events_per_s"] = await replay(pool, game_ids)
+        if "http" in PHASES:
+            phase("HTTP: bare Litestar and the game server, in turns")
+            results.update(await http(database_url, pool))
+        if "spectators" in PHASES:
+            phase("spectators: SSE streams of 1 game x 1, 1 x 1,000 and 100 games x 10")
+            results.update(await spectators(database_url, pool, SCALE))
+        if "growth" in PHASES:
+            phase(f"filling the store with {FILL_EVENTS} events")
+            started = time.perf_counter()
+            await fill(pool, FILL_EVENTS)
+            results["fill_seconds"] = time.perf_counter() - started
+            # As a server would be a while after such a load: statistics taken, the load's WAL checkpointed.
+            await pool.execute("ANALYZE")
+            with contextlib.suppress(asyncpg.InsufficientPrivilegeError):  # DATABASE_URL's role may not
+                await pool.execute("CHECKPOINT")
+            results["growth_events_stored"] = await pool.fetchval("SELECT count(*) FROM events")
+            phase("growth: command latency on the filled and on an empty store, in turns")
+            results["latency_full_ms"], results["latency_empty_ms"] = await growth(pool, empty_pool)
     finally:
         await pool.close()
         await empty_pool.close()
-    results["append_ratio_vs_raw_insert"] = results["append_per_s"] / results["raw_insert_per_s"]
-    results["append_ratio_vs_raw_insert_pool"] = results["append_per_s"] / results["raw_insert_pool_per_s"]
-    results["replay_ratio_vs_raw_read"] = results["replay_events_per_s"] / results["raw_read_events_per_s"]
-    results["http_ratio_vs_bare_litestar"] = results["http_commands_per_s"] / results["bare_litestar_per_s"]
-    results["growth_ratio"] = results["latency_full_ms"] / results["latency_empty_ms"]
+    ratios = {
+        "append_ratio_vs_raw_insert": ("append_per_s", "raw_insert_per_s"),
+        "append_ratio_vs_raw_insert_pool": ("append_per_s", "raw_insert_pool_per_s"),
+        "replay_ratio_vs_raw_read": ("replay_events_per_s", "raw_read_events_per_s"),
+        "http_ratio_vs_bare_litestar": ("http_commands_per_s", "bare_litestar_per_s"),
+        "growth_ratio": ("latency_full_ms", "latency_empty_ms"),
+    }
+    for ratio, (numerator, denominator) in ratios.items():
+        if numerator in results and denominator in results:  # both sides' phase ran
+            results[ratio] = results[numerator] / results[denominator]
     return results
 
 
