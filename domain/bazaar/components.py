@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import add, sub
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
@@ -44,12 +45,12 @@ Stones = tuple[int, ...]
 
 def plus(a: Stones, b: Stones) -> Stones:
     """Two multisets of stones together."""
-    return tuple(x + y for x, y in zip(a, b, strict=False))
+    return tuple(map(add, a, b))  # map stops at the shorter, as zip does; a third of a generator's cost
 
 
 def minus(a: Stones, b: Stones) -> Stones:
     """``b`` taken out of ``a``."""
-    return tuple(x - y for x, y in zip(a, b, strict=False))
+    return tuple(map(sub, a, b))
 
 
 def covers(have: Stones, need: Stones) -> bool:
@@ -109,7 +110,7 @@ class Edition:
 
     def stones(self, counts: Mapping[str, int]) -> Stones:
         """``{colour: count}`` as a ``Stones`` tuple (colours this edition does not know are ignored)."""
-        return tuple(int(counts.get(colour, 0)) for colour in self.colours)
+        return tuple([int(counts.get(colour, 0)) for colour in self.colours])
 
     def named(self, stones: Stones) -> dict[str, int]:
         """A ``Stones`` tuple as ``{colour: count}`` with the colours held only, in colour order."""
