@@ -103,20 +103,27 @@ SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 """
 # Group commit: the appends queued while the previous batch ran, as one statement and one transaction (one
 # WAL flush instead of one per append). Each entry is the plain check-and-append above: the entries whose
-# stream is at their expected version are appended, the others write nothing and are left out of the
-# answer (their callers then take the one-append path, which gives the precise error). The stream rows are
+# stream is at their expected version (and whose command id, if any, is not stored yet) are appended with
+# their command records, the others write nothing and are left out of the answer (their callers then take
+# the one-append path, es_append, which gives the precise error or the stored record of a retry). A command
+# id stored meanwhile by another transaction fails the batch on the commands key, and each append then
+# goes alone: the key, not this statement's check, is what makes a command count once. The stream rows are
 # locked in stream id order, so two processes' batches queue behind each other instead of deadlocking;
 # FOR UPDATE re-reads a row that moved since the snapshot and re-checks its version, and hands back the
 # head hash of the version it locked. Events are inserted entry by entry, in version order, so their
 # positions follow each stream's versions.
 _APPEND_BATCH = r"""
 WITH RECURSIVE entry AS (
-    SELECT r.stream_id, r.expected, r.status, r.n, r.cause
-      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[], $10::bytea[])
-           AS r (stream_id, expected, status, n, cause)
+    SELECT r.stream_id, r.expected, r.status, r.n, r.cause, r.command_id, r.request_hash, r.response
+      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[], $10::bytea[], $11::text[], $12::text[],
+                  $13::bytea[])
+           AS r (stream_id, expected, status, n, cause, command_id, request_hash, response)
 ), locked AS MATERIALIZED (
-    SELECT s.stream_id, s.head_hash, s.chain_key, e.expected, e.status, e.n, e.cause
+    SELECT s.stream_id, s.head_hash, s.chain_key, e.expected, e.status, e.n, e.cause, e.command_id,
+           e.request_hash, e.response
       FROM streams s JOIN entry e ON e.stream_id = s.stream_id AND s.version = e.expected
+     WHERE e.command_id IS NULL
+        OR NOT EXISTS (SELECT FROM commands k WHERE k.stream_id = e.stream_id AND k.command_id = e.command_id)
      ORDER BY s.stream_id
        FOR UPDATE OF s
 ), new AS (
@@ -142,9 +149,14 @@ WITH RECURSIVE entry AS (
       FROM locked l JOIN chain c ON c.stream_id = l.stream_id AND c.i = l.n
      WHERE s.stream_id = l.stream_id AND s.version = l.expected
     RETURNING s.stream_id
+), claimed AS (
+    INSERT INTO commands (stream_id, command_id, request_hash, response, version)
+    SELECT l.stream_id, l.command_id, l.request_hash, l.response, l.expected + l.n
+      FROM moved m JOIN locked l ON l.stream_id = m.stream_id
+     WHERE l.command_id IS NOT NULL
 ), appended AS (
-    INSERT INTO events (stream_id, version, type, schema_version, data, hash, cause)
-    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h,
+    INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id, cause)
+    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h, l.command_id,
            CASE WHEN n.i = 1 THEN l.cause END
       FROM moved m
       JOIN locked l ON l.stream_id = m.stream_id
@@ -253,6 +265,7 @@ class _Queued:
     stream_id: str
     expected: int
     events: list[NewEvent]
+    command: CommandRecord | None
     status: str | None
     cause: bytes | None
     done: asyncio.Future[list[Any]] = field(repr=False)
@@ -333,15 +346,8 @@ class PostgresEventStore(FollowsFeed):
         command_id = request_hash = response = None
         if command is not None:
             command_id, request_hash, response = command.command_id, command.request_hash, command.response
-        if events:
-            if command is None:  # the common case goes with whatever else is being appended now
-                rows = await self._append_grouped(stream_id, expected_version, events, status, cause)
-            else:
-                rows = await self._append_plain(
-                    stream_id, expected_version, events, command_id, request_hash, response, status, cause
-                )
-                if rows:
-                    self._changed(stream_id)
+        if events:  # goes with whatever else is being appended now
+            rows = await self._append_grouped(stream_id, expected_version, events, command, status, cause)
             if rows:
                 return AppendResult(
                     version=expected_version + len(events),
@@ -426,12 +432,13 @@ class PostgresEventStore(FollowsFeed):
         stream_id: str,
         expected_version: int,
         events: list[NewEvent],
+        command: CommandRecord | None,
         status: str | None,
         cause: bytes | None,
     ) -> list[Any]:
         """Queue an append for the next group commit; its rows, or [] if it was not written."""
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._queued.append(_Queued(stream_id, expected_version, events, status, cause, done))
+        self._queued.append(_Queued(stream_id, expected_version, events, command, status, cause, done))
         if len(self._flushers) < MAX_FLUSHES:
             self._flushers.add(asyncio.create_task(self._flush()))
         return await done
@@ -491,9 +498,16 @@ class PostgresEventStore(FollowsFeed):
     async def _commit(self, batch: list[_Queued]) -> dict[str, list[Any]]:
         """Append ``batch`` in one transaction; the rows of each stream appended to (the others: none)."""
         if len(batch) == 1:
-            only = batch[0]
+            only, record = batch[0], batch[0].command
             rows = await self._append_plain(
-                only.stream_id, only.expected, only.events, None, None, None, only.status, only.cause
+                only.stream_id,
+                only.expected,
+                only.events,
+                None if record is None else record.command_id,
+                None if record is None else record.request_hash,
+                None if record is None else record.response,
+                only.status,
+                only.cause,
             )
             return {only.stream_id: rows}
         event_streams: list[str] = []
@@ -514,6 +528,9 @@ class PostgresEventStore(FollowsFeed):
             [event.schema_version for event in events],
             [event.data for event in events],
             [queued.cause for queued in batch],
+            [None if queued.command is None else queued.command.command_id for queued in batch],
+            [None if queued.command is None else queued.command.request_hash for queued in batch],
+            [None if queued.command is None else queued.command.response for queued in batch],
         )
         appended: dict[str, list[Any]] = {}
         for row in rows:

@@ -254,6 +254,63 @@ async def test_a_bad_append_among_concurrent_ones_fails_alone(store: PostgresEve
         assert [e.data for e in stored] == ([] if i == 2 else [event(i).data])
 
 
+async def test_concurrent_commands_with_ids_are_committed_together_and_each_counts_once(
+    store: PostgresEventStore,
+) -> None:
+    streams = [new_id() for _ in range(6)]
+    for stream in streams:
+        await store.create_stream(stream, "basari", [event(0)])
+    records = [
+        CommandRecord(command_id=f"cmd-{i}", request_hash=f"h-{i}", response=b"first") for i in range(6)
+    ]
+    batches = [[event(1), event(2)] if i % 2 else [event(1)] for i in range(6)]
+    # Each command twice at once: a client's retry racing its first try.
+    outcomes = await asyncio.gather(
+        *(
+            store.append(stream, 1, batch, command=record)
+            for stream, batch, record in zip(streams, batches, records, strict=True)
+            for _ in range(2)
+        )
+    )
+    for i, (stream, batch, record) in enumerate(zip(streams, batches, records, strict=True)):
+        pair = outcomes[2 * i : 2 * i + 2]
+        appended = [result for result in pair if result.replayed is None]
+        assert len(appended) == 1 and [e.data for e in appended[0].events] == [e.data for e in batch]
+        assert [result.replayed for result in pair if result.replayed] == [record]
+        stored = await store.read_stream(stream)
+        assert [e.command_id for e in stored] == [None] + [record.command_id] * len(batch)
+        assert await store.find_command(stream, record.command_id) == record
+        assert (await store.verify_chain(stream)).ok
+    feed = await store.read_all(limit=10_000)
+    transactions = {at.tx for at, e in feed if e.stream_id in streams and e.version == 2}
+    assert len(transactions) < len(streams)  # several commands in one transaction
+
+
+async def test_a_retried_command_at_the_current_version_leaves_its_batch_to_commit(
+    store: PostgresEventStore,
+) -> None:
+    streams = [new_id() for _ in range(6)]
+    for stream in streams:
+        await store.create_stream(stream, "basari", [event(0)])
+    retried = CommandRecord(command_id="noop", request_hash="h", response=b"nothing to do")
+    await store.append(streams[0], 1, [], command=retried)  # stored, and the stream still at version 1
+    records = [retried] + [
+        CommandRecord(command_id=f"new-{i}", request_hash="h", response=b"") for i in range(5)
+    ]
+    outcomes = await asyncio.gather(
+        *(
+            store.append(stream, 1, [event(1)], command=record)
+            for stream, record in zip(streams, records, strict=True)
+        )
+    )
+    assert outcomes[0].replayed == retried and outcomes[0].events == []
+    assert [len(await store.read_stream(stream)) for stream in streams] == [1] + [2] * 5
+    assert all(outcome.replayed is None for outcome in outcomes[1:])
+    feed = await store.read_all(limit=10_000)
+    transactions = {at.tx for at, e in feed if e.stream_id in streams[1:] and e.version == 2}
+    assert len(transactions) < len(streams) - 1  # the retry did not send the others one by one
+
+
 async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(
     superuser_pool: asyncpg.Pool,
 ) -> None:
