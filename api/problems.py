@@ -226,6 +226,7 @@ def from_store_unavailable(_exc: StoreUnavailable) -> ProblemDetailsException:
     )
 
 
+MISSING_BODY = "this request needs a body"  # an operation that takes a body got none
 _MSGSPEC_PATH = re.compile(r"\s*-\s*at\s*`\$([^`]*)`\s*$")
 _INDEX = re.compile(r"\[(\d+)\]")
 
@@ -260,6 +261,9 @@ def validation_errors(exc: ValidationException) -> list[FieldError]:
         if isinstance(item, dict):
             source = item.get("source")
             source = getattr(source, "value", source)  # Litestar's ParamType enum
+            if source == "body" and item.get("key") == "data" and item.get("message") == "'data'":
+                found.append(FieldError(pointer="", message=MISSING_BODY))  # Litestar's KeyError, as is
+                continue
             found.append(field_error(str(item.get("message", "")), source, item.get("key")))
         else:
             found.append(FieldError(pointer="", message=str(item)))

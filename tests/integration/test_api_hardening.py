@@ -370,3 +370,11 @@ async def test_csv_cells_cannot_start_a_formula(client: AsyncTestClient[Any]) ->
 async def test_a_twice_encoded_nul_in_a_path_is_refused(client: AsyncTestClient[Any]) -> None:
     assert_problem(await client.get("/v1/games/%2500"), 400)
     assert_problem(await client.get("/v1/players/a%2500b/games"), 400)
+
+
+async def test_a_missing_body_is_a_clear_problem(client: AsyncTestClient[Any]) -> None:
+    """An empty body where the operation needs one says so at the body's pointer, not as a Python repr."""
+    for path in ("/v1/accounts", "/v1/games", "/v1/tournaments"):
+        for headers in ({}, {"Content-Type": "application/json"}):
+            body = assert_problem(await client.post(path, content=b"", headers=headers), 400)
+            assert body["errors"] == [{"pointer": "", "message": "this request needs a body"}], body
