@@ -23,7 +23,13 @@ from api.head import head_without_body
 from api.lobby import LobbyController
 from api.me_stream import MeStreamController
 from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
-from api.pages import OfflineSwaggerUI, PagesController, static_files, template_config
+from api.pages import (
+    OfflineSwaggerUI,
+    PagesController,
+    documentation_router,
+    static_files,
+    template_config,
+)
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
@@ -64,6 +70,7 @@ def openapi_config() -> OpenAPIConfig:
             "also answers HEAD: the same status and headers, no body (not listed as operations of its own)."
         ),
         path="/schema",
+        openapi_router=documentation_router(),  # unknown paths under it: 404 problems
         render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
         servers=[Server(url="/")],
         use_handler_docstrings=True,

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 from litestar import Controller, Request, get
 from litestar.datastructures import State
+from litestar.exceptions import NotFoundException
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.params import FromPath
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -44,6 +45,18 @@ def template_config() -> TemplateConfig[JinjaTemplateEngine]:
 def static_files() -> Router:
     """api/static under /static: the pages' scripts and styles and the vendored Swagger UI (cached a day)."""
     return create_static_files_router(path="/static", directories=[PAGES_DIR / "static"], name="static")
+
+
+@get("/{path:str}", include_in_schema=False, sync_to_thread=False)
+def documentation_not_found(path: FromPath[str]) -> None:
+    """A path under /schema that no documentation page serves: a 404 problem like any unknown path
+    (Litestar's own answer here is a bare HTML page, whatever the client accepts)."""
+    raise NotFoundException()
+
+
+def documentation_router() -> Router:
+    """The router of /schema: the interactive documentation and the document are added to it by Litestar."""
+    return Router("/schema", route_handlers=[documentation_not_found], include_in_schema=False)
 
 
 class OfflineSwaggerUI(SwaggerRenderPlugin):

@@ -378,3 +378,17 @@ async def test_a_missing_body_is_a_clear_problem(client: AsyncTestClient[Any]) -
         for headers in ({}, {"Content-Type": "application/json"}):
             body = assert_problem(await client.post(path, content=b"", headers=headers), 400)
             assert body["errors"] == [{"pointer": "", "message": "this request needs a body"}], body
+
+
+async def test_an_unknown_documentation_path_is_a_problem_like_any_unknown_path(
+    client: AsyncTestClient[Any],
+) -> None:
+    """Under /schema too, a path nothing serves is a 404 problem (an HTML page only for a browser)."""
+    for path in ("/schema/redoc", "/schema/elements", "/schema/no/such/page", "/schema/openapi.yaml"):
+        body = assert_problem(await client.get(path), 404)
+        assert body["code"] == "not_found", body
+        page = await client.get(path, headers={"Accept": "text/html"})
+        assert page.status_code == 404 and page.headers["content-type"].startswith("text/html"), page
+    assert (await client.get("/schema")).status_code == 200
+    assert (await client.get("/schema/swagger")).status_code == 200
+    assert (await client.get("/schema/openapi.json")).status_code == 200
