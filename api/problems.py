@@ -9,7 +9,6 @@ Built on Litestar's ProblemDetailsPlugin: service errors, store outages and Lite
 from __future__ import annotations
 
 import re
-import traceback
 from typing import Any
 
 import msgspec
@@ -23,6 +22,7 @@ from litestar.plugins.problem_details import (
 
 from eventstore import StoreUnavailable
 from service import errors
+from service.logging import failure_fields
 
 log = structlog.get_logger("api.problems")
 
@@ -298,12 +298,7 @@ def from_unexpected(exc: Exception) -> ProblemDetailsException:
     """Any other exception (a fault of the service) as a 500 problem that says nothing of it; logged with
     the request id, its type and where it was raised (file, line, function of each frame), never its
     message, which could quote a secret."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    log.error(
-        "internal_error",
-        error=type(exc).__name__,
-        where=[f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}:{frame.name}" for frame in frames[-8:]],
-    )
+    log.error("internal_error", **failure_fields(exc))
     return problem(500, "internal_error", "internal error")
 
 

@@ -31,6 +31,7 @@ from domain.core import Command
 from eventstore import FeedPosition, StoreError
 from service import errors
 from service.games import GameService, LoadedGame
+from service.logging import failure_fields
 
 __all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
 
@@ -125,8 +126,8 @@ class BotRunner:
                 command = await self._decide(loaded, seat, level)
             except (StoreError, errors.ServiceError):
                 raise
-            except Exception:  # a bot's bug must not stop the runner: leave this game until its next event
-                log.exception("bot_failed", game_id=game_id, seat=seat, level=level)
+            except Exception as bug:  # a bot's bug must not stop the runner: leave the game until it moves
+                log.error("bot_failed", game_id=game_id, seat=seat, level=level, **failure_fields(bug))
                 return made
             try:
                 await self.games.execute(

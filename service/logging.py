@@ -10,6 +10,7 @@ import json
 import logging
 import sys
 import time
+import traceback
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -28,6 +29,14 @@ def drop_secrets(
     for key in [k for k in event_dict if k.lower() in SECRET_KEYS]:
         event_dict[key] = "[redacted]"
     return event_dict
+
+
+def failure_fields(exc: BaseException) -> dict[str, Any]:
+    """A fault as log fields: its type and where it was raised (file, line, function of its last frames),
+    never its message or traceback text, which could quote a secret."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = [f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}:{frame.name}" for frame in frames[-8:]]
+    return {"error": type(exc).__name__, "where": where}
 
 
 _second: tuple[int, str] = (-1, "")  # the last second stamped, and its "YYYY-MM-DDTHH:MM:SS" in UTC

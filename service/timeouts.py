@@ -29,6 +29,7 @@ from eventstore import EventStore, StoreError
 from service import errors
 from service.clocks import Now, from_ms, system_now
 from service.games import GameService
+from service.logging import failure_fields
 from service.projections import BATCH_SIZE, FeedFollower, FeedPage
 
 __all__ = ["ClockScheduler", "DeadlineIndex", "Due", "woken_by"]
@@ -178,9 +179,9 @@ class ClockScheduler:
                 return 0
             except StoreError:
                 raise
-            except Exception:  # a bug must not stop every other game's clock: retry this one later
+            except Exception as bug:  # a bug must not stop every other game's clock: retry this one later
                 self._tried[key] = (due.version, time.monotonic())
-                log.exception("timeout_failed", game_id=due.game_id, seat=due.seat)
+                log.error("timeout_failed", game_id=due.game_id, seat=due.seat, **failure_fields(bug))
                 return 0
         self._tried.pop(key, None)
         self.timeouts += 1

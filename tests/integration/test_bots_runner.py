@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 import msgspec
 import pytest
+from structlog.testing import capture_logs
 
 from domain.registry import all_games
 from domain.resign import decisions
@@ -120,6 +121,24 @@ async def test_a_new_runner_resumes_pending_bot_decisions(pool: asyncpg.Pool) ->
     assert moved > 0 and await finished(pool, game_id)
     assert moved == await commands_stored(pool, game_id)
     await one_move_per_decision(pool, game_id)
+
+
+async def test_a_failing_bot_is_logged_without_its_message(pool: asyncpg.Pool) -> None:
+    """A bot's bug is logged by type and place only: its message could quote the bot's hand or deliberation
+    (no traceback text, which would carry it)."""
+    body = {"game": "basari", "players": [{"bot": "random"}, {"bot": "random"}, {"bot": "random"}]}
+    game_id = await create(pool, body)
+    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+
+    async def failing(*_args: Any) -> Any:
+        raise RuntimeError("the bot's hand: secret-card-17")
+
+    runner._decide = failing  # type: ignore[method-assign]  # a bug inside the bot's decision
+    with capture_logs() as logs:
+        assert await runner.act(game_id) == 0
+    (failed,) = [entry for entry in logs if entry["event"] == "bot_failed"]
+    assert failed["error"] == "RuntimeError" and failed["where"], failed
+    assert "exc_info" not in failed and "secret-card-17" not in repr(logs), failed
 
 
 async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
