@@ -16,12 +16,15 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from domain.basari import GAME
-from domain.basari.components import COMPONENTS
+from domain.basari import GAME, legal, rules, scoring
+from domain.basari.bids import can_beat, step_counts
+from domain.basari.commands import Accept, Bid
+from domain.basari.components import COLOURS, COMPONENTS, Gems
 from domain.basari.evolve import evolve
 from domain.basari.scoring import score_stage
 from domain.basari.state import State
-from domain.core import Game, Rng
+from domain.bots.core import Rules
+from domain.core import Command, Game, Rng
 
 __all__ = ["KIT", "BasariKit"]
 
@@ -32,6 +35,7 @@ class BasariKit:
     """The Basari part of a bot."""
 
     game: Game[State] = GAME
+    rules: Rules[State] = Rules(rules.decide, evolve, legal.pending, legal.legal, scoring.is_over)
     scale = 6.0
 
     def initial(self) -> State:
@@ -55,6 +59,22 @@ class BasariKit:
                 for s, pick in enumerate(known.picks)
             )
         return replace(known, pile=pile, picks=picks)
+
+    def rollout(self, state: State, seat: int, rng: Rng) -> Command:
+        """Uniform over the legal commands, but in a negotiation without a draft (B-8): accept or bid, even odds
+        (accept only if there is a bid; bid only if the gems can beat it), the bid drawn colour by colour
+        among the counts that still beat the current bid (listing every bid costs more than a playout)."""
+        talks = state.negotiation
+        if state.phase != "negotiate" or talks is None or talks.draft or talks.to_move != seat:
+            return rng.choice(legal.legal(state, seat))  # type: ignore[no-any-return]
+        current = talks.current_bid()
+        owned = state.players[seat].gems
+        if current is not None and (not can_beat(owned, current) or rng.below(2)):
+            return Accept()
+        counts: tuple[int, ...] = ()
+        for _ in COLOURS:
+            counts = (*counts, rng.choice(step_counts(counts, owned, current)))
+        return Bid(gems=Gems.of(counts))
 
     def evaluate(self, state: State) -> tuple[float, ...]:
         """Points, 0.6 x the stage end's majorities and workers bonus while it runs, 0.25 a gem."""

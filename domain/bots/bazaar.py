@@ -16,11 +16,12 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from domain.bazaar import GAME
+from domain.bazaar import GAME, legal, rules, scoring
 from domain.bazaar.components import EDITION
 from domain.bazaar.evolve import evolve
 from domain.bazaar.state import UNKNOWN_WARE, State
-from domain.core import Game, Rng
+from domain.bots.core import Rules
+from domain.core import Command, Game, Rng
 
 __all__ = ["KIT", "BazaarKit"]
 
@@ -29,6 +30,7 @@ class BazaarKit:
     """The Bazaar part of a bot."""
 
     game: Game[State] = GAME
+    rules: Rules[State] = Rules(rules.decide, evolve, legal.pending, legal.legal, scoring.is_over)
     scale = 4.0
 
     def initial(self) -> State:
@@ -52,6 +54,10 @@ class BazaarKit:
             tuple(next(pool) if ware == UNKNOWN_WARE else ware for ware in stall) for stall in known.stalls
         )
         return replace(known, stalls=stalls)
+
+    def rollout(self, state: State, seat: int, rng: Rng) -> Command:
+        """Uniform over the seat's legal commands."""
+        return rng.choice(legal.legal(state, seat))  # type: ignore[no-any-return]
 
     def evaluate(self, state: State) -> tuple[float, ...]:
         """Points so far plus 3 x (share of the best displayed ware's stones already in hand) squared."""

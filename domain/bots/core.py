@@ -10,7 +10,7 @@ determinization.
 Levels:
 - ``random``: uniform over ``legal``.
 - ``greedy``: one-step lookahead: each legal command is applied to a few determinizations, the other seats
-  then play at random until this seat must decide again (bounded), and the kit's evaluation of the
+  then play the kit's random playout until this seat must decide again (bounded), and the kit's evaluation of the
   outcome (this seat's standing against the best other seat) is averaged; the best command wins, ties
   broken by the seed.
 - ``strong``: information-set Monte Carlo tree search (``domain.bots.search``).
@@ -20,6 +20,7 @@ Randomness comes only from ``Rng`` (SHA-256 counter mode), seeded per decision b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, Protocol, TypeVar
@@ -35,6 +36,7 @@ __all__ = [
     "Kit",
     "Knowledge",
     "Level",
+    "Rules",
     "advance",
     "choose",
     "reward",
@@ -60,6 +62,28 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
     seconds: float | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class Rules(Generic[S]):
+    """The pure functions a simulation inside a decision plays by: the game's own rules, without the service's
+    clock and resignation layers (a simulated seat never resigns and no clock runs inside a search)."""
+
+    decide: Callable[[S, int, Command, Rng], list[Event]]
+    evolve: Callable[[S, Event], S]
+    pending: Callable[[S], Sequence[Any]]
+    legal: Callable[[S, int], list[Command]]
+    is_over: Callable[[S], bool]
+
+    @classmethod
+    def of(cls, game: Game[S]) -> Rules[S]:
+        """A declared game's functions (with its layers), its commands without ``resign``."""
+
+        def legal(state: S, seat: int) -> list[Command]:
+            """The seat's legal commands but resigning."""
+            return decisions(game.legal(state, seat))
+
+        return cls(game.decide, game.evolve, game.pending, legal, game.is_over)
+
+
 class Kit(Protocol[K, S]):
     """The game-specific part of a bot (one module per game): what a seat's history tells, what it hides,
     and how good a position is."""
@@ -67,6 +91,11 @@ class Kit(Protocol[K, S]):
     @property
     def game(self) -> Game[S]:
         """The game's decider."""
+        ...
+
+    @property
+    def rules(self) -> Rules[S]:
+        """The game's own rules, for simulations (``Rules``)."""
         ...
 
     @property
@@ -86,6 +115,11 @@ class Kit(Protocol[K, S]):
     def sample(self, known: K, seat: int, rng: Rng) -> S:
         """A full state consistent with ``known``: the hidden part (pile orders, other seats' unrevealed
         picks) drawn at random from what is still possible."""
+        ...
+
+    def rollout(self, state: S, seat: int, rng: Rng) -> Command:
+        """The command ``seat`` plays in a simulation's random playout: any command the rules accept there
+        (uniform over ``legal`` unless listing them all costs more than the playout needs)."""
         ...
 
     def evaluate(self, state: S) -> tuple[float, ...]:
@@ -127,26 +161,33 @@ def reward(values: Sequence[float], scale: float) -> tuple[float, ...]:
     )
 
 
-def advance(game: Game[S], state: S, rng: Rng, steps: int, until_seat: int | None = None) -> S:
-    """Play uniformly random legal commands of the first pending seat for at most ``steps`` commands, stopping
+def advance(
+    kit: Kit[Any, S], rules: Rules[S], state: S, rng: Rng, steps: int, until_seat: int | None = None
+) -> S:
+    """Play the kit's random playout commands of the first pending seat for at most ``steps`` commands, stopping
     early when the game ends or ``until_seat`` is pending."""
-    for step in range(steps):
-        if game.is_over(state):
+    for _ in range(steps):
+        if rules.is_over(state):
             break
-        pending = game.pending(state)
+        pending = rules.pending(state)
         if not pending or any(p.seat == until_seat for p in pending):
             break
         actor = pending[rng.below(len(pending))].seat
-        state = apply(game, state, actor, rng.choice(decisions(game.legal(state, actor))), rng, step)
+        state = apply(rules, state, actor, kit.rollout(state, actor, rng), rng)
     return state
 
 
-def apply(game: Game[S], state: S, seat: int, command: Command, rng: Rng, step: int) -> S:
+def apply(rules: Rules[S], state: S, seat: int, command: Command, rng: Rng) -> S:
     """The state after ``seat``'s command, its chance draws from the simulation's generator."""
-    events = game.decide(state, seat, command, Rng(str(rng.below(2**63)), f"sim{step}"))
-    for event in events:
-        state = game.evolve(state, event)
+    for event in rules.decide(state, seat, command, rng):
+        state = rules.evolve(state, event)
     return state
+
+
+def simulation(kit: Kit[Any, S], world: S) -> Rules[S]:
+    """The rules a search plays a sampled world by: the game's own, or once a seat has resigned (a stand-in
+    then plays it) the declared game's. (A seat's knowledge has no clock: the kits fold the game's events.)"""
+    return Rules.of(kit.game) if getattr(world, "resigned", ()) else kit.rules
 
 
 def choose(
@@ -179,21 +220,21 @@ def _greedy(
 ) -> Command:
     """One-step lookahead: the command whose outcome (after the others' random replies up to this seat's
     next decision) this seat's evaluation likes best, averaged over a few determinizations."""
-    game = kit.game
     worlds = [kit.sample(known, seat, rng) for _ in range(max(1, budget.samples))]
+    rules = simulation(kit, worlds[0])
     best: list[Command] = []
     best_value = -math.inf
     for command in legal:
         total = 0.0
         for world in worlds:
             try:
-                after = apply(game, world, seat, command, rng, 0)
+                after = apply(rules, world, seat, command, rng)
             except Rejected:
                 # a sampled world where this command is not possible (never for a legal list computed from
                 # what the seat sees, but a sample may differ in what the seat cannot see): worst case
                 total -= kit.scale * 10
                 continue
-            after = advance(game, after, rng, budget.horizon, until_seat=seat)
+            after = advance(kit, rules, after, rng, budget.horizon, until_seat=seat)
             total += standing(kit.evaluate(after), seat)
         value = total / len(worlds)
         if value > best_value + 1e-9:

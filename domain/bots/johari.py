@@ -19,8 +19,9 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from domain.core import Game, Rng
-from domain.johari import GAME
+from domain.bots.core import Rules
+from domain.core import Command, Game, Rng
+from domain.johari import GAME, legal, rules, scoring
 from domain.johari.components import COMPONENTS
 from domain.johari.events import (
     ActionCardPlayed,
@@ -50,6 +51,7 @@ class JohariKit:
     """The Johari part of a bot."""
 
     game: Game[State] = GAME
+    rules: Rules[State] = Rules(rules.decide, evolve, legal.pending, legal.legal, scoring.is_over)
     scale = 4.0
 
     def initial(self) -> Known:
@@ -123,6 +125,10 @@ class JohariKit:
                 hand.remove(played)
                 players[s] = replace(p, slots=tuple(slots), hand=tuple(hand))
         return replace(state, draw=draw, noble_stack=stack, players=tuple(players))
+
+    def rollout(self, state: State, seat: int, rng: Rng) -> Command:
+        """Uniform over the seat's legal commands."""
+        return rng.choice(legal.legal(state, seat))  # type: ignore[no-any-return]
 
     def evaluate(self, state: State) -> tuple[float, ...]:
         """J-15's score now, plus 0.25 a gold and 0.5 a gem card in the display or on the Trade card."""

@@ -6,8 +6,10 @@ are eligible; the acting seat picks by UCB1 on its own mean reward, with the num
 available in place of the parent's visit count (ISMCTS's availability correction). Every seat maximises its
 own reward (max^n). A simultaneous decision (several seats pending at once, e.g. secret picks) is not
 searched for the other seats: they would otherwise answer a pick they cannot see, so they play at random
-there. Past the tree, random legal play runs for ``Budget.horizon`` commands, and the kit's evaluation
-becomes every seat's reward (a logistic of its margin over the best other seat).
+there. Past the tree, the kit's random playout (``Kit.rollout``) runs for ``Budget.horizon`` commands, and
+the kit's evaluation becomes every seat's reward (a logistic of its margin over the best other seat).
+Simulations play by the game's own rules (``Kit.rules``): no clock layer, no ``resign`` among the commands
+searched (a bot never resigns, and a seat resigning in the tree would end a simulated game early).
 
 Why hand-written: no maintained pure-Python ISMCTS exists that runs on our deciders without other
 dependencies (OpenSpiel's needs its C++ core, and the domain imports only the standard library and msgspec).
@@ -21,7 +23,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from domain.bots.core import Budget, Kit, advance, apply, reward
+from domain.bots.core import Budget, Kit, advance, apply, reward, simulation
 from domain.core import Command, Rejected, Rng
 
 __all__ = ["search"]
@@ -64,9 +66,10 @@ def search(
     stop: Callable[[], bool] | None = None,
 ) -> Command:
     """The command of ``legal`` the search visited most (the robust child), ties by mean reward."""
-    game = kit.game
     root = Node()
-    seats = len(kit.evaluate(kit.sample(known, seat, rng)))
+    sampled = kit.sample(known, seat, rng)
+    rules = simulation(kit, sampled)
+    seats = len(kit.evaluate(sampled))
     root_keys = [(seat, _encode(c)) for c in legal]
     for key, command in zip(root_keys, legal, strict=True):
         root.children[key] = Child(command, seats)
@@ -76,10 +79,9 @@ def search(
         world = kit.sample(known, seat, rng)
         path: list[Child] = []
         node = root
-        step = 0
         first = True
-        while not game.is_over(world):
-            pending = game.pending(world)
+        while not rules.is_over(world):
+            pending = rules.pending(world)
             if not pending:
                 break
             if first:
@@ -89,20 +91,19 @@ def search(
                 if len(pending) > 1:
                     # a simultaneous decision: nobody answers a pick they cannot see; leave the tree
                     break
-                options = game.legal(world, actor)
+                options = rules.legal(world, actor)
             keys = root_keys if first else [(actor, _encode(c)) for c in options]
             first = False
             child = _select(node, actor, keys, options, seats, budget.exploration, rng)
             try:
-                world = apply(game, world, actor, child.command, rng, step)
+                world = apply(rules, world, actor, child.command, rng)
             except Rejected:
                 break  # cannot happen for a consistent sample; stop this walk rather than fail the decision
-            step += 1
             path.append(child)
             node = child.node
             if child.visits == 0:
                 break  # expanded one new node: the rest is the rollout
-        world = advance(game, world, rng, budget.horizon)
+        world = advance(kit, rules, world, rng, budget.horizon)
         rewards = reward(kit.evaluate(world), kit.scale)
         for child in path:
             child.visits += 1
