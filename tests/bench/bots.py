@@ -1,12 +1,18 @@
 """`make bench`, bots (issue 13): strong and greedy against random, and strong's decision time.
 
-For each game and player count, ``BENCH_BOT_GAMES`` seeded games (default 30 x BENCH_SCALE, at least 10) of
-one strong bot against random ones, and as many of one greedy bot against random ones, the bots rotated over
-the seats; a win shared by k seats counts 1/k. Targets (issue 13): strong wins at least 90 % at two players
-(Bazaar, Johari) and at least twice the random share (2/n) at 3-5 players; greedy between random and
-strong. Strong's decision time over every decision it made: median at most 0.5 s, p99 at most 2 s, with the
-server's budget (``BOT_ITERATIONS`` iterations, capped at ``BOT_THINK_SECONDS``: service/settings.py), one
-process. The machine's load average is printed with the times: on a shared machine they grow with it.
+Win rates: for each game and player count (a cell), ``BENCH_BOT_GAMES`` seeded games (default 12 x
+BENCH_SCALE, at least 4) of one strong bot against random ones, and as many of one greedy bot against random
+ones, the bots rotated over the seats, played by the simulator (``service.simulate``) in ``BENCH_BOT_JOBS``
+processes (default 2) at the server's iteration budget (``BOT_ITERATIONS``; no wall-clock cap, so a loaded
+machine does not change the outcome); a win shared by k seats counts 1/k. Targets (issue 13): strong wins at
+least 90 % at two players (Bazaar, Johari) and at least twice the random share (2/n) at 3-5 players; greedy
+between random and strong. The noise of a share p over g games is about 2 x sqrt(p(1-p)/g): read a small
+cell as a smoke test, and raise ``BENCH_BOT_GAMES`` for a verdict.
+
+Decision time: ``BENCH_BOT_TIMED`` games per cell (default 1) of one strong bot against random ones, in this
+process, each decision with the server's whole budget (``BOT_ITERATIONS`` iterations capped at
+``BOT_THINK_SECONDS``: service/settings.py); median at most 0.5 s, p99 at most 2 s. They run before the win
+rates, alone; the machine's load average is printed with them: on a shared machine they grow with it.
 Prints a table, then one JSON line.
 """
 
@@ -23,15 +29,18 @@ from domain.bots import Budget
 from domain.bots.core import Level
 from domain.bots.play import play
 from service.settings import Settings
-from service.simulate import seating
+from service.simulate import seating, simulate
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
-GAMES = int(os.environ.get("BENCH_BOT_GAMES", str(max(10, int(30 * SCALE)))))
+GAMES = int(os.environ.get("BENCH_BOT_GAMES", str(max(4, int(12 * SCALE)))))
+TIMED = int(os.environ.get("BENCH_BOT_TIMED", "1"))
+JOBS = int(os.environ.get("BENCH_BOT_JOBS", "2"))
 _SETTINGS = Settings.from_env()
 STRONG = Budget(  # what a server process gives its strong bot (service/bots.py)
     iterations=_SETTINGS.bot_iterations,
     seconds=_SETTINGS.bot_think_seconds if _SETTINGS.bot_think_seconds > 0 else None,
 )
+SEARCH = Budget(iterations=STRONG.iterations)  # the same budget without the wall clock (win rates)
 TABLES = [
     ("bazaar", 2),
     ("johari", 2),
@@ -46,24 +55,35 @@ TABLES = [
 ]
 
 
-def win_share(game: str, players: int, level: Level, timings: list[tuple[str, int, float]]) -> float:
-    """The share of wins of one ``level`` bot against random ones over ``GAMES`` rotated, seeded games."""
-    bots: list[Level] = [level, *(["random"] * (players - 1))]
-    wins = 0.0
-    for index in range(GAMES):
-        levels = seating(bots, index, rotate=True)
-        played = play(
+def decision_times(game: str, players: int, timings: list[tuple[str, int, float]]) -> None:
+    """Strong's decisions in ``TIMED`` games against random ones, timed with the server's whole budget."""
+    bots: list[Level] = ["strong", *(["random"] * (players - 1))]
+    for index in range(TIMED):
+        play(
             game,
-            levels,
-            f"bench:{game}:{players}:{index}",
-            {level: STRONG if level == "strong" else Budget()},
+            seating(bots, index, rotate=True),
+            f"bench-timed:{game}:{players}:{index}",
+            {"strong": STRONG},
             clock=time.perf_counter,
             timings=timings,
         )
-        seat = levels.index(level)
-        if seat in played.result.winners:
-            wins += 1 / len(played.result.winners)
-    return wins / GAMES
+
+
+def win_share(game: str, players: int, level: Level) -> tuple[float, int]:
+    """The share of wins of one ``level`` bot against random ones over ``GAMES`` rotated, seeded games, and
+    the games abandoned (still running after the simulator's cap, counted nowhere else)."""
+    bots: list[Level] = [level, *(["random"] * (players - 1))]
+    report, _ = simulate(
+        game,
+        bots,
+        GAMES,
+        seed=f"bench:{game}:{players}",
+        jobs=JOBS,
+        budgets={level: SEARCH},
+        progress=False,
+    )
+    line = next(line for line in report.by_bot if line.name == level)
+    return line.win_share, report.abandoned
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -72,43 +92,64 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))] if ordered else 0.0
 
 
+def _progress(text: str) -> None:
+    """A progress line on stderr (a slow machine may not see the end)."""
+    print(f"[bench {time.strftime('%H:%M:%S')}] bots: {text}", file=sys.stderr, flush=True)
+
+
 def main() -> dict[str, Any]:
-    """Every table, strong and greedy against random; strong's decision times."""
-    results: dict[str, Any] = {"games_per_table": GAMES}
-    lines = [f"bots bench ({GAMES} games per table and level, strong's budget {STRONG})"]
+    """Strong's decision times, then every cell's win rates of strong and greedy against random."""
+    started = time.monotonic()
+    results: dict[str, Any] = {"games_per_cell": GAMES, "timed_games_per_cell": TIMED}
+    lines = [
+        f"bots bench: strong's budget {STRONG.iterations} iterations capped at {STRONG.seconds} s; "
+        f"{TIMED} timed game(s) per cell, then {GAMES} games per cell and level in {JOBS} process(es)"
+    ]
     results["load_average_at_start"] = os.getloadavg()[0]
     timings: list[tuple[str, int, float]] = []
     for game, players in TABLES:
-        print(f"[bench {time.strftime('%H:%M:%S')}] bots: {game} {players}p", file=sys.stderr, flush=True)
-        strong = win_share(game, players, "strong", timings)
-        greedy = win_share(game, players, "greedy", [])
-        target = 0.9 if players == 2 else 2 / players
-        results[f"{game}_{players}p_strong"] = strong
-        results[f"{game}_{players}p_greedy"] = greedy
-        verdict = "ok" if strong >= target else "MISSED"
-        between = "ok" if 1 / players <= greedy <= strong else "not between"
-        lines.append(
-            f"  {game} {players}p: strong {strong:6.1%} (target >= {target:.0%}: {verdict}), "
-            f"greedy {greedy:6.1%} ({between}), random share {1 / players:.0%}"
-        )
-        print(lines[-1], file=sys.stderr, flush=True)  # progress: a slow machine may not see the end
+        _progress(f"timing strong, {game} {players}p")
+        decision_times(game, players, timings)
+    results["load_average_after_timing"] = os.getloadavg()[0]
     strong_times = [seconds for level, _, seconds in timings if level == "strong"]
     searched = [seconds for level, options, seconds in timings if level == "strong" and options > 1]
+    capped = sum(1 for seconds in searched if STRONG.seconds is not None and seconds >= STRONG.seconds)
     results["strong_decisions"] = len(strong_times)
     results["strong_median_s"] = statistics.median(strong_times) if strong_times else 0.0
     results["strong_p99_s"] = percentile(strong_times, 0.99)
     results["strong_searched_median_s"] = statistics.median(searched) if searched else 0.0
     results["strong_searched_p99_s"] = percentile(searched, 0.99)
-    results["load_average_at_end"] = os.getloadavg()[0]
-    lines.append(
-        f"  load average (1 min) {results['load_average_at_start']:.1f} at the start, "
-        f"{results['load_average_at_end']:.1f} at the end, on {os.cpu_count()} cores"
-    )
+    results["strong_capped"] = capped
     lines.append(
         f"  strong decision time over {len(strong_times)} decisions: median {results['strong_median_s']:.3f} s "
         f"(target <= 0.5), p99 {results['strong_p99_s']:.3f} s (target <= 2); with a choice to make "
         f"({len(searched)}): median {results['strong_searched_median_s']:.3f} s, "
-        f"p99 {results['strong_searched_p99_s']:.3f} s"
+        f"p99 {results['strong_searched_p99_s']:.3f} s, {capped} stopped by the time cap; load average "
+        f"(1 min) {results['load_average_at_start']:.1f} before, "
+        f"{results['load_average_after_timing']:.1f} after, on {os.cpu_count()} cores"
+    )
+    print(lines[-1], file=sys.stderr, flush=True)
+    for game, players in TABLES:
+        _progress(f"win rates, {game} {players}p")
+        strong, strong_abandoned = win_share(game, players, "strong")
+        greedy, greedy_abandoned = win_share(game, players, "greedy")
+        target = 0.9 if players == 2 else 2 / players
+        results[f"{game}_{players}p_strong"] = strong
+        results[f"{game}_{players}p_greedy"] = greedy
+        verdict = "ok" if strong >= target else "MISSED"
+        between = "ok" if 1 / players <= greedy <= strong else "not between"
+        abandoned = strong_abandoned + greedy_abandoned
+        lines.append(
+            f"  {game} {players}p: strong {strong:6.1%} (target >= {target:.0%}: {verdict}), "
+            f"greedy {greedy:6.1%} ({between}), random share {1 / players:.0%}"
+            + (f", {abandoned} game(s) abandoned" if abandoned else "")
+        )
+        print(lines[-1], file=sys.stderr, flush=True)
+    results["load_average_at_end"] = os.getloadavg()[0]
+    results["minutes"] = (time.monotonic() - started) / 60
+    lines.append(
+        f"  load average (1 min) {results['load_average_at_end']:.1f} at the end; "
+        f"{results['minutes']:.1f} minutes in all"
     )
     print("\n".join(lines))
     return results
