@@ -35,13 +35,27 @@ seed_commitment = commitment  # the public commitment to a seed: SHA-256 of its 
 STREAM_TICKET_SECONDS = 60  # a stream ticket opens a seat's stream for this long after it is issued
 
 
-def _ticket_mac(game_id: str, seat: int, expires: int, seed: str, token_hash: str) -> str:
-    """The ticket's signature: HMAC-SHA256 keyed by the game's secret seed and the seat's stored token hash.
+# keys every stream ticket besides the game's secrets: this process's own until create_app names the
+# service's (derived from the signing key, so every process checks every other's tickets)
+_ticket_secret = secrets.token_bytes(32)
 
-    Both stay on the server while the game runs (a seat held by an account has no token hash: the seed
-    alone keys it); the seed is revealed only once the game, and every game sharing its deal, is over,
-    when every view of it is public anyway."""
-    key = hashlib.sha256(f"stream-ticket\x00{seed}\x00{token_hash}".encode()).digest()
+
+def use_stream_ticket_secret(secret: str) -> None:
+    """Key every stream ticket with ``secret`` too, a secret of the service that no client knows."""
+    global _ticket_secret
+    _ticket_secret = secret.encode()
+
+
+def _ticket_mac(game_id: str, seat: int, expires: int, seed: str, token_hash: str) -> str:
+    """The ticket's signature: HMAC-SHA256 keyed by the service's ticket secret, the game's seed and the
+    seat's stored token hash.
+
+    The service's secret is what no client can know: a seat held by an account has no token hash, and a
+    game's seed is known to whoever chose it (an unrated game's creator, a tournament's organizer), who
+    could otherwise forge a ticket for an opponent's seat and watch its hidden picks."""
+    key = hashlib.sha256(
+        b"stream-ticket\x00" + _ticket_secret + f"\x00{seed}\x00{token_hash}".encode()
+    ).digest()
     message = f"{game_id}\x00{seat}\x00{expires}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 

@@ -5,7 +5,10 @@ and rated play that cannot be forged (the attack of issue 11 refused at each ste
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -298,3 +301,34 @@ async def test_an_account_name_matches_its_own_seats_not_hot_seat_namesakes(
     assert [g["game_id"] for g in listed] == [own_id]
     hot_seat = (await client.get(f"/v1/players/{namesake}/games")).json()["games"]
     assert [(g["game_id"], g["seat"]) for g in hot_seat] == [(hot_id, 2)]
+
+
+async def test_knowing_the_seed_one_chose_forges_no_stream_ticket_for_another_accounts_seat(
+    client: AsyncTestClient[Any],
+) -> None:
+    """A lobby game whose creator chose the seed: the creator knows it, so a stream ticket keyed by the seed
+    alone (an account's seat has no token hash) could be forged to watch an opponent's hidden pick live.
+    Tickets are keyed by a secret of the service too: a forged one is 401, an issued one still opens."""
+    _host, host_token = await account(client, "seedhost")
+    guest, guest_token = await account(client, "seedguest")
+    _third, third_token = await account(client, "seedthird")
+    seed = "the-creator-knows-this-seed"
+    body = {"game": "basari", "seed": seed, "players": [{"account": "me"}, {"invite": guest}, {"open": True}]}
+    game_id = (await create(client, host_token, body)).json()["game_id"]
+    for token in (guest_token, third_token):
+        assert (await client.post(f"/v1/games/{game_id}/join", headers=bearer(token))).status_code == 200
+    picked = await client.post(
+        f"/v1/games/{game_id}/commands",
+        json={"type": "choose_action", "action": "C"},
+        headers=bearer(guest_token),
+    )
+    assert picked.status_code == 200, picked.text
+    expires = int(time.time()) + 30
+    key = hashlib.sha256(f"stream-ticket\x00{seed}\x00".encode()).digest()
+    mac = hmac.new(key, f"{game_id}\x00{1}\x00{expires}".encode(), hashlib.sha256).hexdigest()
+    forged = await client.get(f"/v1/games/{game_id}/stream", params={"ticket": f"1.{expires}.{mac}"})
+    refused(forged, 401, "bad_stream_ticket")
+    issued = await client.post(f"/v1/games/{game_id}/stream-ticket", headers=bearer(guest_token))
+    assert issued.status_code == 201 and issued.json()["seat"] == 1, issued.text
+    opened = await client.head(f"/v1/games/{game_id}/stream", params={"ticket": issued.json()["ticket"]})
+    assert opened.status_code == 200, opened.text
