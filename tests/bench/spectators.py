@@ -14,6 +14,7 @@ the CPU time per delivered message of the server and of this client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -54,36 +55,89 @@ class Stream:
     arrivals: dict[int, float] = field(default_factory=dict)
     opened: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
-    writer: asyncio.StreamWriter | None = None
+    transport: asyncio.BaseTransport | None = None
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)  # set as events arrive (one per game)
+
+
+class StreamReading(asyncio.Protocol):
+    """The client end of one stream: parses the chunked SSE body as bytes arrive, each event's arrival
+    taken when its bytes came in. A protocol, not a task awaiting a reader per chunk: this process reads
+    every stream of a shape, so its own CPU per message would add to the latency it measures."""
+
+    def __init__(self, stream: Stream, request: bytes) -> None:
+        """Reading ``stream``, opened by sending ``request``."""
+        self.stream = stream
+        self.request = request
+        self.received = b""  # the part of the response not parsed yet
+        self.body = b""  # the part of the body not parsed yet (an SSE message not yet whole)
+        self.started = False  # the response head has come (200)
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Send the request."""
+        assert isinstance(transport, asyncio.WriteTransport)
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        """Take the head, then the body's chunks, then its whole SSE messages."""
+        arrived = time.perf_counter()
+        self.received += data
+        if not self.started:
+            head, separator, rest = self.received.partition(b"\r\n\r\n")
+            if not separator:
+                return
+            if b" 200 " not in head.split(b"\r\n", 1)[0]:
+                self._close(RuntimeError(f"stream refused: {head[:200]!r}"))
+                return
+            self.started, self.received = True, rest
+        while (line_end := self.received.find(b"\r\n")) >= 0:
+            size = int(self.received[:line_end].split(b";")[0], 16)
+            if size == 0:
+                self._close(None)
+                return
+            if len(self.received) < line_end + size + 4:
+                break
+            self.body += self.received[line_end + 2 : line_end + 2 + size]
+            self.received = self.received[line_end + size + 4 :]
+        while b"\r\n\r\n" in self.body:
+            message, self.body = self.body.split(b"\r\n\r\n", 1)
+            lines = message.split(b"\r\n")
+            if b"event: snapshot" in lines:
+                self.stream.opened.set()
+                continue
+            for line in lines:
+                if line.startswith(b"id: "):
+                    self.stream.arrivals[int(line[4:])] = arrived
+                    self.stream.arrived.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The stream is over."""
+        self._close(exc)
+
+    def _close(self, error: BaseException | None) -> None:
+        """End the reading (with ``error``, if one)."""
+        if not self.closed.done():
+            if error is None:
+                self.closed.set_result(None)
+            else:
+                self.closed.set_exception(error)
 
 
 async def follow(base: str, stream: Stream) -> None:
     """Open ``stream`` and record each event's arrival until the connection closes (chunked SSE)."""
     parts = urlsplit(base)
-    reader, writer = await asyncio.open_connection(parts.hostname, parts.port, limit=1 << 20)
-    stream.writer = writer
-    writer.write(
+    request = (
         f"GET /v1/games/{stream.game_id}/stream HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-        "Accept: text/event-stream\r\n\r\n".encode()
+        "Accept: text/event-stream\r\n\r\n"
+    ).encode()
+    transport, reading = await asyncio.get_running_loop().create_connection(
+        lambda: StreamReading(stream, request), parts.hostname or "127.0.0.1", parts.port or 80
     )
-    head = await reader.readuntil(b"\r\n\r\n")
-    if b" 200 " not in head.split(b"\r\n", 1)[0]:
-        raise RuntimeError(f"stream refused: {head[:200]!r}")
-    buffer = b""
-    while True:
-        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-        if size == 0:
-            return
-        buffer += (await reader.readexactly(size + 2))[:-2]
-        while b"\r\n\r\n" in buffer:
-            message, buffer = buffer.split(b"\r\n\r\n", 1)
-            lines = message.split(b"\r\n")
-            if b"event: snapshot" in lines:
-                stream.opened.set()
-                continue
-            for line in lines:
-                if line.startswith(b"id: "):
-                    stream.arrivals[int(line[4:])] = time.perf_counter()
+    stream.transport = transport
+    try:
+        await reading.closed
+    finally:
+        transport.close()
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
@@ -131,7 +185,10 @@ async def shape(
         game = await service.create(msgspec.convert(workload.create_body(label), CreateGame))
         created.append(game)
     scripts = [workload.script(label, moves) for label in labels]
-    streams = [Stream(game.game_id) for game in created for _ in range(per_game)]
+    arrived = {game.game_id: asyncio.Event() for game in created}  # the play waits on it, not polling
+    streams = [
+        Stream(game.game_id, arrived=arrived[game.game_id]) for game in created for _ in range(per_game)
+    ]
     before_kb = rss_kb(server_pid)
     for start in range(0, len(streams), 100):  # opened 100 at a time: the server's accept backlog
         batch = streams[start : start + 100]
@@ -170,10 +227,12 @@ async def shape(
                 sent_at[(game.game_id, event.version)] = started
             appended += len(accepted.events)
             deadline = started + DELIVERY_WAIT
-            while time.perf_counter() < deadline and not all(
-                accepted.version in s.arrivals for s in by_game[game.game_id]
-            ):
-                await asyncio.sleep(0.002)
+            while (left := deadline - time.perf_counter()) > 0:
+                arrived[game.game_id].clear()
+                if all(accepted.version in s.arrivals for s in by_game[game.game_id]):
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(arrived[game.game_id].wait(), left)
             await asyncio.sleep(pause)
 
     await asyncio.gather(*(play(g) for g in range(games)))
@@ -193,8 +252,8 @@ async def shape(
     )
     deliveries = sum(len(expected[s.game_id]) for s in streams)
     for stream in streams:
-        if stream.writer is not None:
-            stream.writer.close()
+        if stream.transport is not None:
+            stream.transport.close()
         if stream.task is not None:
             stream.task.cancel()
     await asyncio.gather(*(s.task for s in streams if s.task is not None), return_exceptions=True)
