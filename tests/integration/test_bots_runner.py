@@ -14,16 +14,16 @@ from typing import Any
 import asyncpg
 import msgspec
 import pytest
-from structlog.testing import capture_logs
 
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
+from service import bots, errors
 from service.bots import BotRunner
 from service.games import GameService
 from service.models import CreateGame
 from tests.support.databases import own_pool
+from tests.support.logs import logs_of
 
 pytestmark = pytest.mark.db
 
@@ -134,7 +134,7 @@ async def test_a_failing_bot_is_logged_without_its_message(pool: asyncpg.Pool) -
         raise RuntimeError("the bot's hand: secret-card-17")
 
     runner._decide = failing  # type: ignore[method-assign]  # a bug inside the bot's decision
-    with capture_logs() as logs:
+    with logs_of(bots) as logs:
         assert await runner.act(game_id) == 0
     (failed,) = [entry for entry in logs if entry["event"] == "bot_failed"]
     assert failed["error"] == "RuntimeError" and failed["where"], failed

@@ -15,15 +15,16 @@ from typing import Any
 import asyncpg
 import msgspec
 import pytest
-from structlog.testing import capture_logs
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
+from service import timeouts as timeouts_module
 from service.games import GameService
 from service.models import CreateGame
 from service.timeouts import ClockScheduler, DeadlineIndex
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
+from tests.support.logs import logs_of
 
 pytestmark = pytest.mark.db
 
@@ -145,7 +146,7 @@ async def test_a_failing_timeout_is_logged_without_its_message(pool: asyncpg.Poo
         raise RuntimeError("the seat's hand: secret-card-17")
 
     scheduler.games.execute = failing  # type: ignore[method-assign]  # a bug inside the timeout's append
-    with capture_logs() as logs:
+    with logs_of(timeouts_module) as logs:
         assert await scheduler.act() == 0
     failed = [entry for entry in logs if entry["event"] == "timeout_failed"]
     assert failed and all(entry["error"] == "RuntimeError" and entry["where"] for entry in failed), failed
