@@ -17,6 +17,16 @@ from service.models import EventOut, GameDetail, ScoreSheetOut, Seat
 from service.signing import SignedHead, Signer
 
 
+def seed_known_to_a_client(metadata: dict[str, Any]) -> bool:
+    """Whether a client knows the game's seed, hence its chain key, while accounts it does not control hold
+    seats: a lobby game whose creator chose the seed, a game of an account tournament whose organizer chose
+    its seed (unrated). Hot-seat games and tournaments of {name} players are left out: their creator holds
+    every seat's token anyway."""
+    if not metadata.get("accounts"):
+        return False
+    return bool(metadata.get("seed_chosen") or (metadata.get("tournament") and not metadata.get("rated")))
+
+
 class GameQueries:
     """Answers what a seat (or a spectator, ``seat`` None) may see of a game."""
 
@@ -80,8 +90,11 @@ class GameQueries:
         self, game_id: str, version: int, head: bytes, info: StreamInfo, finished: bool
     ) -> SignedHead | None:
         """The game's head hash at ``version``, signed (None without a signer, and for a running game whose
-        chain is not keyed: its hash would let anyone test guesses of a hidden pick)."""
-        if self.signer is None or not (finished or info.metadata.get("chain_keyed")):
+        chain is not keyed, or keyed with a seed a client knows while other accounts hold seats: its hash
+        would let anyone, or whoever chose the seed, test guesses of a hidden pick)."""
+        if self.signer is None:
+            return None
+        if not finished and (not info.metadata.get("chain_keyed") or seed_known_to_a_client(info.metadata)):
             return None
         return self.signer.sign(game_id, version, head)
 

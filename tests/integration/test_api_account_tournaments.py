@@ -150,3 +150,40 @@ async def test_too_few_registrations_leave_registration_open(client: AsyncTestCl
         "bad_player_count",
     )
     assert (await client.get(f"/v1/tournaments/{tid}/registration")).json()["status"] == "registering"
+
+
+async def test_a_game_whose_tournament_seed_the_organizer_chose_shows_no_head_while_it_runs(
+    client: AsyncTestClient[Any],
+) -> None:
+    """The organizer who chose the seed can derive each game's seed, hence its chain key, and would test
+    guesses of a hidden pick against two heads in a row: such a game shows no head while it runs (a game of
+    a tournament whose seed the server chose does)."""
+    for seed, shown in (("organizer-knows-this", False), (None, True)):
+        _organizer, organizer_token = await account(client, "headorg")
+        body: dict[str, Any] = {
+            "name": "Heads",
+            "game": "basari",
+            "players": [{"account": "me"}],
+            "rounds": 1,
+            "open": True,
+            "untimed": True,
+        }
+        if seed is not None:
+            body["seed"] = seed
+        created = await client.post("/v1/tournaments", json=body, headers=bearer(organizer_token))
+        assert created.status_code == 201, created.text
+        tournament = created.json()
+        for _ in range(2):
+            _name, token = await account(client, "headplayer")
+            joined = await client.post(
+                f"/v1/tournaments/{tournament['tournament_id']}/join", headers=bearer(token)
+            )
+            assert joined.status_code == 200, joined.text
+        seated = await client.post(
+            f"/v1/tournaments/{tournament['tournament_id']}/rounds",
+            headers=bearer(tournament["organizer_token"]),
+        )
+        assert seated.status_code == 201, seated.text
+        game_id = seated.json()["tables"][0]["game_id"]
+        view = (await client.get(f"/v1/games/{game_id}")).json()
+        assert view["status"] == "active" and (view["head"] is not None) is shown, (seed, view["head"])

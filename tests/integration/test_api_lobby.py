@@ -332,3 +332,32 @@ async def test_knowing_the_seed_one_chose_forges_no_stream_ticket_for_another_ac
     assert issued.status_code == 201 and issued.json()["seat"] == 1, issued.text
     opened = await client.head(f"/v1/games/{game_id}/stream", params={"ticket": issued.json()["ticket"]})
     assert opened.status_code == 200, opened.text
+
+
+async def test_a_game_whose_seed_a_client_chose_shows_no_head_while_it_runs(
+    client: AsyncTestClient[Any],
+) -> None:
+    """The chain is keyed with the seed: whoever chose it could test each guess of a hidden pick against two
+    heads in a row (three guesses for a Basari action). Such a game shows its head once it is over only."""
+    _host, host_token = await account(client, "headhost")
+    guest, guest_token = await account(client, "headguest")
+    _third, third_token = await account(client, "headthird")
+    seed = "another-seed-the-creator-knows"
+    body = {"game": "basari", "seed": seed, "players": [{"account": "me"}, {"invite": guest}, {"open": True}]}
+    game_id = (await create(client, host_token, body)).json()["game_id"]
+    for token in (guest_token, third_token):
+        assert (await client.post(f"/v1/games/{game_id}/join", headers=bearer(token))).status_code == 200
+    pick = {"type": "choose_action", "action": "B"}
+    assert (
+        await client.post(f"/v1/games/{game_id}/commands", json=pick, headers=bearer(guest_token))
+    ).is_success
+    for token in (None, host_token, guest_token):
+        view = (await client.get(f"/v1/games/{game_id}", headers=bearer(token) if token else {})).json()
+        assert view["seed_chosen"] is True and view["head"] is None, view["head"]
+    for token in (host_token, third_token):  # two of three resign: the game is over
+        resigned = await client.post(
+            f"/v1/games/{game_id}/commands", json={"type": "resign"}, headers=bearer(token)
+        )
+        assert resigned.status_code == 200, resigned.text
+    finished = (await client.get(f"/v1/games/{game_id}")).json()
+    assert finished["status"] == "finished" and finished["head"]["version"] == finished["version"], finished
