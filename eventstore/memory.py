@@ -13,6 +13,7 @@ from eventstore.changes import ChangeHub, FollowsFeed
 from eventstore.protocol import (
     GENESIS_HASH,
     AppendResult,
+    Bodies,
     ChainCheck,
     CommandRecord,
     ConcurrencyConflict,
@@ -24,6 +25,7 @@ from eventstore.protocol import (
     StreamInfo,
     StreamNotFound,
     Upcasters,
+    bodies_of,
     check_chain,
     event_hash,
     upcast_events,
@@ -202,6 +204,10 @@ class InMemoryEventStore(FollowsFeed):
             end = min(end, start + max(limit, 0))
         stored = stream.events[start:end]
         return stored if as_stored else self._upcast(stored)
+
+    async def read_bodies(self, stream_id: str, after: int = 0) -> Bodies | None:
+        """The events with ``after < version`` as Bodies, None if there are none."""
+        return bodies_of(await self.read_stream(stream_id, after))
 
     async def stream_info(self, stream_id: str) -> StreamInfo | None:
         """The stream's row, or None."""

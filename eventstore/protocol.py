@@ -47,6 +47,26 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
     )
 
 
+class Bodies(msgspec.Struct, frozen=True, kw_only=True):
+    """Events as folding a state needs them: their bodies (upcast) as one JSON array, in version order, and
+    the version and hash of the last."""
+
+    array: bytes
+    version: int
+    head: bytes
+
+
+def bodies_of(events: Sequence[RecordedEvent]) -> Bodies | None:
+    """``events`` (upcast, in version order) as Bodies; None for no events."""
+    if not events:
+        return None
+    return Bodies(
+        array=b"[" + b",".join([event.data for event in events]) + b"]",
+        version=events[-1].version,
+        head=events[-1].hash,
+    )
+
+
 class FeedPosition(msgspec.Struct, frozen=True, kw_only=True, order=True):
     """A checkpoint in the global feed: (transaction id, position); the feed is ordered by this pair."""
 
@@ -280,6 +300,11 @@ class EventStore(Protocol):
     ) -> list[RecordedEvent]:
         """Events with ``after < version`` (and ``version <= until``), in version order, upcast; with
         ``as_stored`` the bodies and schema versions as stored, the exact bytes their hashes chain."""
+        ...
+
+    async def read_bodies(self, stream_id: str, after: int = 0) -> Bodies | None:
+        """The events with ``after < version`` as Bodies (what ``read_stream`` gives, without a record per
+        event: a fold needs only the bodies and the last version and hash), None if there are none."""
         ...
 
     async def stream_info(self, stream_id: str) -> StreamInfo | None:

@@ -120,12 +120,10 @@ class GameLoader:
         event: Event = self._decoders[game.name].decode(recorded.data)
         return event
 
-    def decode_all(self, game: Game[Any], records: list[RecordedEvent]) -> list[Event]:
-        """The typed events of stored records, in order: their bodies decoded as one JSON array (a sixth of
-        the cost of a decode call per event, measured on a long game)."""
-        events: list[Event] = self._list_decoders[game.name].decode(
-            b"[" + b",".join([recorded.data for recorded in records]) + b"]"
-        )
+    def decode_array(self, game: Game[Any], array: bytes) -> list[Event]:
+        """The typed events of a JSON array of stored bodies, in one decode call (a sixth of the cost of a
+        call per event, measured on a long game)."""
+        events: list[Event] = self._list_decoders[game.name].decode(array)
         return events
 
     async def info(self, game_id: str) -> StreamInfo:
@@ -164,12 +162,12 @@ class GameLoader:
             (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
         )
         if version < info.version:
-            newer = await self.store.read_stream(game_id, after=version)
-            if newer:
+            newer = await self.store.read_bodies(game_id, after=version)
+            if newer is not None:
                 evolve = game.evolve
-                for event in self.decode_all(game, newer):
+                for event in self.decode_array(game, newer.array):
                     state = evolve(state, event)
-                version, head = newer[-1].version, newer[-1].hash
+                version, head = newer.version, newer.head
             self.remember(game_id, version, state, info, head)
         loaded = LoadedGame(
             game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head

@@ -484,6 +484,23 @@ async def test_old_events_are_upcast_on_read_and_never_rewritten(make_store: Sto
 # Reading
 
 
+async def test_read_bodies_is_read_stream_as_one_array(make_store: StoreFactory) -> None:
+    relic = NewEvent(type="relic_found", schema_version=1, data=b'{"title": "ruby", "n": 6}')
+    for upcasters in (None, UPCASTERS):
+        store = make_store(upcasters)
+        stream = new_id()
+        await store.create_stream(stream, "basari", [event(i) for i in range(1, 6)] + [relic])
+        for after in (0, 2, 5):
+            read = await store.read_stream(stream, after=after)
+            bodies = await store.read_bodies(stream, after=after)
+            assert bodies is not None
+            assert bodies.array == b"[" + b",".join(e.data for e in read) + b"]"  # upcast, else byte for byte
+            assert (bodies.version, bodies.head) == (read[-1].version, read[-1].hash)
+        assert msgspec.json.decode(bodies.array)[-1]["name" if upcasters else "title"] == "ruby"
+        assert await store.read_bodies(stream, after=6) is None
+        assert await store.read_bodies(new_id()) is None
+
+
 async def test_read_stream_windows(store: EventStore) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [event(i) for i in range(1, 11)])
