@@ -215,7 +215,7 @@ def create_app(
         cors_config=CORSConfig(
             allow_origins=list(settings.cors_origins),
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "Last-Event-ID"],
-            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_methods=["GET", "HEAD", "POST", "DELETE", "OPTIONS"],  # every method a route has
             expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
         )
         if settings.cors_origins

@@ -97,13 +97,13 @@ def cors_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
     process.wait(10)
 
 
-def preflight(base: str, origin: str) -> httpx.Response:
-    """A browser's CORS preflight for a command POST from ``origin``."""
+def preflight(base: str, origin: str, method: str = "POST", path: str = "/v1/games") -> httpx.Response:
+    """A browser's CORS preflight for a ``method`` request (a command POST by default) from ``origin``."""
     return httpx.options(
-        base + "/v1/games",
+        base + path,
         headers={
             "Origin": origin,
-            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Method": method,
             "Access-Control-Request-Headers": "authorization, content-type",
         },
     )
@@ -120,6 +120,8 @@ def test_cors_allows_the_configured_origins_only(cors_server: str) -> None:
     assert allowed.status_code in (200, 204)
     assert allowed.headers["access-control-allow-origin"] == "http://app.example"
     assert "authorization" in allowed.headers["access-control-allow-headers"].lower()
+    revoke = preflight(cors_server, "http://app.example", "DELETE", "/v1/me/token")  # revoking one's token
+    assert revoke.status_code in (200, 204) and "DELETE" in revoke.headers["access-control-allow-methods"]
     simple = httpx.get(cors_server + "/v1/catalog", headers={"Origin": "http://other.example"})
     assert simple.headers["access-control-allow-origin"] == "http://other.example"
     stranger = httpx.get(cors_server + "/v1/catalog", headers={"Origin": "http://evil.example"})
