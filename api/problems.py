@@ -8,7 +8,6 @@ Built on Litestar's ProblemDetailsPlugin: service errors, store outages and Lite
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
@@ -213,7 +212,8 @@ def problem(
 
 def from_service_error(exc: errors.ServiceError) -> ProblemDetailsException:
     """A service error as a problem."""
-    return problem(exc.status, exc.code, exc.detail, exc.rule, exc.headers or None)
+    field_errors = [FieldError(pointer=pointer, message=message) for pointer, message in exc.fields]
+    return problem(exc.status, exc.code, exc.detail, exc.rule, exc.headers or None, field_errors or None)
 
 
 def from_store_unavailable(_exc: StoreUnavailable) -> ProblemDetailsException:
@@ -227,30 +227,16 @@ def from_store_unavailable(_exc: StoreUnavailable) -> ProblemDetailsException:
 
 
 MISSING_BODY = "this request needs a body"  # an operation that takes a body got none
-_MSGSPEC_PATH = re.compile(r"\s*-\s*at\s*`\$([^`]*)`\s*$")
-_INDEX = re.compile(r"\[(\d+)\]")
-
-
-def json_pointer(msgspec_path: str) -> str:
-    """msgspec's ``$.players[0].name`` as the JSON pointer ``/players/0/name`` (RFC 6901)."""
-    parts: list[str] = []
-    for piece in _INDEX.sub(r".\1", msgspec_path).split("."):
-        if piece:
-            parts.append(piece.replace("~", "~0").replace("/", "~1"))
-    return "/" + "/".join(parts) if parts else ""
 
 
 def field_error(message: str, source: str | None = None, key: str | None = None) -> FieldError:
     """One validation message as a field error: msgspec's trailing ``- at `$.x[0]` `` becomes the pointer."""
-    found = _MSGSPEC_PATH.search(message)
-    pointer = json_pointer(found.group(1)) if found else ""
-    if found:
-        message = message[: found.start()]
+    pointer, message = errors.located(message)
     if source and source != "body" and key:
         pointer = f"/{source}/{key}"
     elif key and not pointer:
-        pointer = json_pointer("." + key)
-    return FieldError(pointer=pointer, message=message.strip() or "invalid value")
+        pointer = errors.json_pointer("." + key)
+    return FieldError(pointer=pointer, message=message)
 
 
 def validation_errors(exc: ValidationException) -> list[FieldError]:

@@ -148,7 +148,7 @@ class GameCommands:
         try:
             return msgspec.convert(options or {}, game.options_type)
         except msgspec.ValidationError as exc:
-            raise errors.RuleViolation("invalid_options", f"options: {exc}") from None
+            raise errors.RuleViolation.invalid("invalid_options", "options", exc) from None
 
     def configure(
         self,
@@ -245,7 +245,7 @@ class GameCommands:
         try:
             command: Command = self._command_decoders[game.name].decode(msgspec.json.encode(body))
         except (msgspec.ValidationError, TypeError) as exc:
-            raise errors.Malformed("malformed_command", f"not a {game.name} command: {exc}") from None
+            raise errors.Malformed.invalid("malformed_command", f"not a {game.name} command", exc) from None
         return command
 
     async def execute(

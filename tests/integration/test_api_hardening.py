@@ -309,6 +309,28 @@ async def test_refusals_show_the_offending_values_as_json(client: AsyncTestClien
     assert '"quote taker"' in again["detail"], again["detail"]
 
 
+async def test_a_command_or_option_of_the_wrong_shape_points_at_it_in_plain_words(
+    client: AsyncTestClient[Any], game: dict[str, Any]
+) -> None:
+    """msgspec's refusal of a command or an option becomes the detail and an ``errors`` entry pointing at
+    the field, with the refused value quoted as JSON (it wrote 'time_out' the Python way)."""
+    token = game["seats"][0]["token"]
+    response = await client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        json={"type": "time_out"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    body = assert_problem(response, 400)
+    assert body["code"] == "malformed_command" and body["errors"][0]["pointer"] == "/type", body
+    assert '"time_out"' in body["detail"] and '"time_out"' in body["errors"][0]["message"], body
+    players = [{"name": n} for n in ("Ann", "Bo")]
+    response = await client.post(
+        "/v1/games", json={"game": "johari", "players": players, "options": {"x": 1}}
+    )
+    body = assert_problem(response, 422)
+    assert body["code"] == "invalid_options" and body["errors"][0]["message"], body
+
+
 async def test_a_missing_token_gets_www_authenticate_bearer(
     client: AsyncTestClient[Any], game: dict[str, Any]
 ) -> None:
