@@ -280,7 +280,7 @@ class GameCommands:
                     raise errors.Conflict("game_finished", "the game is over")
                 decided = timed(loaded.state, command, self.now())  # a timed game's: stamped (issue 14)
                 accepted, new_state, appended = self._decide(loaded, seat, decided)
-            except errors.ServiceError:
+            except errors.ServiceError as refusal:
                 if not stored:
                     loaded, stored = await self.loader.load(game_id), True
                     continue
@@ -288,6 +288,15 @@ class GameCommands:
                     earlier = await self.loader.store.find_command(game_id, command_id)
                     if earlier is not None:
                         return await self._replay(game_id, earlier, fingerprint)
+                if isinstance(refusal, errors.RuleViolation):  # logged once, as given: on the stored state
+                    log.info(
+                        "command_rejected",
+                        game_id=game_id,
+                        seat=seat,
+                        version=loaded.version,
+                        code=refusal.code,
+                        rule=refusal.rule,
+                    )
                 raise
             finished_now = loaded.game.is_over(new_state)
             record = None
@@ -351,14 +360,6 @@ class GameCommands:
         try:
             appended = game.decide(loaded.state, seat, command, rng)
         except Rejected as refusal:
-            log.info(
-                "command_rejected",
-                game_id=loaded.game_id,
-                seat=seat,
-                version=loaded.version,
-                code=refusal.code,
-                rule=refusal.rule,
-            )
             raise errors.RuleViolation(refusal.code, refusal.detail, rule=refusal.rule) from None
         state = loaded.state
         for event in appended:

@@ -15,9 +15,10 @@ from domain.core import Rejected, Rng
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore, PostgresEventStore, PostgresKeyStore
-from service import errors
+from service import commands, errors
 from service.games import GameService
 from service.models import CreateGame
+from tests.support.logs import logs_of
 
 Services = Callable[[], GameService]  # each call: one more process (its own cache) on the same store
 
@@ -68,10 +69,12 @@ async def test_a_refused_command_answers_the_rules_code_and_changes_nothing(serv
     command = {"type": "roll"}
     with pytest.raises(Rejected) as ruled:
         loaded.game.decide(loaded.state, waiting, service.parse_command(loaded.game, command), Rng("x", "v"))
-    with pytest.raises(errors.RuleViolation) as refused:
-        await service.execute(game_id, waiting, command)
+    with logs_of(commands) as logs, pytest.raises(errors.RuleViolation) as refused:
+        await service.execute(game_id, waiting, command)  # refused on the cached state, then on the stored
     assert refused.value.code == ruled.value.code
     assert await stored_version(service, game_id) == loaded.version
+    rejected = [line for line in logs if line["event"] == "command_rejected"]
+    assert [(line["seat"], line["code"]) for line in rejected] == [(waiting, ruled.value.code)], "logged once"
 
 
 @pytest.mark.parametrize(
