@@ -19,6 +19,7 @@ import msgspec
 import structlog
 
 from domain.core import shown
+from domain.names import INVISIBLE_CATEGORIES, INVISIBLE_LETTERS, MAX_NAME_LENGTH
 from eventstore import pooled_connection
 from service import errors
 from service.tokens import hash_token, new_token
@@ -27,13 +28,8 @@ log = structlog.get_logger("service.accounts")
 
 HUMAN, BOT = "human", "bot"
 KINDS = (HUMAN, BOT)
-MAX_NAME_LENGTH = 40
 NAME_PUNCTUATION = frozenset(" ._-")
 MAX_MARKS_IN_A_ROW = 3  # combining marks belong to the letter before them; more stack into unreadable names
-# Letters (category L*) that render as nothing: the Hangul fillers. Everything else invisible (controls,
-# format characters such as zero-width joiners and bidi marks, separators other than the space) is not a
-# letter, digit or one of " ._-" in the first place.
-INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 class Account(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,7 +93,7 @@ def check_name(raw: str) -> str:
     for index, char in enumerate(name):
         category = unicodedata.category(char)
         code = f"U+{ord(char):04X}"
-        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or char in INVISIBLE_LETTERS:
+        if category in INVISIBLE_CATEGORIES or char in INVISIBLE_LETTERS:
             raise errors.RuleViolation(
                 "name_invisible_character",
                 f"a name may not contain control, format or invisible characters ({code} at {index})",

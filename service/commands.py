@@ -16,6 +16,7 @@ import structlog
 
 from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl, shown
+from domain.names import name_problem
 from eventstore import (
     AppendResult,
     CommandRecord,
@@ -36,7 +37,6 @@ from service.tokens import hash_token, new_seed, new_token, seed_commitment
 log = structlog.get_logger("service.games")
 
 MAX_RACE_RETRIES = 8  # an unconditional command that loses a version race is decided again on the new state
-MAX_NAME_LENGTH = 40
 
 
 def server_bot_levels(request: CreateGame) -> list[str | None]:
@@ -58,7 +58,8 @@ def server_bot_levels(request: CreateGame) -> list[str | None]:
 
 def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -> list[str]:
     """The players' names: as given, a bot seat's defaulting to its level and game ("strong-johari"), several
-    bots of one level numbered ("strong-johari 1", "strong-johari 2"); 422 for an empty, long or repeated name."""
+    bots of one level numbered ("strong-johari 1", "strong-johari 2"); 422 for a name that cannot be shown
+    (domain/names.py) or a repeated one."""
     names = [
         (player.name or (f"{level}-{game.name}" if level else "")).strip()
         for player, level in zip(request.players, levels, strict=True)
@@ -72,8 +73,8 @@ def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -
         for i, n in enumerate(names)
     ]
     for name in names:
-        if not name or len(name) > MAX_NAME_LENGTH:
-            raise errors.RuleViolation("bad_player_name", f"player names are 1-{MAX_NAME_LENGTH} characters")
+        if problem := name_problem(name):
+            raise errors.RuleViolation("bad_player_name", problem)
     if len(set(names)) != len(names):
         raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
     return names

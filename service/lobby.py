@@ -33,6 +33,7 @@ import structlog
 
 from domain.bots.core import Level
 from domain.core import shown
+from domain.names import name_problem
 from service import errors
 from service.accounts import Account, AccountService
 from service.clocks import time_control
@@ -243,8 +244,9 @@ class LobbyService:
                 "duplicate_account", "an account is invited to (or holds) at most one seat of a game"
             )
         hotseat_names = [(p.name or "").strip() for p in request.players if p.name is not None]
-        if any(not name or len(name) > 40 for name in hotseat_names):
-            raise errors.RuleViolation("bad_player_name", "player names are 1-40 characters")
+        for name in hotseat_names:
+            if problem := name_problem(name):
+                raise errors.RuleViolation("bad_player_name", problem)
         if ACCOUNT in kinds:
             hotseat_names.append(creator.name)
         hotseat_names.extend(bot.name for bot in bots.values())

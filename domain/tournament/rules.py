@@ -9,6 +9,7 @@ from itertools import combinations
 import msgspec
 
 from domain.core import Command, Event, Rejected, Rng, shown
+from domain.names import name_problem
 from domain.tournament.commands import (
     AdjudicateGame,
     AttachGames,
@@ -40,7 +41,6 @@ __all__ = ["MAX_PLAYERS", "MAX_ROUNDS", "decide", "meetings", "round_tables", "s
 
 replace = msgspec.structs.replace
 
-MAX_NAME_LENGTH = 40  # player names, as for games
 MAX_TITLE_LENGTH = 100  # the tournament's own name
 MAX_PLAYERS = 200
 MAX_ROUNDS = 50
@@ -95,7 +95,8 @@ def _running(state: State) -> State:
 
 
 def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
-    """Creation: unique names of 1-40 characters, enough players for a table split, rounds, table size."""
+    """Creation: unique names that can be shown (domain/names.py), enough players for a table split,
+    rounds, table size."""
     if state.created:
         raise Rejected("tournament_exists", detail="the tournament has already been created")
     title = command.name.strip()
@@ -107,8 +108,8 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
         raise Rejected("bad_player_limits", detail="the game's player limits need 1 <= min <= max")
     names = tuple(name.strip() for name in command.players)
     for name in names:
-        if not name or len(name) > MAX_NAME_LENGTH:
-            raise Rejected("bad_player_name", detail=f"player names are 1-{MAX_NAME_LENGTH} characters")
+        if problem := name_problem(name):
+            raise Rejected("bad_player_name", detail=problem)
     if len(set(names)) != len(names):
         duplicated = sorted(name for name, n in Counter(names).items() if n > 1)
         raise Rejected("duplicate_player_name", detail=f"player names must differ: {shown(duplicated)}")
@@ -349,10 +350,10 @@ def _withdraw(state: State, command: WithdrawPlayer) -> list[Event]:
 
 
 def _enter(state: State, command: EnterPlayer) -> list[Event]:
-    """Late entry: a new name of 1-40 characters, while a round is left to seat, within the player limit."""
+    """Late entry: a new name that can be shown, while a round is left to seat, within the player limit."""
     name = command.name.strip()
-    if not name or len(name) > MAX_NAME_LENGTH:
-        raise Rejected("bad_player_name", detail=f"player names are 1-{MAX_NAME_LENGTH} characters")
+    if problem := name_problem(name):
+        raise Rejected("bad_player_name", detail=problem)
     if name in state.players:
         raise Rejected("duplicate_player_name", detail=f"{name} already plays in this tournament")
     if len(state.rounds) >= state.round_count:

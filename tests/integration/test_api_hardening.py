@@ -78,6 +78,18 @@ async def test_a_nul_lone_surrogate_control_or_bad_byte_in_a_name_is_refused_and
     assert await row_counts(pool) == before
 
 
+@pytest.mark.parametrize("name", ["\u200bBo", "Bo\u2066", "\u3164", "B\u00adoo"])
+async def test_a_name_with_an_invisible_character_is_refused_and_writes_nothing(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool, name: str
+) -> None:
+    """Names that would look like another (a zero-width space, a bidi isolate, a blank letter, a soft hyphen)."""
+    before = await row_counts(pool)
+    players = [{"name": "Ann"}, {"name": name}, {"name": "Bo"}]
+    body = assert_problem(await client.post("/v1/games", json={"game": "basari", "players": players}), 422)
+    assert body["code"] == "bad_player_name" and "U+" in body["detail"], body
+    assert await row_counts(pool) == before
+
+
 async def test_a_nul_in_a_seed_or_tournament_name_is_refused(client: AsyncTestClient[Any]) -> None:
     players = [{"name": n} for n in ("Ann", "Bo", "Cy")]
     response = await client.post("/v1/games", json={"game": "basari", "players": players, "seed": "a\u0000"})

@@ -142,6 +142,7 @@ def test_late_entry_refusals() -> None:
     given(run.events).when(EnterPlayer(name="P03")).rejects("duplicate_player_name")
     given(run.events).when(EnterPlayer(name=" ")).rejects("bad_player_name")
     given(run.events).when(EnterPlayer(name="x" * 41)).rejects("bad_player_name")
+    given(run.events).when(EnterPlayer(name="\u3164")).rejects("bad_player_name")  # a blank Hangul filler
     run.seat()
     given(run.events).when(EnterPlayer(name="Late")).rejects("no_rounds_left")
 

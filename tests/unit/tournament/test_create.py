@@ -42,6 +42,8 @@ def test_names_are_trimmed() -> None:
         (("Ann", "Bob", ""), "bad_player_name"),
         (("Ann", "Bob", "   "), "bad_player_name"),
         (("Ann", "Bob", "x" * 41), "bad_player_name"),
+        (("Ann", "Bob", "\u200bAnn"), "bad_player_name"),  # a zero-width space: would look like "Ann"
+        (("Ann", "Bob", "Cy\u202e"), "bad_player_name"),  # a bidi override
         (("Ann", "Bob", "Ann"), "duplicate_player_name"),
         (("Ann", "Bob", " Bob"), "duplicate_player_name"),
         (("Ann", "Bob"), "bad_player_count"),
