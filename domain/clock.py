@@ -27,6 +27,7 @@ needs ``players``, ``resigned`` and ``clock`` (a ``Clock``, None for an untimed 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, Union
 
 import msgspec
@@ -176,18 +177,34 @@ def clocked(spec: GameSpec[S]) -> GameSpec[S]:
         )
         return [*events, ClockStarted(control=control, at=control.start, seats=seats)]
 
+    game_evolve = spec.evolve
+
+    def started(state: S, event: ClockStarted) -> S:
+        """``ClockStarted`` sets the clock."""
+        clock = Clock(control=event.control, at=event.at, seats=event.seats)
+        return msgspec.structs.replace(state, clock=clock)  # type: ignore[type-var]
+
+    def stamped(state: S, event: ClockStamped) -> S:
+        """``ClockStamped`` sets the clock's stamp and seats (a stamp only follows a start)."""
+        assert state.clock is not None
+        clock = msgspec.structs.replace(state.clock, at=event.at, seats=event.seats)
+        return msgspec.structs.replace(state, clock=clock)  # type: ignore[type-var]
+
+    def timed_out(state: S, _event: SeatTimedOut) -> S:
+        """``SeatTimedOut`` changes nothing: the stamp after it carries the count."""
+        return state
+
+    own: dict[type, Callable[[S, Any], S]] = {
+        ClockStarted: started,
+        ClockStamped: stamped,
+        SeatTimedOut: timed_out,
+    }
+    own_evolve = own.get
+
     def evolve(state: S, event: Event) -> S:
-        """The clock events set the clock; every other event is the game's own."""
-        if isinstance(event, ClockStarted):
-            clock = Clock(control=event.control, at=event.at, seats=event.seats)
-            return msgspec.structs.replace(state, clock=clock)  # type: ignore[type-var]
-        if isinstance(event, ClockStamped):
-            assert state.clock is not None  # a stamp only follows a start
-            clock = msgspec.structs.replace(state.clock, at=event.at, seats=event.seats)
-            return msgspec.structs.replace(state, clock=clock)  # type: ignore[type-var]
-        if isinstance(event, SeatTimedOut):
-            return state  # the stamp after it carries the count
-        return spec.evolve(state, event)
+        """The clock events set the clock; every other event is the game's own (one lookup, then the game's)."""
+        clock_evolve = own_evolve(type(event))
+        return game_evolve(state, event) if clock_evolve is None else clock_evolve(state, event)
 
     def decide(state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         """An untimed game's command as the game decides it; a timed game's ``Timed`` command (or timeout)

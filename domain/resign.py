@@ -76,11 +76,13 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
         """Over by the game's own rules, or once fewer than two seats play."""
         return spec.is_over(state) or _ended_by_resignation(state)
 
+    game_evolve = spec.evolve
+
     def evolve(state: S, event: Event) -> S:
-        """A resignation appends the seat to ``resigned``; every other event is the game's own."""
-        if isinstance(event, SeatResigned):
+        """A resignation appends the seat to ``resigned``; every other event is the game's own (one type check)."""
+        if type(event) is SeatResigned:
             return msgspec.structs.replace(state, resigned=(*state.resigned, event.seat))  # type: ignore[type-var]
-        return spec.evolve(state, event)
+        return game_evolve(state, event)
 
     def stand_in(state: S, rng: Rng) -> list[Event]:
         """The stand-in's decisions for every resigned seat owing one, until a playing seat owes one."""
