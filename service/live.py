@@ -164,14 +164,10 @@ class GameFeed:
         try:
             with service.store.watch(self.game_id) as changes:
                 while self.subscribers:
-                    loaded = await service.load(self.game_id)
-                    while self.position < loaded.version:
-                        records = await service.store.read_stream(
-                            self.game_id, after=self.position, limit=PAGE_SIZE, until=loaded.version
-                        )
-                        if not records:
-                            break
-                        self._fan_out(loaded, records)
+                    # one read of the new events both folds the state and gives the records fanned out
+                    loaded, records = await service.loader.load_since(self.game_id, self.position)
+                    for start in range(0, len(records), PAGE_SIZE):
+                        self._fan_out(loaded, records[start : start + PAGE_SIZE])
                     if loaded.finished and self.position >= loaded.version:
                         end = LiveMessage("end", None, GameEnded(self.game_id, "finished", loaded.version))
                         self._send(functools.partial(_alone, end))

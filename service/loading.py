@@ -14,6 +14,7 @@ import msgspec
 
 from domain.core import Event, Game, Result
 from eventstore import GENESIS_HASH, EventStore, GameKeys, KeyStore, NewEvent, RecordedEvent, StreamInfo
+from eventstore.protocol import Bodies, bodies_of
 from service import errors
 from service.accounts import AccountService
 from service.tokens import token_matches
@@ -157,18 +158,57 @@ class GameLoader:
         info = await self.info(game_id)
         game = self.games[info.category]
         keys = await self.game_keys(game_id)
-        cached = self._cache.get(game_id)
-        state, version, head = (
-            (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
-        )
+        state, version, head = self._start(game_id, game)
         if version < info.version:
             newer = await self.store.read_bodies(game_id, after=version)
             if newer is not None:
-                evolve = game.evolve
-                for event in self.decode_array(game, newer.array):
-                    state = evolve(state, event)
-                version, head = newer.version, newer.head
+                state, version, head = self._fold(game, state, newer)
             self.remember(game_id, version, state, info, head)
+        return await self._loaded(game_id, game, info, keys, state, version, head)
+
+    async def load_since(self, game_id: str, after: int) -> tuple[LoadedGame, list[RecordedEvent]]:
+        """The game as ``load`` gives it, and the records after version ``after`` up to its version: one
+        read of the new events serves both (the cached state is topped up from the records read)."""
+        info = await self.info(game_id)
+        game = self.games[info.category]
+        keys = await self.game_keys(game_id)
+        state, version, head = self._start(game_id, game)
+        latest = max(version, info.version)
+        records: list[RecordedEvent] = []
+        if version < latest or after < latest:
+            records = await self.store.read_stream(game_id, after=min(version, after))
+            if version < info.version:  # as ``load`` does: fold what the cache lacks, keep the result
+                newer = bodies_of([record for record in records if record.version > version])
+                if newer is not None:
+                    state, version, head = self._fold(game, state, newer)
+                self.remember(game_id, version, state, info, head)
+            records = [record for record in records if after < record.version <= version]
+        loaded = await self._loaded(game_id, game, info, keys, state, version, head)
+        return loaded, records
+
+    def _start(self, game_id: str, game: Game[Any]) -> tuple[Any, int, bytes]:
+        """Where a fold starts: the cached state, version and head, else the game's initial state."""
+        cached = self._cache.get(game_id)
+        return (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
+
+    def _fold(self, game: Game[Any], state: Any, newer: Bodies) -> tuple[Any, int, bytes]:
+        """``state`` evolved by the events of ``newer``, with their last version and hash."""
+        evolve = game.evolve
+        for event in self.decode_array(game, newer.array):
+            state = evolve(state, event)
+        return state, newer.version, newer.head
+
+    async def _loaded(
+        self,
+        game_id: str,
+        game: Game[Any],
+        info: StreamInfo,
+        keys: GameKeys,
+        state: Any,
+        version: int,
+        head: bytes,
+    ) -> LoadedGame:
+        """The loaded game, sealed while a finished game's duplicate round keeps its secrets."""
         loaded = LoadedGame(
             game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
         )

@@ -212,6 +212,48 @@ async def test_spectators_cost_the_database_the_same_as_one(pool: asyncpg.Pool) 
         await store.stop()
 
 
+async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_event(
+    pool: asyncpg.Pool,
+) -> None:
+    """Moves made elsewhere (another process: its own store and cache) reach this process's reader by
+    NOTIFY; its cached state is then behind on every event, and one read both folds it and fans it out."""
+    store = CountingStore(pool)
+    await store.start()
+    elsewhere = PostgresEventStore(pool)  # its NOTIFYs come on a connection of its own, as another process's
+    await elsewhere.start()
+    try:
+        service = GameService(store, PostgresKeyStore(pool), all_games())
+        other = GameService(elsewhere, PostgresKeyStore(pool), all_games())
+        game_id = await new_basari(other, "live-9")
+        loaded = await service.load(game_id)
+        streams = [follow_game(service, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, None, 0)]
+        for stream in streams:
+            assert (await anext(stream)).kind == "snapshot"
+        chooser = random.Random(9)
+        commands = 10
+        before = store.statements
+        for _ in range(commands):
+            played = await other.load(game_id)
+            seat = chooser.choice(played.game.pending(played.state)).seat
+            command = chooser.choice(decisions(played.legal(seat)))
+            accepted = await other.execute(game_id, seat, msgspec.to_builtins(command))
+            for stream in streams:  # every stream has had every event before the next command
+                version = 0
+                while version < accepted.version:
+                    version = (await asyncio.wait_for(anext(stream), WAIT)).id or 0
+        spent = store.statements - before
+        # per command the reader's stream row and one read of the new events (and once each, the reader's
+        # first look and a wake by the creation's NOTIFY if it comes late); a second read of the new
+        # events for the fold would cost 3 per command
+        assert spent <= 2 * commands + 2, spent
+        assert service.cached(game_id) == await service.load(game_id)  # the fold kept what load gives
+        for stream in streams:
+            await stream.aclose()
+    finally:
+        await elsewhere.stop()
+        await store.stop()
+
+
 async def test_a_slow_spectator_neither_delays_the_others_nor_piles_up(service: GameService) -> None:
     """A stream that takes nothing while the game runs is detached past its queue limit, the others get
     every event to the end meanwhile, and it later catches up from the store with no event lost."""
