@@ -254,6 +254,33 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
         await store.stop()
 
 
+async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_after_it(
+    service: GameService, pool: asyncpg.Pool
+) -> None:
+    """From a cold cache, a cache behind and one up to date: the state ``load`` gives, the records after."""
+    game_id = await new_basari(service, "live-10")
+    await play_to_end(service, game_id, "live-10")
+    stored = await service.store.read_stream(game_id)
+    cold = GameService(service.store, PostgresKeyStore(pool), all_games())
+    for after in (2, 5):  # the first from nothing cached, the second with the cache at the end
+        loaded, records = await cold.loader.load_since(game_id, after)
+        assert records == stored[after:]
+        assert loaded == await service.load(game_id) == cold.cached(game_id)
+    behind = GameService(service.store, PostgresKeyStore(pool), all_games())
+    behind.loader.remember(game_id, 4, _state_at(behind, stored[:4]), loaded.info, stored[3].hash)
+    loaded, records = await behind.loader.load_since(game_id, 1)
+    assert records == stored[1:] and loaded == await service.load(game_id) == behind.cached(game_id)
+
+
+def _state_at(service: GameService, records: list[Any]) -> Any:
+    """The state of a Basari game folded over ``records``."""
+    game = all_games()["basari"]
+    state = game.initial()
+    for record in records:
+        state = game.evolve(state, service.decode(game, record))
+    return state
+
+
 async def test_a_slow_spectator_neither_delays_the_others_nor_piles_up(service: GameService) -> None:
     """A stream that takes nothing while the game runs is detached past its queue limit, the others get
     every event to the end meanwhile, and it later catches up from the store with no event lost."""
