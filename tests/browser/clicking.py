@@ -10,20 +10,23 @@ import random
 from typing import Any
 
 import httpx
+from playwright.async_api import Error as PlaywrightError
 
 READY = """() => (document.querySelector('#controls .choice') && !document.getElementById('decision').hidden)
   || document.getElementById('status').textContent.includes('over')"""
 
-# Where the command is on the page: a button of its own, or an option of a list box with its Send button.
+# Where the command is on the page: its own button, or an option of a list box and the box's Send button.
+# The elements themselves, not their positions: the page redraws its controls whenever the game moves (the
+# other seat's move, over the stream), and a position found before a redraw can name another command by the
+# time of the click (it once clicked "resign"). A redrawn control is a new node, so a stale one is detached.
 LOCATE = """(wanted) => {
-  const buttons = [...document.querySelectorAll('#controls button.choice')];
-  const own = buttons.findIndex((b) => b.dataset.command === wanted);
-  if (own >= 0) return {button: own};
+  const own = [...document.querySelectorAll('#controls button.choice')].find((b) => b.dataset.command === wanted);
+  if (own) return {button: own, select: null, option: -1};
   for (const select of document.querySelectorAll('#controls select')) {
     const option = [...select.options].findIndex((o) => o.dataset.command === wanted);
-    if (option >= 0) return {select: select.id, option, button: buttons.indexOf(select.nextElementSibling)};
+    if (option >= 0) return {button: select.nextElementSibling, select, option};
   }
-  return null;
+  return {button: null, select: null, option: -1};
 }"""
 
 
@@ -96,12 +99,19 @@ async def click_until_over(
                 await asyncio.sleep(0.05)  # the page has not caught up yet: look again
                 continue
             wanted = json.dumps(choose(game, detail, chooser), separators=(",", ":"))
-            where = await page.evaluate(LOCATE, wanted)
-            if where is None:  # redrawn in between: look again
+            found = await page.evaluate_handle(LOCATE, wanted)
+            button = (await found.get_property("button")).as_element()
+            select = (await found.get_property("select")).as_element()
+            if button is None:  # redrawn in between: look again
                 continue
-            if "select" in where:
-                await page.select_option(f"#{where['select']}", index=where["option"])
-            await page.locator("#controls button.choice").nth(where["button"]).click()
+            try:
+                if select is not None:
+                    await select.select_option(index=await (await found.get_property("option")).json_value())
+                await button.click()
+            except PlaywrightError as stale:
+                if "not attached" not in str(stale):
+                    raise
+                continue  # redrawn between finding and clicking: look again
             await page.wait_for_function(
                 f"document.getElementById('game').dataset.version !== '{version}'"
                 " || document.getElementById('command-error').textContent !== ''"
