@@ -9,7 +9,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -20,6 +20,7 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from service.settings import Settings
 from tests.support.client_play import create_game
+from tests.support.databases import fresh_database
 
 pytestmark = pytest.mark.db
 
@@ -30,22 +31,44 @@ LONGEST_ANSWER_S = 3.0
 # How long the pool stays fully held: longer than all the requests made meanwhile take on a busy machine,
 # short enough that a request waiting without bound ends the test (late, and failing) instead of hanging it.
 HOLD_POOL_S = 30.0
+# The app's pool: small, so a test can hold all of it, but not two. The feed followers that read in a
+# transaction (the games projection, the tournament results) each hold one connection for the transaction
+# and take a second to read the feed and the games; two of them on two connections waited for each other
+# until the acquire timeout, and a request in the meantime met 503 (the defaults are 2 and 20).
+POOL_SIZE = 4
 
 
 @pytest.fixture(scope="module")
-async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
-    """The app with a two-connection pool and short statement and acquire timeouts."""
+async def database(server_url: str) -> AsyncIterator[str]:
+    """A database of this module's own, so the app's followers do not spend the tests catching up with
+    every earlier test's events."""
+    async with fresh_database(server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def pool(database: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on that database beside the app's, for the session that holds a lock."""
+    created = await asyncpg.create_pool(database, min_size=1, max_size=2)
+    assert created is not None
+    yield created
+    await created.close()
+
+
+@pytest.fixture(scope="module")
+async def client(database: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app with a POOL_SIZE-connection pool and short statement and acquire timeouts."""
     settings = dataclasses.replace(
         Settings.from_env(),
-        database_url=database_url,
-        pool_min=2,  # both connections open from the start
-        pool_max=2,
+        database_url=database,
+        pool_min=POOL_SIZE,  # every connection open from the start
+        pool_max=POOL_SIZE,
         statement_timeout_ms=STATEMENT_TIMEOUT_MS,
         pool_acquire_timeout_ms=ACQUIRE_TIMEOUT_MS,
     )
     async with AsyncTestClient(app=create_app(settings)) as test_client:
         # On start the app's followers (projection, results, bots, clocks) catch up with the whole feed on
-        # those two connections; the tests begin once a request gets one again.
+        # those connections; the tests begin once a request gets one again.
         deadline = time.monotonic() + 60
         while (await test_client.get("/v1/games", params={"limit": 1})).status_code != 200:
             assert time.monotonic() < deadline, "the app's pool stayed busy for 60 s after start"
@@ -90,7 +113,7 @@ async def test_a_write_stuck_on_a_lock_past_the_statement_timeout_is_503(
 
 @asynccontextmanager
 async def every_connection_busy(client: AsyncTestClient[Any]) -> AsyncIterator[None]:
-    """Hold both connections of the app's pool (on the app's own event loop, where the pool lives), for at
+    """Hold every connection of the app's pool (on the app's own event loop, where the pool lives), for at
     most HOLD_POOL_S: a request that waits for a connection without bound gets one
     then, answers late with a 200 and fails the test instead of hanging it."""
     app_pool: asyncpg.Pool = client.app.state.pool
@@ -98,7 +121,9 @@ async def every_connection_busy(client: AsyncTestClient[Any]) -> AsyncIterator[N
 
     async def hold() -> None:
         until = time.monotonic() + HOLD_POOL_S
-        async with app_pool.acquire(timeout=10), app_pool.acquire(timeout=10):
+        async with AsyncExitStack() as connections:
+            for _ in range(POOL_SIZE):
+                await connections.enter_async_context(app_pool.acquire(timeout=10))
             held.set()
             while not done.is_set() and time.monotonic() < until:
                 await anyio.sleep(0.01)
