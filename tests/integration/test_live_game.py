@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -178,6 +178,26 @@ class CountingStore(PostgresEventStore):
         return await super()._fetch(query, *args)
 
 
+async def play_in_step(
+    player: GameService,
+    game_id: str,
+    streams: list[AsyncGenerator[LiveMessage, None]],
+    chooser: random.Random,
+    commands: int,
+) -> None:
+    """``player`` plays ``commands`` random legal commands; every stream has had every event of one before
+    the next is played."""
+    for _ in range(commands):
+        loaded = await player.load(game_id)
+        seat = chooser.choice(loaded.game.pending(loaded.state)).seat
+        command = chooser.choice(decisions(loaded.legal(seat)))
+        accepted = await player.execute(game_id, seat, msgspec.to_builtins(command))
+        for stream in streams:
+            version = 0
+            while version < accepted.version:
+                version = (await asyncio.wait_for(anext(stream), WAIT)).id or 0
+
+
 async def test_spectators_cost_the_database_the_same_as_one(pool: asyncpg.Pool) -> None:
     """One reader per game fans each event out: 25 spectators add no statement per event over none."""
     store = CountingStore(pool)
@@ -192,15 +212,7 @@ async def test_spectators_cost_the_database_the_same_as_one(pool: asyncpg.Pool) 
         chooser = random.Random(7)
         commands = 10
         before = store.statements
-        for _ in range(commands):
-            loaded = await service.load(game_id)
-            seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-            command = chooser.choice(decisions(loaded.legal(seat)))
-            accepted = await service.execute(game_id, seat, msgspec.to_builtins(command))
-            for stream in streams:  # every spectator has had every event before the next command
-                version = 0
-                while version < accepted.version:
-                    version = (await asyncio.wait_for(anext(stream), WAIT)).id or 0
+        await play_in_step(service, game_id, streams, chooser, commands)
         spent = store.statements - before
         # per command: the test's own load (stream_info) and the append, the reader's load and read (and
         # once, the reader's first load); a stream re-reading on its own would cost 25 times 2 per command
@@ -232,15 +244,7 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
         chooser = random.Random(9)
         commands = 10
         before = store.statements
-        for _ in range(commands):
-            played = await other.load(game_id)
-            seat = chooser.choice(played.game.pending(played.state)).seat
-            command = chooser.choice(decisions(played.legal(seat)))
-            accepted = await other.execute(game_id, seat, msgspec.to_builtins(command))
-            for stream in streams:  # every stream has had every event before the next command
-                version = 0
-                while version < accepted.version:
-                    version = (await asyncio.wait_for(anext(stream), WAIT)).id or 0
+        await play_in_step(other, game_id, streams, chooser, commands)
         spent = store.statements - before
         # per command the reader's stream row and one read of the new events (and once each, the reader's
         # first look and a wake by the creation's NOTIFY if it comes late); a second read of the new

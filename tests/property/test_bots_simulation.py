@@ -68,22 +68,28 @@ def test_every_playout_command_is_accepted_by_the_rules(game_name: str, seed: in
     assert checked > 50
 
 
+def assert_every_pending_seat_decides(
+    game_name: str, events: list[Event], state: Any, level: Level, seed: str
+) -> None:
+    """Each seat due to decide, knowing only what it has seen, picks one of its legal commands."""
+    game = all_games()[game_name]
+    pending = game.pending(state)
+    assert pending
+    for p in pending:
+        knowledge = Knowledge(kit(game_name), p.seat)
+        knowledge.see(events)
+        legal = game.legal(state, p.seat)
+        command = choose(kit(game_name), knowledge.state, p.seat, legal, level, seed, BUDGET)
+        assert command in decisions(legal)
+
+
 @pytest.mark.parametrize("game_name", sorted(PLAYERS))
 @pytest.mark.parametrize("level", ["greedy", "strong"])
 def test_a_searching_bot_decides_in_a_timed_game(game_name: str, level: Level) -> None:
     """In a game with a clock, greedy and strong pick one of the seat's legal commands."""
-    game = all_games()[game_name]
     events, state = history(game_name, 7, 12, clock=TimeControl(decision_ms=60_000, start=1_000))
     assert state.clock is not None
-    chosen = 0
-    for p in game.pending(state):
-        knowledge = Knowledge(kit(game_name), p.seat)
-        knowledge.see(events)
-        legal = game.legal(state, p.seat)
-        command = choose(kit(game_name), knowledge.state, p.seat, legal, level, "timed", BUDGET)
-        assert command in decisions(legal)
-        chosen += 1
-    assert chosen
+    assert_every_pending_seat_decides(game_name, events, state, level, "timed")
 
 
 @pytest.mark.parametrize("game_name", sorted(PLAYERS))
@@ -97,12 +103,4 @@ def test_a_searching_bot_decides_after_a_seat_resigned(game_name: str, level: Le
     events += new
     state = fold(game, new, state)
     assert state.resigned == (resigning,) and not game.is_over(state)
-    chosen = 0
-    for p in game.pending(state):
-        knowledge = Knowledge(kit(game_name), p.seat)
-        knowledge.see(events)
-        legal = game.legal(state, p.seat)
-        command = choose(kit(game_name), knowledge.state, p.seat, legal, level, "resigned", BUDGET)
-        assert command in decisions(legal)
-        chosen += 1
-    assert chosen
+    assert_every_pending_seat_decides(game_name, events, state, level, "resigned")
