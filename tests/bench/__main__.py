@@ -429,11 +429,13 @@ TABLE = [
     ("spect_1x1000_delivered", "1 game x 1,000 spectators: share delivered", ""),
     ("spect_1x1000_p99_ms", "  delivery latency p99 (target <= 250)", " ms"),
     ("spect_1x1000_statements_per_event", "  server statements per event", ""),
+    ("spect_1x1000_opening_statements_per_stream", "  server statements per stream opened", ""),
     ("spect_1x1000_kb_per_stream", "  server memory per idle stream (target <= 50)", " KB"),
     ("spect_1x1000_server_us_per_delivery", "  server CPU per message delivered", " us"),
     ("spect_100x10_delivered", "100 games x 10 spectators: share delivered", ""),
     ("spect_100x10_p99_ms", "  delivery latency p99 (target <= 250)", " ms"),
     ("spect_100x10_statements_per_event", "  server statements per event", ""),
+    ("spect_100x10_opening_statements_per_stream", "  server statements per stream opened", ""),
     ("spect_100x10_kb_per_stream", "  server memory per idle stream", " KB"),
     ("spect_100x10_server_us_per_delivery", "  server CPU per message delivered", " us"),
 ]

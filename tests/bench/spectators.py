@@ -4,8 +4,9 @@ Shapes: 1,000 spectators on one game, and 100 games with 10 spectators each. Thi
 streams (a minimal SSE client on asyncio streams) and plays the games through its own GameService on the
 server's database, so the server hears of each move by NOTIFY as any process of a cluster would. For each
 shape: whether every event reached every stream, the p99 delivery latency (from just before the command
-is sent to the event read off the stream), the server's database statements per event (counted in its
-store by tests.bench.counting_app), its memory per idle stream (RSS growth over the streams opened), and
+is sent to the event read off the stream), the server's database statements per event (every statement
+of the server process, counted by tests.bench.counting_app; its most frequent ones go to stderr) and per
+stream opened, its memory per idle stream (RSS growth over the streams opened), and
 the CPU time per delivered message of the server and of this client.
 
 ``python -m tests.bench.spectators`` runs this phase alone (BENCH_SCALE scales the moves).
@@ -14,6 +15,7 @@ the CPU time per delivered message of the server and of this client.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -162,8 +164,8 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-async def statements(base: str) -> int:
-    """The server's store statements so far (tests.bench.counting_app)."""
+async def statements(base: str) -> collections.Counter[str]:
+    """The statements the server sent its database so far, by statement (tests.bench.counting_app)."""
     parts = urlsplit(base)
     reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
     writer.write(
@@ -171,11 +173,26 @@ async def statements(base: str) -> int:
     )
     answer = await reader.read()
     writer.close()
-    return int(json.loads(answer.split(b"\r\n\r\n", 1)[1])["statements"])
+    return collections.Counter(json.loads(answer.split(b"\r\n\r\n", 1)[1]))
+
+
+def report_statements(what: str, spent: collections.Counter[str], per: int) -> None:
+    """The statements spent ``what`` (per ``per`` events or streams), most frequent first, on stderr: what
+    the bench's count is made of."""
+    print(f"server statements {what}", file=sys.stderr)
+    for query, count in spent.most_common(8):
+        print(f"  {count / max(1, per):7.3f}  {query[:110]}", file=sys.stderr)
 
 
 async def shape(
-    base: str, server_pid: int, service: GameService, games: int, per_game: int, moves: int, pause: float
+    name: str,
+    base: str,
+    server_pid: int,
+    service: GameService,
+    games: int,
+    per_game: int,
+    moves: int,
+    pause: float,
 ) -> dict[str, float]:
     """``games`` games with ``per_game`` spectators each, ``moves`` commands per game (``pause`` seconds
     apart once delivered): the measures."""
@@ -190,6 +207,7 @@ async def shape(
         Stream(game.game_id, arrived=arrived[game.game_id]) for game in created for _ in range(per_game)
     ]
     before_kb = rss_kb(server_pid)
+    counted_closed = await statements(base)
     for start in range(0, len(streams), 100):  # opened 100 at a time: the server's accept backlog
         batch = streams[start : start + 100]
         for stream in batch:
@@ -211,6 +229,8 @@ async def shape(
     for stream in streams:
         by_game.setdefault(stream.game_id, []).append(stream)
     counted_before = await statements(base)
+    opening = counted_before - counted_closed
+    report_statements(f"per stream opened, {name}", opening, len(streams))
     cpu_before, client_before = cpu_seconds(server_pid), time.process_time()
     appended = 0
 
@@ -242,7 +262,8 @@ async def shape(
         all(v in s.arrivals for v in expected[s.game_id]) for s in streams
     ):
         await asyncio.sleep(0.05)
-    counted = await statements(base) - counted_before
+    spent = await statements(base) - counted_before
+    report_statements(f"per event, {name}", spent, appended)
     server_cpu, client_cpu = cpu_seconds(server_pid) - cpu_before, time.process_time() - client_before
     latencies = sorted(
         s.arrivals[v] - sent_at[(s.game_id, v)]
@@ -261,7 +282,9 @@ async def shape(
         "delivered": len(latencies) / deliveries,
         "p50_ms": latencies[len(latencies) // 2] * 1000 if latencies else float("nan"),
         "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000 if latencies else float("nan"),
-        "statements_per_event": counted / max(1, appended),
+        "statements_per_event": spent.total() / max(1, appended),
+        # opening a stream (its request's load and seat, once): apart from the per-event count above
+        "opening_statements_per_stream": opening.total() / len(streams),
         "kb_per_stream": per_stream_kb,
         # CPU per message delivered (an event to one stream), the server's and this client's (which also
         # plays the games): what the latency is made of when both share the machine's cores
@@ -286,7 +309,7 @@ async def spectators(database_url: str, pool: asyncpg.Pool, scale: float) -> dic
                 database_url, 1, settings=SERVER_SETTINGS, app="tests.bench.counting_app:create_counting_app"
             )
             try:
-                measured = await shape(base, process.pid, service, games, per_game, moves, pause)
+                measured = await shape(name, base, process.pid, service, games, per_game, moves, pause)
             except Exception as exc:  # e.g. streams refused: reported in the table, the other shapes go on
                 measured = {"delivered": 0.0}
                 print(f"spectators {name}: {exc!r}"[:300], file=sys.stderr)
