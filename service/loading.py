@@ -7,6 +7,7 @@ on without a round trip (the append's version check is then the check).
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import Any, TypeVar
 
@@ -115,6 +116,8 @@ class GameLoader:
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
         self._keys_cache: OrderedDict[str, GameKeys] = OrderedDict()  # bounded like the states: LRU
+        # the games whose history a load reads now; each future ends with that read's error (None: read)
+        self._topping_up: dict[str, asyncio.Future[Exception | None]] = {}
 
     def decode(self, game: Game[Any], recorded: RecordedEvent) -> Event:
         """The typed event of a stored record."""
@@ -158,13 +161,41 @@ class GameLoader:
         info = await self.info(game_id)
         game = self.games[info.category]
         keys = await self.game_keys(game_id)
-        state, version, head = self._start(game_id, game)
-        if version < info.version:
+        state, version, head = await self._topped_up(game_id, game, info)
+        return await self._loaded(game_id, game, info, keys, state, version, head)
+
+    async def _topped_up(self, game_id: str, game: Game[Any], info: StreamInfo) -> tuple[Any, int, bytes]:
+        """The cached state (version, head) topped up to at least ``info.version``. One load of a game
+        reads at a time; the others wait for it and take what it cached, so loads that come together (a
+        crowd of streams opening on a game this process has not loaded) read and fold its history once.
+        A read that fails fails its waiters too (an unreachable store would otherwise time each of them
+        out in turn); one whose caller left lets the next waiter read."""
+        while True:
+            state, version, head = self._start(game_id, game)
+            if version >= info.version:
+                return state, version, head
+            reading = self._topping_up.get(game_id)
+            if reading is None:
+                break
+            await asyncio.wait({reading})  # not the future itself: a waiter that leaves must not end it
+            failed = reading.result()
+            if failed is not None:
+                raise failed
+        read: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
+        self._topping_up[game_id] = read
+        outcome: Exception | None = None
+        try:
             newer = await self.store.read_bodies(game_id, after=version)
             if newer is not None:
                 state, version, head = self._fold(game, state, newer)
             self.remember(game_id, version, state, info, head)
-        return await self._loaded(game_id, game, info, keys, state, version, head)
+            return state, version, head
+        except Exception as exc:
+            outcome = exc
+            raise
+        finally:
+            del self._topping_up[game_id]
+            read.set_result(outcome)
 
     async def load_since(self, game_id: str, after: int) -> tuple[LoadedGame, list[RecordedEvent]]:
         """The game as ``load`` gives it, and the records after version ``after`` up to its version: one

@@ -288,6 +288,44 @@ async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_aft
     assert records == stored[1:] and loaded == await service.load(game_id) == behind.cached(game_id)
 
 
+async def test_loads_that_come_together_on_a_game_not_cached_fold_its_history_once(
+    pool: asyncpg.Pool,
+) -> None:
+    """Streams opening at once on a game this process has not loaded (e.g. reconnecting after a restart)
+    each load it: one reads and folds its history, the others wait for that fold instead of each its own."""
+    played = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    game_id = await new_basari(played, "live-11")
+    await play_to_end(played, game_id, "live-11")
+    store = CountingStore(pool)
+    cold = GameService(store, PostgresKeyStore(pool), all_games())
+    openings = 20
+    loads = await asyncio.gather(*(cold.load(game_id) for _ in range(openings)))
+    expected = await played.load(game_id)
+    assert all(loaded == expected for loaded in loads)
+    # each its stream row, and the history once (a read of the bodies each would be 2 per load)
+    assert store.statements == openings + 1, store.statements
+
+
+async def test_a_load_that_leaves_while_it_reads_leaves_the_read_to_those_waiting(pool: asyncpg.Pool) -> None:
+    """The load reading a game's history is cancelled (its client left): the loads waiting for it read
+    it themselves and get the game whole."""
+    played = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    game_id = await new_basari(played, "live-12")
+    await play_to_end(played, game_id, "live-12")
+    cold = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    first = asyncio.ensure_future(cold.load(game_id))
+    async with asyncio.timeout(WAIT):
+        while game_id not in cold.loader._topping_up:  # the first load reads now
+            await asyncio.sleep(0)
+    waiting = [asyncio.ensure_future(cold.load(game_id)) for _ in range(5)]
+    await asyncio.sleep(0)
+    first.cancel()
+    loads = await asyncio.wait_for(asyncio.gather(*waiting), WAIT)
+    assert first.cancelled()
+    expected = await played.load(game_id)
+    assert all(loaded == expected for loaded in loads)
+
+
 def _state_at(service: GameService, records: list[Any]) -> Any:
     """The state of a Basari game folded over ``records``."""
     game = all_games()["basari"]
