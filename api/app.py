@@ -53,7 +53,7 @@ from service.ratings import RatingService
 from service.settings import Settings
 from service.signing import load_signer
 from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
-from service.tokens import use_stream_ticket_secret
+from service.tokens import StreamTickets
 from service.tournaments import TournamentService
 
 API_VERSION = "1.0.0"
@@ -165,7 +165,6 @@ def create_app(
             await pool.close()
 
     signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it
-    use_stream_ticket_secret(signer.secret_for("stream-ticket"))  # no client can forge a stream ticket
     plugins: list[Any] = [problem_details_plugin(), HtmlErrorPages()]  # in this order: pages wrap problems
     # group_path: label metrics by route template, not by game id (bounded cardinality)
     metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
@@ -200,6 +199,8 @@ def create_app(
         state=State(
             {
                 "clients": VerifiedClients(),
+                # keyed by this app's signing key: no client can forge a stream ticket
+                "stream_tickets": StreamTickets(signer.secret_for("stream-ticket")),
                 "streams": StreamLimiter(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,

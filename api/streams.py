@@ -29,7 +29,7 @@ from service.accounts import AccountService
 from service.games import GameService
 from service.live import LiveMessage, follow_game_batches, resume_after
 from service.models import StreamTicket
-from service.tokens import STREAM_TICKET_SECONDS, stream_ticket, ticket_seat
+from service.tokens import STREAM_TICKET_SECONDS, StreamTickets
 
 STREAM_RETRY_AFTER_SECONDS = "5"
 # what Litestar's ServerSentEvent response sets: no cache or proxy may hold the stream back
@@ -212,7 +212,7 @@ class GameStreamController(Controller):
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
         if ticket is not None:
-            seat = await seat_of_ticket(service, game_id, ticket)
+            seat = await seat_of_ticket(service, state.stream_tickets, game_id, ticket)
         after = resume_after(last_event_id, loaded)
         if after is not None and loaded.finished and after >= loaded.version:
             return Response(content=None, status_code=204)
@@ -253,14 +253,15 @@ class GameStreamController(Controller):
         seat = await service.seat_of(game_id, token)
         assert seat is not None
         keys = await service.game_keys(game_id)
-        issued = stream_ticket(game_id, seat, keys.seed, keys.token_hashes[seat], time.time())
+        tickets: StreamTickets = state.stream_tickets
+        issued = tickets.issue(game_id, seat, keys.seed, keys.token_hashes[seat], time.time())
         return StreamTicket(ticket=issued, seat=seat, expires_in=STREAM_TICKET_SECONDS)
 
 
-async def seat_of_ticket(service: GameService, game_id: str, ticket: str) -> int:
+async def seat_of_ticket(service: GameService, tickets: StreamTickets, game_id: str, ticket: str) -> int:
     """The seat a stream ticket opens (401 ``bad_stream_ticket`` for a forged, foreign or expired one)."""
     keys = await service.game_keys(game_id)
-    seat = ticket_seat(game_id, ticket, keys.seed, keys.token_hashes, time.time())
+    seat = tickets.seat_of(game_id, ticket, keys.seed, keys.token_hashes, time.time())
     if seat is None:
         raise errors.Unauthorized(
             "bad_stream_ticket", "the stream ticket is invalid or expired; get a new one"

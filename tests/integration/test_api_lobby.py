@@ -13,10 +13,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from litestar.testing import AsyncTestClient
 
 from tests.support.accounts import account, bearer, refused, unlimited_client
-from tests.support.client_play import play_existing
+from tests.support.client_play import create_game, play_existing
 
 pytestmark = pytest.mark.db
 
@@ -332,6 +334,29 @@ async def test_knowing_the_seed_one_chose_forges_no_stream_ticket_for_another_ac
     assert issued.status_code == 201 and issued.json()["seat"] == 1, issued.text
     opened = await client.head(f"/v1/games/{game_id}/stream", params={"ticket": issued.json()["ticket"]})
     assert opened.status_code == 200, opened.text
+
+
+async def test_a_stream_ticket_opens_streams_only_where_the_signing_key_that_keyed_it_is(
+    client: AsyncTestClient[Any], database_url: str
+) -> None:
+    """Each app keys its stream tickets with a secret derived from its own signing key, not one shared by
+    the process: two apps in one process with different keys refuse each other's tickets, each accepts its
+    own."""
+    pem = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    async with unlimited_client(database_url, signing_key=pem.decode()) as other:
+        created = await create_game(client, "johari", 2)  # type: ignore[arg-type]
+        game_id, token = created["game_id"], created["seats"][1]["token"]
+        for issuer, checker in ((client, other), (other, client)):
+            issued = await issuer.post(f"/v1/games/{game_id}/stream-ticket", headers=bearer(token))
+            assert issued.status_code == 201, issued.text
+            ticket = {"ticket": issued.json()["ticket"]}
+            # HEAD: a stream wrongly opened answers at once instead of streaming
+            foreign = await checker.head(f"/v1/games/{game_id}/stream", params=ticket)
+            assert foreign.status_code == 401, foreign.headers
+            opened = await issuer.head(f"/v1/games/{game_id}/stream", params=ticket)
+            assert opened.status_code == 200, opened.text
 
 
 async def test_a_game_whose_seed_a_client_chose_shows_no_head_while_it_runs(

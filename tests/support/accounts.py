@@ -17,12 +17,15 @@ from service.settings import Settings
 
 @asynccontextmanager
 async def unlimited_client(
-    database_url: str, signups_per_hour: int = 0
+    database_url: str, signups_per_hour: int = 0, signing_key: str | None = None
 ) -> AsyncIterator[AsyncTestClient[Any]]:
-    """The app wired to ``database_url`` with this sign-up limit (0: off, as tests sign up many accounts)."""
+    """The app wired to ``database_url`` with this sign-up limit (0: off, as tests sign up many accounts)
+    and this signing key (PEM; None: the configured one)."""
     settings = dataclasses.replace(
         Settings.from_env(), database_url=database_url, account_signups_per_hour=signups_per_hour
     )
+    if signing_key is not None:
+        settings = dataclasses.replace(settings, signing_key=signing_key)
     async with AsyncTestClient(app=create_app(settings)) as test_client:
         yield test_client
 
