@@ -5,7 +5,7 @@ streams (a minimal SSE client on asyncio streams) and plays the games through it
 server's database, so the server hears of each move by NOTIFY as any process of a cluster would. For each
 shape: whether every event reached every stream, the p99 delivery latency (from just before the command
 is sent to the event read off the stream), the server's database statements per event (every statement
-of the server process, counted by tests.bench.counting_app; its most frequent ones go to stderr) and per
+of the server process, counted by tests.support.counting_app; its most frequent ones go to stderr) and per
 stream opened, its memory per idle stream (RSS growth over the streams opened), and
 the CPU time per delivered message of the server and of this client.
 
@@ -165,7 +165,7 @@ def rss_kb(pid: int) -> int:
 
 
 async def statements(base: str) -> collections.Counter[str]:
-    """The statements the server sent its database so far, by statement (tests.bench.counting_app)."""
+    """The statements the server sent its database so far, by statement (tests.support.counting_app)."""
     parts = urlsplit(base)
     reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
     writer.write(
@@ -306,7 +306,10 @@ async def spectators(database_url: str, pool: asyncpg.Pool, scale: float) -> dic
                 continue
             # a server of its own per shape, so its memory growth is this shape's streams alone
             process, base = start_server(
-                database_url, 1, settings=SERVER_SETTINGS, app="tests.bench.counting_app:create_counting_app"
+                database_url,
+                1,
+                settings=SERVER_SETTINGS,
+                app="tests.support.counting_app:create_counting_app",
             )
             try:
                 measured = await shape(name, base, process.pid, service, games, per_game, moves, pause)

@@ -1,6 +1,6 @@
-"""The game server for the bench's spectators phase: api.app, counting every statement its process sends the
-database (on any asyncpg connection: the store's, the projections', the key store's, the LISTEN one), by
-statement, shown at GET /bench/statements."""
+"""The game server of the spectators bench and of the tests that count a server's statements: api.app,
+counting every statement its process sends the database (on any asyncpg connection: the store's, the
+projections', the key store's, the LISTEN one), by statement, shown at GET /bench/statements."""
 
 from __future__ import annotations
 
