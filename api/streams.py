@@ -205,9 +205,10 @@ class GameStreamController(Controller):
         ``?ticket=`` (from ``POST /stream-ticket``) opens the ticket's seat for a browser, whose
         ``EventSource`` cannot send Authorization; 401 ``bad_stream_ticket`` if it is forged or expired.
         Reconnecting with ``Last-Event-ID`` at the final version of a finished game answers 204 No
-        Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``. A stream opened
-        with an account token (or a signed-in browser's session) closes within ``STREAM_POLL_SECONDS``
-        once that token is replaced or revoked."""
+        Content: the SSE standard's way to tell a browser to stop reconnecting after ``end``. A seat's stream
+        opened with an account token (or a signed-in browser's session) closes within
+        ``STREAM_POLL_SECONDS`` once that token is replaced or revoked; a spectator's stream shows what
+        anyone may see and stays open."""
         service = service_of(state)
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
@@ -222,7 +223,15 @@ class GameStreamController(Controller):
             service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds
         )
         token, accounts = bearer_token(request), service.accounts
-        if token is not None and accounts is not None and await accounts.by_token(token) is not None:
+        # only a seat's stream depends on its token; a spectator's (e.g. a signed-in browser watching a game
+        # it has no seat in) shows what anyone may see, and re-checking its session every poll would make
+        # a crowd of spectators cost the database one statement each per STREAM_POLL_SECONDS
+        if (
+            seat is not None
+            and token is not None
+            and accounts is not None
+            and await accounts.by_token(token) is not None
+        ):
             batches = while_current(batches, accounts, token, limiter.poll_seconds)
         content = sse_chunks(batches, slot)
         # A stream whose response never starts is never iterated, so its finally never runs: the slot
