@@ -1,12 +1,12 @@
 """Game projections (DESIGN.md property 7): the listing, per-player history and finished results, read
 models fed from the global feed with their checkpoint written in the same transaction.
 
-A batch is one transaction: lock the checkpoint (so projectors in several processes take turns), read
-the feed after it, apply, write the new checkpoint, commit; every event is applied exactly once. The
-feed says which games moved; each moved game is folded by the domain through ``GameService.load`` (its
-state cache makes that a top-up), and its status and result come from that fold. A game's players, bots
-and tournament come from its stream's creation metadata, written in the same transaction as its first
-events.
+A batch reads the feed after the checkpoint and folds the games it moved, then in one transaction locks
+the checkpoint (so projectors in several processes take turns), checks that no other moved it meanwhile,
+writes the rows and the new checkpoint, commits; every event is applied exactly once. The feed says which
+games moved; each moved game is folded by the domain through ``GameService.load`` (its state cache makes
+that a top-up), and its status and result come from that fold. A game's players, bots and tournament come
+from its stream's creation metadata, written in the same transaction as its first events.
 
 ``rebuild`` projects from zero into the ``*_rebuild`` tables with their own checkpoint while the live
 projection keeps serving, then, holding the live checkpoint's lock, catches up and copies them over
@@ -56,6 +56,8 @@ from service.settings import Settings
 log = structlog.get_logger("service.projections")
 
 FeedPage = list[tuple[FeedPosition, RecordedEvent]]
+# A batch's writes, run in the checkpoint's transaction on its connection (and on no other).
+Writes = Callable[[asyncpg.Connection], Awaitable[None]]
 
 BATCH_SIZE = 500
 POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY wakes it
@@ -98,6 +100,10 @@ def poll(seconds: float = POLL_SECONDS) -> Callable[[], Awaitable[None]]:
     return wake
 
 
+async def no_writes(_connection: asyncpg.Connection) -> None:
+    """The writes of a batch whose read model writes nothing but its checkpoint."""
+
+
 def last_events(feed: FeedPage) -> dict[str, tuple[int, int]]:
     """Each stream of a feed batch, in the order it first appears, with the index in the batch and the
     version of its last event there."""
@@ -110,11 +116,12 @@ def last_events(feed: FeedPage) -> dict[str, tuple[int, int]]:
 class FeedFollower:
     """A read model kept caught up with the global feed under a named checkpoint (DESIGN.md property 7).
 
-    A batch is one transaction: lock the checkpoint (so followers in several processes take turns), read
-    the feed after it, ``apply`` it, move the checkpoint past it, commit; every event is applied exactly
-    once. In the service a background loop (``run``) does every batch: a request that must see everything
-    committed before it (``read_your_writes``) asks that loop for a pass and waits for it, so no request
-    writes; without a loop (tools, tests) the caller catches up itself.
+    A batch reads the feed after the checkpoint and ``prepare``s it (reading through the pool), then in
+    one transaction locks the checkpoint (so followers in several processes take turns), checks that no
+    other moved it meanwhile, writes and moves the checkpoint past it, commits; every event is applied
+    exactly once. In the service a background loop (``run``) does every batch: a request that must see
+    everything committed before it (``read_your_writes``) asks that loop for a pass and waits for it, so no
+    request writes; without a loop (tools, tests) the caller catches up itself.
     """
 
     def __init__(
@@ -157,35 +164,61 @@ class FeedFollower:
         """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
         return bool(await self.store.read_all(await self.checkpoint(), limit=1))
 
-    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
-        """Apply one batch of the feed in ``connection``'s open transaction (the read model's own part)."""
+    async def prepare(self, feed: FeedPage) -> Writes:
+        """Read what applying one batch of the feed needs (the read model's own part), through the pool, and
+        return the writes that apply it in the checkpoint's transaction, on that transaction's connection
+        only."""
         raise NotImplementedError
 
-    async def apply_batch(self, connection: asyncpg.Connection) -> int:
-        """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
-        move the checkpoint past it; the number of events applied (0: caught up)."""
-        await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
+    async def _position(self, connection: asyncpg.Connection) -> FeedPosition:
+        """The checkpoint, read on ``connection``."""
         row = await connection.fetchrow(CHECKPOINT, self.checkpoint_name)
-        feed = await self.store.read_all(
-            FeedPosition(tx=row["tx"], position=row["position"]), self.batch_size
-        )
-        if not feed:
-            return 0
-        await self.apply(connection, feed)
+        return FeedPosition(tx=row["tx"], position=row["position"])
+
+    async def _write(self, connection: asyncpg.Connection, feed: FeedPage, writes: Writes) -> int:
+        """Apply ``writes`` and move the checkpoint past ``feed`` in ``connection``'s open transaction."""
+        await writes(connection)
         last = feed[-1][0]
         await connection.execute(SAVE_CHECKPOINT, self.checkpoint_name, last.tx, last.position)
         return len(feed)
 
-    async def catch_up_once(self, lock_wait: float | None = None) -> int:
-        """One batch in its own transaction; the number of events applied. With ``lock_wait``, give up
-        (0) when another transaction holds the checkpoint longer than that many seconds."""
-        try:
-            async with self.connection() as connection, connection.transaction():
-                if lock_wait is not None:
-                    await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
-                return await self.apply_batch(connection)
-        except asyncpg.exceptions.LockNotAvailableError:
+    async def apply_batch(self, connection: asyncpg.Connection) -> int:
+        """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
+        move the checkpoint past it; the number of events applied (0: caught up). It reads through the pool
+        while it holds ``connection``: for a rebuild's final catch-up under the live checkpoint's lock, not
+        for the followers of a running service (``catch_up_once``)."""
+        await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
+        feed = await self.store.read_all(await self._position(connection), self.batch_size)
+        if not feed:
             return 0
+        return await self._write(connection, feed, await self.prepare(feed))
+
+    async def catch_up_once(self, lock_wait: float | None = None) -> int:
+        """One batch; the number of events applied (0: caught up, or, with ``lock_wait``, another
+        transaction held the checkpoint longer than that many seconds).
+
+        The feed and what applying it needs are read first, holding no connection in between; only then
+        does one connection open the transaction that locks the checkpoint, writes and moves it. A follower
+        that held its transaction's connection while it waited for another to read with could starve a
+        small pool: two followers, each holding one of two connections, waited for each other until the
+        acquire timeout, and every request with them. If another process moved the checkpoint meanwhile,
+        the batch starts again from there (a read model's writes are idempotent, and so is the results
+        recorder's report)."""
+        while True:
+            start = await self.checkpoint()
+            feed = await self.store.read_all(start, self.batch_size)
+            if not feed:
+                return 0
+            writes = await self.prepare(feed)
+            try:
+                async with self.connection() as connection, connection.transaction():
+                    if lock_wait is not None:
+                        await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
+                    await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
+                    if await self._position(connection) == start:
+                        return await self._write(connection, feed, writes)
+            except asyncpg.exceptions.LockNotAvailableError:
+                return 0
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
         """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
@@ -278,9 +311,9 @@ class GameProjection(FeedFollower):
 
     # ----------------------------------------------------------------- feeding
 
-    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
-        """The listing, seat and result rows of the games the batch moved, and the ratings of the rated
-        games it finishes, in the order they finish."""
+    async def prepare(self, feed: FeedPage) -> Writes:
+        """The listing, seat and result rows of the games the batch moved (folded through the pool), and
+        the ratings of the rated games it finishes, in the order they finish."""
         t = self.tables
         moved = last_events(feed)
         opened = {event.stream_id for _, event in feed if event.version == 1}
@@ -309,14 +342,19 @@ class GameProjection(FeedFollower):
                 )
                 if version == loaded.version:  # the batch brings the game's last event: it is rated now
                     finishing.append((end, loaded))
-        if listing:
-            await connection.executemany(upsert_listing(t), listing)
-        if seats:
-            await connection.executemany(insert_players(t), seats)
-        if results:
-            await connection.executemany(insert_results(t), results)
-        if finishing:
-            await self._rate(connection, [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])])
+        finished = [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])]
+
+        async def write(connection: asyncpg.Connection) -> None:
+            if listing:
+                await connection.executemany(upsert_listing(t), listing)
+            if seats:
+                await connection.executemany(insert_players(t), seats)
+            if results:
+                await connection.executemany(insert_results(t), results)
+            if finished:
+                await self._rate(connection, finished)
+
+        return write
 
     async def _rate(self, connection: asyncpg.Connection, finished: list[LoadedGame]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings

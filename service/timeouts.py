@@ -30,7 +30,7 @@ from service import errors
 from service.clocks import Now, from_ms, system_now
 from service.games import GameService
 from service.logging import failure_fields
-from service.projections import BATCH_SIZE, FeedFollower, FeedPage
+from service.projections import BATCH_SIZE, FeedFollower, FeedPage, Writes
 
 __all__ = ["ClockScheduler", "DeadlineIndex", "Due", "woken_by"]
 
@@ -70,25 +70,32 @@ class DeadlineIndex(FeedFollower):
     def __init__(self, pool: asyncpg.Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
         super().__init__(pool, store, CHECKPOINT, BATCH_SIZE, acquire_timeout)
 
-    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
-        """Replace the rows of every game with a clock event in the batch by its last one's deadlines."""
+    async def prepare(self, feed: FeedPage) -> Writes:
+        """Replace the rows of every game with a clock event in the batch by its last one's deadlines (the
+        feed alone says them: nothing to read)."""
         latest: dict[str, tuple[int, list[SeatClock]]] = {}
         for _, event in feed:
             if event.type in CLOCK_EVENTS:
                 latest[event.stream_id] = (event.version, _SEATS.decode(event.data).seats)
-        if not latest:
-            return
-        await connection.execute("DELETE FROM clock_deadlines WHERE game_id = ANY($1::text[])", list(latest))
         rows = [
             (game_id, seat, from_ms(clock.deadline), version)
             for game_id, (version, seats) in latest.items()
             for seat, clock in enumerate(seats)
             if clock.deadline is not None
         ]
-        if rows:
-            await connection.executemany(
-                "INSERT INTO clock_deadlines (game_id, seat, deadline, version) VALUES ($1, $2, $3, $4)", rows
-            )
+
+        async def write(connection: asyncpg.Connection) -> None:
+            if latest:
+                await connection.execute(
+                    "DELETE FROM clock_deadlines WHERE game_id = ANY($1::text[])", list(latest)
+                )
+            if rows:
+                await connection.executemany(
+                    "INSERT INTO clock_deadlines (game_id, seat, deadline, version) VALUES ($1, $2, $3, $4)",
+                    rows,
+                )
+
+        return write
 
     async def due(self, now: datetime, limit: int = DUE_BATCH) -> list[Due]:
         """The deadlines passed at ``now``, earliest first."""

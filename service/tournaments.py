@@ -54,7 +54,7 @@ from service.models import (
     PlayerToken,
     TournamentCreatedOut,
 )
-from service.projections import FeedFollower, FeedPage, last_events
+from service.projections import FeedFollower, FeedPage, Writes, last_events, no_writes
 from service.registrations import INVITED, JOINED, Closing, Registration, Registrations
 from service.signing import SignedHead
 from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
@@ -654,8 +654,10 @@ class TournamentResults(FeedFollower):
         super().__init__(pool, tournaments.store, "tournament_results", acquire_timeout=acquire_timeout)
         self.tournaments = tournaments
 
-    async def apply(self, connection: asyncpg.Connection, feed: FeedPage) -> None:
-        """Report each tournament game the batch finishes, in the order they finish."""
+    async def prepare(self, feed: FeedPage) -> Writes:
+        """Report each tournament game the batch finishes, in the order they finish (before the checkpoint's
+        transaction: a report is its own append, and one repeated is ``duplicate_report``); nothing to write
+        but the checkpoint."""
         games = self.tournaments.games
         for game_id, (_, version) in last_events(feed).items():
             cached = games.cached(game_id)
@@ -673,3 +675,4 @@ class TournamentResults(FeedFollower):
                 continue
             if game.finished and game.version == version:
                 await self.tournaments.record_game(tournament, game)
+        return no_writes

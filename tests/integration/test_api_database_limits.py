@@ -31,11 +31,11 @@ LONGEST_ANSWER_S = 3.0
 # How long the pool stays fully held: longer than all the requests made meanwhile take on a busy machine,
 # short enough that a request waiting without bound ends the test (late, and failing) instead of hanging it.
 HOLD_POOL_S = 30.0
-# The app's pool: small, so a test can hold all of it, but not two. The feed followers that read in a
-# transaction (the games projection, the tournament results) each hold one connection for the transaction
-# and take a second to read the feed and the games; two of them on two connections waited for each other
-# until the acquire timeout, and a request in the meantime met 503 (the defaults are 2 and 20).
-POOL_SIZE = 4
+# The app's pool: small, so a test can hold all of it (the default DB_POOL_MIN). The feed followers need
+# one connection at a time: they read before they open their checkpoint's transaction.
+POOL_SIZE = 2
+# How long the followers may take to list a change they can make only one connection at a time.
+LISTED_WITHIN_S = 15.0
 
 
 @pytest.fixture(scope="module")
@@ -112,17 +112,17 @@ async def test_a_write_stuck_on_a_lock_past_the_statement_timeout_is_503(
 
 
 @asynccontextmanager
-async def every_connection_busy(client: AsyncTestClient[Any]) -> AsyncIterator[None]:
-    """Hold every connection of the app's pool (on the app's own event loop, where the pool lives), for at
-    most HOLD_POOL_S: a request that waits for a connection without bound gets one
-    then, answers late with a 200 and fails the test instead of hanging it."""
+async def connections_held(client: AsyncTestClient[Any], count: int = POOL_SIZE) -> AsyncIterator[None]:
+    """Hold ``count`` connections of the app's pool (on the app's own event loop, where the pool lives), for
+    at most HOLD_POOL_S: a request that waits for a connection without bound gets one then, answers late
+    with a 200 and fails the test instead of hanging it."""
     app_pool: asyncpg.Pool = client.app.state.pool
     held, done = threading.Event(), threading.Event()
 
     async def hold() -> None:
         until = time.monotonic() + HOLD_POOL_S
         async with AsyncExitStack() as connections:
-            for _ in range(POOL_SIZE):
+            for _ in range(count):
                 await connections.enter_async_context(app_pool.acquire(timeout=10))
             held.set()
             while not done.is_set() and time.monotonic() < until:
@@ -142,7 +142,7 @@ async def every_connection_busy(client: AsyncTestClient[Any]) -> AsyncIterator[N
 
 async def test_no_free_connection_within_the_acquire_timeout_is_503(client: AsyncTestClient[Any]) -> None:
     created = await create_game(client, "johari", 2, seed="starved")  # type: ignore[arg-type]
-    async with every_connection_busy(client):
+    async with connections_held(client):
         for path in (f"/v1/games/{created['game_id']}", "/v1/games", f"/v1/games/{created['game_id']}/audit"):
             started = time.perf_counter()
             assert_unavailable(await client.get(path))
@@ -153,3 +153,21 @@ async def test_no_free_connection_within_the_acquire_timeout_is_503(client: Asyn
         assert_unavailable(await client.post("/v1/tournaments", json=tournament))
     assert (await client.get(f"/v1/games/{created['game_id']}")).status_code == 200
     assert (await client.get("/ready")).status_code == 200
+
+
+async def test_the_feed_followers_need_one_connection_at_a_time(client: AsyncTestClient[Any]) -> None:
+    """The feed followers (games projection, tournament results, clock deadlines) read the feed and the
+    games before they open their checkpoint's transaction, so none holds one connection while it waits for
+    another: with all but one of the app's connections held, every request answers and a new game gets
+    listed. (Before, a follower held the free connection in its transaction and waited for a second until
+    the acquire timeout, and the game was never listed; with two free connections, two followers did so.)"""
+    async with connections_held(client, POOL_SIZE - 1):
+        created = await create_game(client, "johari", 2, seed="one-free-connection")  # type: ignore[arg-type]
+        deadline = time.monotonic() + LISTED_WITHIN_S
+        while True:
+            listed = await client.get("/v1/games", params={"limit": 20})
+            assert listed.status_code == 200, listed.text
+            if created["game_id"] in [game["game_id"] for game in listed.json()["games"]]:
+                break
+            assert time.monotonic() < deadline, f"the new game was not listed within {LISTED_WITHIN_S} s"
+            await anyio.sleep(0.2)

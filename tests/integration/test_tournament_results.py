@@ -95,3 +95,32 @@ async def test_reads_wait_for_the_recorder_loop(pool: asyncpg.Pool, games: GameS
     finally:
         loop.cancel()
         await asyncio.gather(loop, return_exceptions=True)
+
+
+async def test_the_recorder_needs_one_connection_at_a_time(
+    database_url: str, pool: asyncpg.Pool, games: GameService
+) -> None:
+    """The recorder reads the feed and the games, and reports the finished ones, before it opens its
+    checkpoint's transaction, so it never holds one pooled connection while it waits for another: on a pool
+    of one connection it records a finished game. (Before, it held that connection in the transaction and
+    waited for a second until the acquire timeout.)"""
+    reader = TournamentService(games.store, PostgresTournamentKeyStore(pool), games)
+    tid = await new_tournament(reader, "johari", 2, 1, 2)
+    (table,) = (await reader.seat_next_round(tid)).tables
+    assert table.game_id is not None
+    await finish(games, table.game_id, table.game_id)
+    one = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    assert one is not None
+    wait = 2.0  # the acquire timeout: past it a follower that waits for a second connection fails
+    try:
+        narrow = GameService(
+            PostgresEventStore(one, acquire_timeout=wait),
+            PostgresKeyStore(one, acquire_timeout=wait),
+            all_games(),
+        )
+        keys = PostgresTournamentKeyStore(one, acquire_timeout=wait)
+        recorder = TournamentResults(one, TournamentService(narrow.store, keys, narrow), acquire_timeout=wait)
+        await recorder.catch_up()
+    finally:
+        await one.close()
+    assert (await event_types(games, tid))["game_finished"] == 1
