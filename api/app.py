@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
-from litestar import Litestar
+from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
@@ -22,7 +22,13 @@ from api.games import GamesController
 from api.head import head_without_body
 from api.lobby import LobbyController
 from api.me_stream import MeStreamController
-from api.middleware import GuardedRequest, input_guard, rate_limit, request_context_middleware
+from api.middleware import (
+    GuardedRequest,
+    input_guard,
+    rate_limit,
+    refuse_unsupported_body,
+    request_context_middleware,
+)
 from api.pages import (
     OfflineSwaggerUI,
     PagesController,
@@ -90,6 +96,13 @@ def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awai
         await asyncio.sleep(PROJECTION_DEBOUNCE_SECONDS)
 
     return wake
+
+
+def before_handler(request: Request[Any, Any, Any]) -> None:
+    """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
+    415 when the body is of a type the operation does not take."""
+    refuse_unacceptable(request)
+    refuse_unsupported_body(request)
 
 
 def create_app(
@@ -223,7 +236,7 @@ def create_app(
         else None,
         request_max_body_size=settings.max_body_bytes,
         request_class=GuardedRequest,
-        before_request=refuse_unacceptable,
+        before_request=before_handler,
         after_request=vary_on_accept,
         debug=False,
     )

@@ -16,10 +16,12 @@ from urllib.parse import unquote_to_bytes
 import msgspec
 import structlog
 from litestar import Request
-from litestar.enums import ScopeType
+from litestar.enums import RequestEncodingType, ScopeType
 from litestar.exceptions import TooManyRequestsException
+from litestar.handlers import HTTPRouteHandler
 from litestar.middleware.base import DefineMiddleware
 from litestar.middleware.rate_limit import RateLimitConfig, RateLimitMiddleware
+from litestar.params import BodyKwarg
 from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.stores.memory import MemoryStore
 from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Scope, Send
@@ -215,15 +217,38 @@ def check_json(value: Any, pointer: str = "", depth: int = 0, text: bool = True)
             check_json(item, f"{pointer}/{index}", depth + 1, text)
 
 
-def decode_json_body(body: bytes, content_type: str | None, text: bool = True) -> Any:
-    """A request body as JSON: 415 unless its media type is JSON (none given counts as JSON), 400 unless it
-    is UTF-8 JSON without control characters, lone surrogates or deep nesting."""
-    if content_type is not None:
-        media = content_type.partition(";")[0].strip().lower()
+def body_media_type(handler: HTTPRouteHandler) -> str | None:
+    """The media type of the body ``handler`` takes (its ``data``): JSON unless it declares a form; None when
+    it takes no body."""
+    data = handler.parsed_fn_signature.parameters.get("data")
+    if data is None:
+        return None
+    declared = data.kwarg_definition
+    media = declared.media_type if isinstance(declared, BodyKwarg) else RequestEncodingType.JSON
+    return media.value if isinstance(media, RequestEncodingType) else media
+
+
+def refuse_unsupported_body(request: Request[Any, Any, Any]) -> None:
+    """Before a handler reads its body: 415 when the request's ``Content-Type`` is not the type the handler
+    takes (none given counts as that type). Litestar would read a form handler's body as a form whatever
+    its type (a JSON or multipart body became an empty form: 400 for a missing field)."""
+    expected = body_media_type(request.route_handler)
+    content_type = request.headers.get("content-type")
+    if expected is None or content_type is None:
+        return
+    media = content_type.partition(";")[0].strip().lower()
+    if expected == RequestEncodingType.JSON.value:
         if not JSON_MEDIA.match(media):
             raise problem(
-                415, "unsupported_media_type", "request bodies are JSON: Content-Type: application/json"
+                415, "unsupported_media_type", "this operation takes Content-Type: application/json"
             )
+    elif media != expected:
+        raise problem(415, "unsupported_media_type", f"this form takes Content-Type: {expected}")
+
+
+def decode_json_body(body: bytes, text: bool = True) -> Any:
+    """A request body as JSON: 400 unless it is UTF-8 JSON without control characters, lone surrogates or
+    deep nesting (its media type is checked before: ``refuse_unsupported_body``)."""
     try:
         value = msgspec.json.decode(body)
     except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
@@ -243,9 +268,8 @@ class GuardedRequest(Request[Any, Any, Any]):
                 self._json = state.json
             else:
                 body = await self.body()
-                content_type = self.headers.get("content-type")
                 text = not self.route_handler.opt.get(CHECKS_OWN_TEXT, False)
-                self._json = state.json = decode_json_body(body or b"null", content_type, text)
+                self._json = state.json = decode_json_body(body or b"null", text)
         return self._json
 
 

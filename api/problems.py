@@ -114,7 +114,10 @@ KINDS: tuple[ProblemKind, ...] = (
         kind="unsupported_media_type",
         status=415,
         title="Unsupported media type",
-        description="Request bodies are JSON: send `Content-Type: application/json`.",
+        description=(
+            "The body is not of the type the operation takes: the API takes JSON (`Content-Type: "
+            "application/json`), the sign-in form of the pages `application/x-www-form-urlencoded`."
+        ),
     ),
     ProblemKind(
         kind="unprocessable",

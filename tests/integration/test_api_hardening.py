@@ -209,6 +209,41 @@ async def test_a_text_plain_body_is_unsupported(client: AsyncTestClient[Any]) ->
     assert_problem(response, 415)
 
 
+async def page_csrf(client: AsyncTestClient[Any]) -> str:
+    """The CSRF token a page sets (the csrftoken cookie), as the pages' scripts send it."""
+    assert (await client.get("/")).status_code == 200
+    token: str = client.cookies["csrftoken"]
+    return token
+
+
+async def test_a_body_of_a_type_the_operation_does_not_take_is_415_naming_the_one_it_takes(
+    client: AsyncTestClient[Any],
+) -> None:
+    """A JSON operation and the sign-in form each refuse a body of another media type with 415 naming the
+    type they take, before reading it as theirs (the form read a multipart or JSON body as an empty form:
+    400 "missing field token"); the form posted as the pages post it still signs in."""
+    multipart = await client.post("/v1/games", files={"game": (None, "basari")})
+    assert "application/json" in assert_problem(multipart, 415)["detail"]
+    csrf = {"X-CSRFToken": await page_csrf(client)}
+    account = await client.post("/v1/accounts", json={"name": "form-poster"})
+    token = account.json()["token"]
+    others: list[dict[str, Any]] = [
+        {"files": {"token": (None, token)}},
+        {"json": {"token": token}},
+        {"content": f"token={token}".encode(), "headers": {**csrf, "content-type": "text/plain"}},
+    ]
+    for kwargs in others:
+        refused = await client.post("/session", **{"headers": csrf, **kwargs})
+        body = assert_problem(refused, 415)
+        assert body["code"] == "unsupported_media_type"
+        assert "application/x-www-form-urlencoded" in body["detail"], body
+        assert "session" not in refused.cookies
+    signed_in = await client.post("/session", data={"token": token}, headers=csrf, follow_redirects=False)
+    assert signed_in.status_code == 303, signed_in.text
+    assert signed_in.cookies["session"] == token
+    client.cookies.delete("session")  # the other tests of this module call the API as nobody
+
+
 # ------------------------------------------------------------------------------------ HTTP by the book
 
 
