@@ -24,6 +24,7 @@ from api.lobby import LobbyController
 from api.me_stream import MeStreamController
 from api.middleware import (
     GuardedRequest,
+    check_form_text,
     input_guard,
     rate_limit,
     refuse_unsupported_body,
@@ -98,11 +99,12 @@ def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awai
     return wake
 
 
-def before_handler(request: Request[Any, Any, Any]) -> None:
+async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
-    415 when the body is of a type the operation does not take."""
+    415 when the body is of a type the operation does not take, 400 when a form field is not text."""
     refuse_unacceptable(request)
     refuse_unsupported_body(request)
+    await check_form_text(request)
 
 
 def create_app(

@@ -246,6 +246,16 @@ def refuse_unsupported_body(request: Request[Any, Any, Any]) -> None:
         raise problem(415, "unsupported_media_type", f"this form takes Content-Type: {expected}")
 
 
+async def check_form_text(request: Request[Any, Any, Any]) -> None:
+    """Before a form handler reads its form: 400 when a field's name or value holds a control character or
+    a lone surrogate, as in a JSON body (a NUL in the sign-in token answered 401 as an unknown token); the
+    pointer names the field."""
+    if body_media_type(request.route_handler) != RequestEncodingType.URL_ENCODED.value:
+        return
+    for name, value in (await request.form()).multi_items():  # parsed once: the handler gets this form
+        check_json({name: value})
+
+
 def decode_json_body(body: bytes, text: bool = True) -> Any:
     """A request body as JSON: 400 unless it is UTF-8 JSON without control characters, lone surrogates or
     deep nesting (its media type is checked before: ``refuse_unsupported_body``)."""

@@ -244,6 +244,20 @@ async def test_a_body_of_a_type_the_operation_does_not_take_is_415_naming_the_on
     client.cookies.delete("session")  # the other tests of this module call the API as nobody
 
 
+async def test_a_sign_in_token_with_a_control_character_is_400_and_signs_nothing_in(
+    client: AsyncTestClient[Any],
+) -> None:
+    """Form fields are text as bodies are: a NUL (or other control character) in the sign-in token is a
+    malformed request naming the field, not an unknown token (401), and sets no session."""
+    csrf = {"X-CSRFToken": await page_csrf(client)}
+    for token in ("abc\x00def", "\x00", "abc\x1bdef"):
+        refused = await client.post("/session", data={"token": token}, headers=csrf)
+        body = assert_problem(refused, 400)
+        assert body["code"] == "control_character", body
+        assert [error["pointer"] for error in body["errors"]] == ["/token"], body
+        assert "session" not in refused.cookies and "session" not in client.cookies
+
+
 # ------------------------------------------------------------------------------------ HTTP by the book
 
 
