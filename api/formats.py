@@ -107,11 +107,7 @@ def negotiate(request: Request[Any, Any, Any]) -> str:
     return acceptable(request.headers.get("accept", ""), offered) or offered[0]
 
 
-# The two hooks are coroutines though they never wait: Litestar runs a plain function hook in its thread
-# pool, two thread hand-offs on every request (measured in a profile of the command endpoint).
-
-
-async def refuse_unacceptable(request: Request[Any, Any, Any]) -> None:
+def refuse_unacceptable(request: Request[Any, Any, Any]) -> None:
     """Before a handler: 406 when the request's ``Accept`` takes none of what the operation offers (the
     game API's operations and every operation that lists its offers; others answer as they do)."""
     accept = request.headers.get("accept")
@@ -126,6 +122,9 @@ async def refuse_unacceptable(request: Request[Any, Any, Any]) -> None:
         raise problem(406, "not_acceptable", f"this operation answers in {', '.join(offered)}")
 
 
+# A coroutine though it never waits: Litestar runs a plain-function hook in its thread pool, a thread
+# hand-off on every request (measured in a profile of the command endpoint; api.app's before_request hook is
+# a coroutine for the same reason).
 async def vary_on_accept(response: Response[Any]) -> Response[Any]:
     """After a handler: ``Vary: Accept``, since what the answer is depends on the request's ``Accept``."""
     response.headers["Vary"] = "Accept"
