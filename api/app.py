@@ -102,7 +102,7 @@ def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awai
 async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
     415 when the body is of a type the operation does not take, 400 when a form field is not text."""
-    await refuse_unacceptable(request)
+    refuse_unacceptable(request)
     refuse_unsupported_body(request)
     await check_form_text(request)
 
