@@ -26,6 +26,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
 from api.games import service_of
+from api.sessions import SETS_CSRF_COOKIE
 from domain.data import load_component_data
 from service import errors
 from service.projections import GameProjection
@@ -102,6 +103,7 @@ class PagesController(Controller):
     """HTML pages for people; the API under /v1 serves programs."""
 
     include_in_schema = False
+    opt = {SETS_CSRF_COOKIE: True}  # the pages' scripts send the token back on every unsafe request
 
     @get("/", name="home")
     async def home(self, state: State) -> Template:

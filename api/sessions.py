@@ -8,8 +8,8 @@ authenticate; signing out clears the cookie.
 - The API takes the session cookie as the account's token when a request has no ``Authorization``
   header (``api.games.bearer_token``): the pages call the API as the signed-in account without ever reading
   the token. ``Authorization`` always wins, so a seat token sent by a page acts as that seat.
-- CSRF: Litestar's signed double-submit cookie (``csrftoken``, readable by the pages' scripts, HMAC-signed
-  with a secret derived from the service's signing key, so every process checks every other's). A form post
+- CSRF: Litestar's signed double-submit cookie (``csrftoken``, readable by the pages' scripts and set by
+  the pages only, HMAC-signed with a secret derived from the service's signing key, so every process checks every other's). A form post
   sends it as ``_csrf_token``, a script as the ``X-CSRFToken`` header. It is required on every unsafe
   request to the pages (``/session`` too, so no other site can sign a browser in to its own account) and on
   every unsafe API request that carries the session cookie and no ``Authorization`` header; an API request
@@ -41,6 +41,8 @@ SESSION_SECONDS = 30 * 24 * 3600
 CSRF_COOKIE = "csrftoken"
 API_PREFIX = "/v1/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# A handler opt: its page's scripts read the csrftoken cookie, so a safe request to it sets one.
+SETS_CSRF_COOKIE = "sets_csrf_cookie"
 
 
 class SignIn(msgspec.Struct, frozen=True, kw_only=True):
@@ -87,17 +89,15 @@ class SessionController(Controller):
 
 
 class SessionCSRFMiddleware(CSRFMiddleware):
-    """Litestar's CSRF check where a cookie could act for the browser: every unsafe request to the pages,
-    and unsafe API requests that carry the session cookie without an ``Authorization`` header. API requests
-    get no CSRF cookie set on them; a refusal is a 403 problem with code ``csrf_failed``."""
+    """Litestar's CSRF check where a cookie could act for the browser: every unsafe request outside the API
+    (the session form), and unsafe API requests that carry the session cookie without an ``Authorization``
+    header; a refusal is a 403 problem with code ``csrf_failed``. Of the safe requests only the pages
+    (handlers with ``opt={SETS_CSRF_COOKIE: True}``) get the csrftoken cookie their scripts send back:
+    probes, metrics, the API documentation, static files and the API set no cookie."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check (or skip) as above."""
-        if (
-            scope["type"] == ScopeType.HTTP
-            and scope["path"].startswith(API_PREFIX)
-            and not self._cookie_acts(scope)
-        ):
+        if scope["type"] == ScopeType.HTTP and not self._applies(scope):
             await self.app(scope, receive, send)
             return
         try:
@@ -111,11 +111,17 @@ class SessionCSRFMiddleware(CSRFMiddleware):
             )
             await answer_problem(scope, receive, send, refused)
 
+    @classmethod
+    def _applies(cls, scope: Scope) -> bool:
+        """Whether Litestar's middleware handles this request: a page (safe: it sets the cookie), an unsafe
+        request outside the API, or an unsafe API request the session cookie would authenticate."""
+        if scope.get("method") in SAFE_METHODS:
+            return bool(scope["route_handler"].opt.get(SETS_CSRF_COOKIE))
+        return not scope["path"].startswith(API_PREFIX) or cls._cookie_acts(scope)
+
     @staticmethod
     def _cookie_acts(scope: Scope) -> bool:
         """Whether an unsafe API request would be authenticated by the session cookie."""
-        if scope.get("method") in SAFE_METHODS:
-            return False
         headers = dict(scope.get("headers", []))
         if b"authorization" in headers:
             return False

@@ -96,3 +96,34 @@ async def test_the_session_cookie_is_secure_over_https_and_api_clients_need_no_c
         )
         assert created.status_code == 201, created.text
         assert not created.headers.get_list("set-cookie"), "the API sets no cookies"
+
+
+async def test_only_the_pages_set_the_csrf_cookie(server: str) -> None:
+    """The csrftoken cookie is for the pages' scripts: the pages set it; probes, metrics, the API
+    documentation, static files, reference pages and the API set no cookie."""
+    async with httpx.AsyncClient(base_url=server, timeout=30) as http:
+        game_id = (await create_game(http, "johari", 2))["game_id"]
+        for page in ("/", f"/games/{game_id}", f"/games/{game_id}/replay", "/players/nobody-in-particular"):
+            http.cookies.clear()
+            answer = await http.get(page)
+            assert answer.status_code == 200, (page, answer.status_code)
+            assert set_cookie(answer, "csrftoken"), page
+        others = [
+            "/health",
+            "/ready",
+            "/metrics",
+            "/schema",
+            "/schema/openapi.json",
+            "/static/common.js",
+            "/rules/johari",
+            "/problems",
+            "/problems/not_found",
+            "/.well-known/bazaar-signing-key",
+            "/v1/catalog",
+            f"/v1/games/{game_id}",
+        ]
+        for path in others:
+            http.cookies.clear()
+            answer = await http.get(path)
+            assert answer.status_code == 200, (path, answer.status_code)
+            assert not answer.headers.get_list("set-cookie"), (path, answer.headers.get_list("set-cookie"))
