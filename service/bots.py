@@ -42,6 +42,7 @@ PAGE_SIZE = 500
 KNOWLEDGE_CACHE = 512  # (game, seat) knowledges kept between decisions, least recently used dropped
 RETRY_SECONDS = 1.0  # after a store failure
 MAX_FAILURES = 3  # refusals in a row for one game before the runner leaves it until its next event
+WITHOUT_BOTS_CACHE = 10_000  # games remembered to have no bot seat, least recently seen dropped
 
 
 def bot_levels(metadata: dict[str, Any]) -> list[str | None]:
@@ -61,6 +62,9 @@ class BotRunner:
         )
         self.secret = secrets.token_hex(16)  # seeds this process's bot decisions (nobody can predict them)
         self._known: OrderedDict[tuple[str, int], Knowledge[Any, Any]] = OrderedDict()
+        # Games whose creation metadata gave no seat a bot: metadata is written once, at creation, so such a
+        # game never needs the runner, and its moves on the feed cost no read of its stream row.
+        self._without_bots: OrderedDict[str, None] = OrderedDict()
         # commands this runner had accepted, counting an identical command another process had already
         # appended for the same decision (same idempotency key: the store answers it, appending nothing)
         self.moves = 0
@@ -103,6 +107,9 @@ class BotRunner:
 
     async def act(self, game_id: str) -> int:
         """Play the game's bot seats while one owes a decision; the moves this runner got accepted."""
+        if game_id in self._without_bots:
+            self._without_bots.move_to_end(game_id)
+            return 0
         made = failures = 0
         while failures < MAX_FAILURES:
             info = await self.games.store.stream_info(game_id)
@@ -110,6 +117,9 @@ class BotRunner:
                 return made
             levels = bot_levels(info.metadata)
             if not any(levels):
+                self._without_bots[game_id] = None
+                while len(self._without_bots) > WITHOUT_BOTS_CACHE:
+                    self._without_bots.popitem(last=False)
                 return made
             loaded = await self.games.load(game_id)
             if loaded.finished:

@@ -159,6 +159,28 @@ async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
     assert runner.moves > 0
 
 
+async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(pool: asyncpg.Pool) -> None:
+    """Its moves on the feed are skipped once its creation metadata showed no bot seat; a bot game's are not."""
+    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    humans = await create(
+        pool, {"game": "basari", "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]}
+    )
+    with_bot = await create(pool, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "random"}]})
+    read: list[str] = []
+    stream_info = runner.games.store.stream_info
+
+    async def counted(game_id: str) -> Any:
+        read.append(game_id)
+        return await stream_info(game_id)
+
+    runner.games.store.stream_info = counted  # type: ignore[method-assign]  # the real read, counted
+    for _ in range(3):
+        assert await runner.act(humans) == 0
+        await runner.act(with_bot)
+    assert read.count(humans) == 1
+    assert read.count(with_bot) >= 3  # a bot game is read each time: its status may have changed
+
+
 async def test_bot_seats_are_named_and_levels_checked(pool: asyncpg.Pool) -> None:
     """A bot seat without a name is called after its level and game; an unknown level is refused (422)."""
     service = new_service(pool)
