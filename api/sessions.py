@@ -8,12 +8,13 @@ authenticate; signing out clears the cookie.
 - The API takes the session cookie as the account's token when a request has no ``Authorization``
   header (``api.games.bearer_token``): the pages call the API as the signed-in account without ever reading
   the token. ``Authorization`` always wins, so a seat token sent by a page acts as that seat.
-- CSRF: Litestar's signed double-submit cookie (``csrftoken``, readable by the pages' scripts and set by
-  the pages only, HMAC-signed with a secret derived from the service's signing key, so every process checks every other's). A form post
-  sends it as ``_csrf_token``, a script as the ``X-CSRFToken`` header. It is required on every unsafe
-  request to the pages (``/session`` too, so no other site can sign a browser in to its own account) and on
-  every unsafe API request that carries the session cookie and no ``Authorization`` header; an API request
-  without the cookie carries no ambient authority and is not asked for one (403 ``csrf_failed`` otherwise).
+- CSRF: Litestar's signed double-submit cookie (``csrftoken``, readable by the pages' scripts and set by the
+  pages only, HMAC-signed with a secret derived from the service's signing key, so every process checks every
+  other's). A form post sends it as ``_csrf_token``, a script as the ``X-CSRFToken`` header. It is required on
+  every unsafe request to the pages (``/session`` too, so no other site can sign a browser in to its own
+  account) and on every unsafe API request that carries the session cookie and no ``Authorization`` header; an
+  API request without the cookie carries no ambient authority and is not asked for one (403 ``csrf_failed``
+  otherwise).
 """
 
 from __future__ import annotations
