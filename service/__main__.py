@@ -19,25 +19,16 @@ if TYPE_CHECKING:
 
 def serve(settings: Settings) -> None:
     """Resolve the database (embedded if DATABASE_URL is unset), migrate it, and serve with uvicorn."""
-    import uvicorn
-
     from service.database import migrate_urls, resolve_database_urls
+    from service.serving import run_uvicorn
     from service.signing import load_signer
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)
     load_signer(settings.signing_key, settings.data_dir)  # made once here, before the workers read it
     os.environ["DATABASE_URL"] = urls.service  # every worker process connects to the same database
-    uvicorn.run(
-        "api.app:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level="warning",
-        access_log=False,
-        proxy_headers=False,
-        http="api.server:H11WithHeadTimeout",  # request heads that stop arriving are dropped
+    run_uvicorn(
+        "api.app:create_app", settings.host, settings.port, settings.workers, settings.http_implementation
     )
 
 

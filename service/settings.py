@@ -21,6 +21,7 @@ class Settings:
     host: str
     port: int
     workers: int
+    http_implementation: str  # uvicorn's HTTP protocol and loop: "httptools" (+ uvloop) or "h11" (+ asyncio)
     log_format: str  # "json" or "console"; "auto" picks console on a terminal
     log_level: str
     data_dir: Path
@@ -51,6 +52,7 @@ class Settings:
             host=env.get("HOST", "127.0.0.1"),
             port=int(env.get("PORT", "8000")),
             workers=int(env.get("WORKERS", "1")),
+            http_implementation=env.get("HTTP_IMPLEMENTATION", "httptools"),
             log_format=env.get("LOG_FORMAT", "auto"),
             log_level=env.get("LOG_LEVEL", "info"),
             data_dir=Path(env.get("DATA_DIR", str(PROJECT_ROOT / ".data"))),

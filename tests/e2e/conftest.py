@@ -32,8 +32,9 @@ def start_server(
     settings: dict[str, str] | None = None,
     app: str = "api.app:create_app",
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``uvicorn <app factory>`` and wait until /ready answers 200 (logs to ``log_file``);
-    ``settings`` are extra environment variables (service/settings.py), e.g. a small rate limit."""
+    """Serve the app factory ``app`` as ``python -m service serve`` does (service/serving.py) and wait until
+    /ready answers 200 (logs to ``log_file``); ``settings`` are extra environment variables
+    (service/settings.py), e.g. a small rate limit or HTTP_IMPLEMENTATION."""
     port = free_port()
     env = {
         **os.environ,
@@ -44,21 +45,7 @@ def start_server(
     }
     log = open(log_file, "wb") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the server
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            app,
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--log-level",
-            "warning",
-        ],
+        [sys.executable, "-m", "service.serving", app, str(port), str(workers)],
         cwd=PROJECT_ROOT,
         env=env,
         stderr=log,

@@ -1,6 +1,6 @@
 """Half-sent requests are dropped (issue 16): a request head that stops arriving loses its connection
 (api/server.py), a body that stops arriving gets 408 (api/middleware.py). Measured against the server as
-``python -m service serve`` runs it, with one-second timeouts."""
+``python -m service serve`` runs it, with one-second timeouts, on each HTTP_IMPLEMENTATION (service/serving.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from service.serving import HTTP_IMPLEMENTATIONS
 from service.settings import PROJECT_ROOT
 from tests.e2e.conftest import free_port
 
@@ -22,8 +23,8 @@ pytestmark = pytest.mark.e2e
 PATIENCE = 30.0  # seconds a test waits for the server to act on a one-second timeout
 
 
-@pytest.fixture(scope="module")
-def served(database_url: str) -> Iterator[tuple[str, int]]:
+@pytest.fixture(scope="module", params=sorted(HTTP_IMPLEMENTATIONS))
+def served(database_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     """``python -m service serve`` with one-second head and body timeouts: its host and port."""
     port = free_port()
     env = {
@@ -32,6 +33,7 @@ def served(database_url: str) -> Iterator[tuple[str, int]]:
         "PORT": str(port),
         "REQUEST_HEAD_TIMEOUT_SECONDS": "1",
         "REQUEST_BODY_TIMEOUT_SECONDS": "1",
+        "HTTP_IMPLEMENTATION": request.param,
         "LOG_FORMAT": "json",
     }
     process = subprocess.Popen(
