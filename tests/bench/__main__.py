@@ -12,8 +12,12 @@ both see the same background load on a shared machine):
 - append: 16 writers, each on its own Bazaar game, GameService.execute of scripted legal commands;
 - replay: the append phase's games rebuilt by a cold GameService.load (read + decode + fold) against
   fetching the same rows with asyncpg, one game after the other;
-- HTTP: 32 keep-alive clients against uvicorn running tests.bench.bare_app (the raw INSERT behind one
-  Litestar route) and then api.app (POST /v1/games/{id}/commands, each client on its own game);
+- HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/serving.py,
+  HTTP_IMPLEMENTATION), running tests.bench.bare_app (the raw INSERT behind one Litestar route) and then
+  api.app (POST /v1/games/{id}/commands, each client on its own game); the clients are this process's
+  (tests/bench/http_load.py) and, where Debian's wrk is installed, wrk's (tests/bench/wrk.py, which spends
+  far less of the shared CPU); each side also reports the server's CPU time per request (its processes'
+  user + system time from /proc, read before and after each slice);
 - spectators (tests.bench.spectators): SSE streams on 1 game x 1, 1 game x 1,000 and 100 games x 10,
   every event to every stream, p99 delivery latency, the server's statements per event, memory per stream;
 - growth: the store filled with a million events (tests.bench.filler), then one writer's command latency
@@ -24,9 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
+import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,8 +57,11 @@ from service.settings import Settings
 from tests.bench import workload
 from tests.bench.bare_app import RAW_TABLE
 from tests.bench.filler import fill
-from tests.bench.http_load import Connection
+from tests.bench.http_load import Connection, Post
+from tests.bench.processes import cpu_seconds, rss_kb
 from tests.bench.spectators import spectators
+from tests.bench.wrk import available as wrk_available
+from tests.bench.wrk import run_wrk
 from tests.e2e.conftest import start_server
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
@@ -88,14 +98,20 @@ def server_url() -> tuple[str, Any]:
 
 
 class Meter:
-    """Operations and latencies summed over the slices of one side of a comparison."""
+    """Operations and latencies summed over the slices of one side of a comparison (and the CPU time of the
+    server that side loads, if it has one)."""
 
-    def __init__(self, workers: int, work: Callable[[int], Awaitable[int]]) -> None:
-        """``work(worker)`` does one step and says how many operations it was (0: its script ran out)."""
+    def __init__(
+        self, workers: int, work: Callable[[int], Awaitable[int]] | None, server_pid: int | None = None
+    ) -> None:
+        """``work(worker)`` does one step and says how many operations it was (0: its script ran out); None
+        for a subclass whose slices run another way (WrkMeter)."""
         self.workers = workers
         self.work = work
+        self.server_pid = server_pid
         self.operations = 0
         self.seconds = 0.0
+        self.server_cpu_seconds = 0.0
         self.latencies: list[float] = []
 
     @property
@@ -103,8 +119,29 @@ class Meter:
         """Operations per second over every measured slice."""
         return self.operations / self.seconds
 
+    @property
+    def server_us_per_operation(self) -> float:
+        """The server's CPU time (all its processes) per operation over every measured slice, in µs."""
+        return self.server_cpu_seconds * 1e6 / self.operations
+
     async def run(self, seconds: float, measure: bool = True) -> None:
-        """Keep ``workers`` tasks stepping for ``seconds``; count it unless it is a warm-up."""
+        """One slice of ``seconds``; count it unless it is a warm-up."""
+        await self.prepare(seconds)
+        server_cpu = self._server_cpu()
+        operations, elapsed, latencies = await self.slice(seconds)
+        if measure:
+            self.seconds += elapsed
+            self.server_cpu_seconds += self._server_cpu() - server_cpu
+            self.operations += operations
+            self.latencies += latencies
+
+    async def prepare(self, seconds: float) -> None:
+        """What a slice of ``seconds`` needs made before it starts, outside its time (here nothing)."""
+
+    async def slice(self, seconds: float) -> tuple[int, float, list[float]]:
+        """Keep ``workers`` tasks stepping for ``seconds``: the operations, the seconds it took, the latencies."""
+        assert self.work is not None
+        work = self.work
         deadline = time.perf_counter() + seconds
         operations = 0
         latencies: list[float] = []
@@ -113,7 +150,7 @@ class Meter:
             nonlocal operations
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
-                count = await self.work(worker)
+                count = await work(worker)
                 if count == 0:
                     return
                 latencies.append(time.perf_counter() - started)
@@ -121,10 +158,10 @@ class Meter:
 
         started = time.perf_counter()
         await asyncio.gather(*(loop(w) for w in range(self.workers)))
-        if measure:
-            self.seconds += time.perf_counter() - started
-            self.operations += operations
-            self.latencies += latencies
+        return operations, time.perf_counter() - started, latencies
+
+    def _server_cpu(self) -> float:
+        return 0.0 if self.server_pid is None else cpu_seconds(self.server_pid)
 
 
 async def side_by_side(*meters: Meter, warm_up: float = 1.0) -> None:
@@ -270,71 +307,133 @@ async def replay(pool: asyncpg.Pool, game_ids: list[str]) -> tuple[float, float]
     return rebuild.rate, read.rate
 
 
-def http_meter(base: str, request: Callable[[int], tuple[str, bytes, dict[str, str]] | None]) -> Meter:
-    """32 keep-alive clients POSTing ``request(client)`` to ``base``; every answer must be 200."""
-    connections = [Connection(base) for _ in range(HTTP_CLIENTS)]
+class HttpMeter(Meter):
+    """HTTP_CLIENTS keep-alive clients of this process, each sending ``request(client)`` to ``server`` (its
+    process and base URL), whose CPU time is counted; every answer must be 200."""
 
-    async def work(client: int) -> int:
-        step = request(client)
-        if step is None:
+    def __init__(
+        self, server: tuple[subprocess.Popen[bytes], str], request: Callable[[int], Post | None]
+    ) -> None:
+        process, base = server
+        super().__init__(HTTP_CLIENTS, self.send, server_pid=process.pid)
+        self.request = request
+        self.connections = [Connection(base) for _ in range(HTTP_CLIENTS)]
+
+    async def prepare(self, seconds: float) -> None:
+        """Fresh connections, outside the slice's time: while the other sides run, the server may close an
+        idle one (uvicorn's keep-alive timeout is 5 s)."""
+        for connection in self.connections:
+            await connection.close()
+            await connection.open()
+
+    async def send(self, client: int) -> int:
+        """The client's next request; 0 when it has none left."""
+        post = self.request(client)
+        if post is None:
             return 0
-        path, body, headers = step
-        if not connections[client].is_open:
-            await connections[client].open()
-        status, answer = await connections[client].post(path, body, headers)
+        status, answer = await self.connections[client].post(post.path, post.body, post.headers)
         if status != 200:
-            raise RuntimeError(f"{path} answered {status}: {answer[:300]!r}")
+            raise RuntimeError(f"{post.path} answered {status}: {answer[:300]!r}")
         return 1
 
-    return Meter(HTTP_CLIENTS, work)
+
+class WrkMeter(Meter):
+    """A side loaded by wrk (tests/bench/wrk.py) instead of this process: HTTP_CLIENTS connections to
+    ``server``, each sending in order the requests ``requests(seconds)`` makes it for a slice."""
+
+    def __init__(
+        self,
+        server: tuple[subprocess.Popen[bytes], str],
+        requests: Callable[[float], Awaitable[list[list[Post]]]],
+    ) -> None:
+        process, self.base = server
+        super().__init__(HTTP_CLIENTS, None, server_pid=process.pid)
+        self.requests = requests
+        self.prepared: list[list[Post]] = []
+
+    async def prepare(self, seconds: float) -> None:
+        """Make the slice's requests before it is timed."""
+        self.prepared = await self.requests(seconds)
+
+    async def slice(self, seconds: float) -> tuple[int, float, list[float]]:
+        """One wrk run: responses, its seconds, latencies."""
+        measured = await run_wrk(self.base, self.prepared, seconds)
+        return measured.responses, measured.seconds, measured.latencies
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory (MB) of a server: the process and its worker children (Linux /proc)."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    total_kb = 0
-    for each in [pid, *map(int, children)]:
-        for line in Path(f"/proc/{each}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total_kb += int(line.split()[1])
-    return total_kb / 1024
+def command_post(step: tuple[str, int, dict[str, Any], str]) -> Post:
+    """A scripted command (Scripts.take) as the request that sends it."""
+    game_id, _seat, body, token = step
+    return Post(f"/v1/games/{game_id}/commands", token, msgspec.json.encode(body))
+
+
+def percentile_ms(latencies: list[float], share: float) -> float:
+    """The ``share`` percentile of ``latencies`` (seconds), in milliseconds."""
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
 
 
 async def http(database_url: str, pool: asyncpg.Pool) -> dict[str, float]:
     """The bare Litestar ceiling and the game server, both running (uvicorn, BENCH_WORKERS workers), loaded
-    in turns."""
+    in turns by this process's client and, where wrk is installed, by wrk."""
+    service = new_service(pool)
     labels = [f"http-{c}" for c in range(HTTP_CLIENTS)]
-    games = await create_games(new_service(pool), labels)
-    scripts = Scripts(games, labels, int(PHASE_SECONDS * 300) + 1000)
-    insert_body = msgspec.json.encode({"type": "roll"})
+    scripts = Scripts(await create_games(service, labels), labels, int(PHASE_SECONDS * 300) + 1000)
+    insert = Post("/insert", "", msgspec.json.encode({"type": "roll"}))
+    wrk_slices = itertools.count()
 
-    def command(client: int) -> tuple[str, bytes, dict[str, str]] | None:
+    def command(client: int) -> Post | None:
         step = scripts.take(client)
-        if step is None:
-            return None
-        game_id, _seat, body, token = step
-        headers = {"Authorization": f"Bearer {token}"}
-        return f"/v1/games/{game_id}/commands", msgspec.json.encode(body), headers
+        return None if step is None else command_post(step)
 
-    bare_process, bare_base = start_server(database_url, WORKERS, app="tests.bench.bare_app:create_bare_app")
-    process, base = start_server(database_url, WORKERS)
+    async def wrk_bare(_seconds: float) -> list[list[Post]]:
+        return [[insert]] * HTTP_CLIENTS
+
+    async def wrk_commands(seconds: float) -> list[list[Post]]:
+        """Fresh games each slice: wrk stops with commands in flight, so a game's next command is unknown."""
+        slice_labels = [f"wrk-{next(wrk_slices)}-{c}" for c in range(HTTP_CLIENTS)]
+        length = int(seconds * 150) + 50  # several times what a connection sends in a slice
+        slice_scripts = Scripts(await create_games(service, slice_labels), slice_labels, length)
+        return [
+            [command_post(step) for step in iter(lambda c=c: slice_scripts.take(c), None)]
+            for c in range(HTTP_CLIENTS)
+        ]
+
+    bare_server = start_server(database_url, WORKERS, app="tests.bench.bare_app:create_bare_app")
+    games_server = start_server(database_url, WORKERS)
     try:
-        bare = http_meter(bare_base, lambda _client: ("/insert", insert_body, {}))
-        games_meter = http_meter(base, command)
-        await side_by_side(bare, games_meter, warm_up=1.5)
-        memory = rss_mb(process.pid)
+        bare, games_meter = HttpMeter(bare_server, lambda _client: insert), HttpMeter(games_server, command)
+        meters: list[Meter] = [bare, games_meter]
+        if wrk_available():
+            meters += [WrkMeter(bare_server, wrk_bare), WrkMeter(games_server, wrk_commands)]
+        else:
+            print("wrk is not installed: the HTTP phase runs without it", file=sys.stderr)
+        await side_by_side(*meters, warm_up=1.5)
+        memory = rss_kb(games_server[0].pid) / 1024
     finally:
-        for each in (bare_process, process):
-            each.terminate()
-            each.wait(10)
-    latencies = sorted(games_meter.latencies)
-    return {
+        for process, _ in (bare_server, games_server):
+            process.terminate()
+            process.wait(10)
+    results = {
         "bare_litestar_per_s": bare.rate,
         "http_commands_per_s": games_meter.rate,
-        "p50_ms": latencies[len(latencies) // 2] * 1000,
-        "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000,
+        "bare_server_us_per_request": bare.server_us_per_operation,
+        "http_server_us_per_request": games_meter.server_us_per_operation,
+        "p50_ms": percentile_ms(games_meter.latencies, 0.5),
+        "p99_ms": percentile_ms(games_meter.latencies, 0.99),
         "rss_mb": memory,
     }
+    if len(meters) == 4:
+        wrk_bare_meter, wrk_games_meter = meters[2:]
+        results |= {
+            "wrk_bare_litestar_per_s": wrk_bare_meter.rate,
+            "wrk_commands_per_s": wrk_games_meter.rate,
+            "wrk_bare_server_us_per_request": wrk_bare_meter.server_us_per_operation,
+            "wrk_server_us_per_request": wrk_games_meter.server_us_per_operation,
+            "wrk_p50_ms": percentile_ms(wrk_games_meter.latencies, 0.5),
+            "wrk_p99_ms": percentile_ms(wrk_games_meter.latencies, 0.99),
+        }
+    return results
 
 
 async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
@@ -345,7 +444,12 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
     empty_pool = await create_pool(empty_url, settings)
     await pool.execute(f"CREATE TABLE {RAW_TABLE} (LIKE events INCLUDING ALL)")
     await pool.execute("CREATE SEQUENCE bench_raw_seq")
-    results: dict[str, Any] = {"scale": SCALE, "workers": WORKERS, "phase_seconds": PHASE_SECONDS}
+    results: dict[str, Any] = {
+        "scale": SCALE,
+        "workers": WORKERS,
+        "http_implementation": settings.http_implementation,
+        "phase_seconds": PHASE_SECONDS,
+    }
     try:
         if PHASES & {"append", "replay"}:  # replay rebuilds the games append played
             phase("raw INSERT ceiling and append through the service, in turns")
@@ -380,6 +484,9 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
         "append_ratio_vs_raw_insert_pool": ("append_per_s", "raw_insert_pool_per_s"),
         "replay_ratio_vs_raw_read": ("replay_events_per_s", "raw_read_events_per_s"),
         "http_ratio_vs_bare_litestar": ("http_commands_per_s", "bare_litestar_per_s"),
+        "http_cpu_ratio_vs_bare": ("bare_server_us_per_request", "http_server_us_per_request"),
+        "wrk_ratio_vs_bare_litestar": ("wrk_commands_per_s", "wrk_bare_litestar_per_s"),
+        "wrk_cpu_ratio_vs_bare": ("wrk_bare_server_us_per_request", "wrk_server_us_per_request"),
         "growth_ratio": ("latency_full_ms", "latency_empty_ms"),
     }
     for ratio, (numerator, denominator) in ratios.items():
@@ -394,9 +501,12 @@ def phase(name: str) -> None:
 
 
 TARGETS = {
-    "append_ratio_vs_raw_insert": (">=", 0.8),
-    "replay_ratio_vs_raw_read": (">=", 0.4),
-    "http_ratio_vs_bare_litestar": (">=", 0.6),
+    "append_ratio_vs_raw_insert": (">=", 1.0),
+    "replay_ratio_vs_raw_read": (">=", 0.5),
+    "http_ratio_vs_bare_litestar": (">=", 0.85),
+    "http_cpu_ratio_vs_bare": (">=", 0.85),
+    "wrk_ratio_vs_bare_litestar": (">=", 0.85),
+    "wrk_cpu_ratio_vs_bare": (">=", 0.85),
     "growth_ratio": ("<=", 1.2),
     "spect_1x1000_delivered": (">=", 1.0),
     "spect_100x10_delivered": (">=", 1.0),
@@ -410,16 +520,27 @@ TABLE = [
     ("raw_insert_pool_per_s", "raw INSERT, 16 tasks on the service's pool", "/s"),
     ("append_per_s", "commands through GameService, 16 writers", "/s"),
     ("append_events_per_s", "  events appended by them", "/s"),
-    ("append_ratio_vs_raw_insert", "  ratio to raw INSERT (target >= 0.8)", ""),
+    ("append_ratio_vs_raw_insert", "  ratio to raw INSERT (target >= 1.0)", ""),
     ("append_ratio_vs_raw_insert_pool", "  ratio to raw INSERT on the pool", ""),
     ("raw_read_events_per_s", "raw asyncpg read of the same events", "/s"),
     ("replay_events_per_s", "replay: read + decode + fold", "/s"),
-    ("replay_ratio_vs_raw_read", "  ratio to raw read (target >= 0.4)", ""),
+    ("replay_ratio_vs_raw_read", "  ratio to raw read (target >= 0.5)", ""),
     ("bare_litestar_per_s", "bare Litestar raw INSERT, 32 clients", "/s"),
     ("http_commands_per_s", "HTTP commands, 32 clients", "/s"),
-    ("http_ratio_vs_bare_litestar", "  ratio to bare Litestar (target >= 0.6)", ""),
+    ("http_ratio_vs_bare_litestar", "  ratio to bare Litestar (target >= 0.85)", ""),
+    ("bare_server_us_per_request", "  bare Litestar server CPU per request", " us"),
+    ("http_server_us_per_request", "  game server CPU per command", " us"),
+    ("http_cpu_ratio_vs_bare", "  CPU ratio bare / game server (target >= 0.85)", ""),
     ("p50_ms", "  HTTP command latency p50", " ms"),
     ("p99_ms", "  HTTP command latency p99", " ms"),
+    ("wrk_bare_litestar_per_s", "wrk: bare Litestar raw INSERT, 32 connections", "/s"),
+    ("wrk_commands_per_s", "wrk: HTTP commands, 32 connections", "/s"),
+    ("wrk_ratio_vs_bare_litestar", "  ratio to bare Litestar (target >= 0.85)", ""),
+    ("wrk_bare_server_us_per_request", "  bare Litestar server CPU per request", " us"),
+    ("wrk_server_us_per_request", "  game server CPU per command", " us"),
+    ("wrk_cpu_ratio_vs_bare", "  CPU ratio bare / game server (target >= 0.85)", ""),
+    ("wrk_p50_ms", "  HTTP command latency p50", " ms"),
+    ("wrk_p99_ms", "  HTTP command latency p99", " ms"),
     ("latency_empty_ms", "command latency, empty store (1 writer, median)", " ms"),
     ("latency_full_ms", "command latency, filled store (median)", " ms"),
     ("growth_events_stored", "  events stored when filled", ""),
@@ -443,12 +564,17 @@ TABLE = [
 
 def table(results: dict[str, Any]) -> str:
     """The human-readable table."""
-    lines = [f"bench (BENCH_SCALE={SCALE}, {PHASE_SECONDS:.0f} s a phase, {WORKERS} server worker(s))"]
+    lines = [
+        f"bench (BENCH_SCALE={SCALE}, {PHASE_SECONDS:.0f} s a phase, {WORKERS} server worker(s),"
+        f" HTTP_IMPLEMENTATION={results['http_implementation']})"
+    ]
     for key, label, unit in TABLE:
-        value = results.get(key, float("nan"))  # nan: not measured (a spectators shape that failed)
+        value = results.get(
+            key, float("nan")
+        )  # nan: not measured (phase not run, a spectators shape that failed)
         text = f"{value:,.0f}" if value >= 100 else f"{value:.2f}"
         verdict = ""
-        if key in TARGETS:
+        if key in TARGETS and not math.isnan(value):
             op, target = TARGETS[key]
             met = value >= target if op == ">=" else value <= target
             verdict = "  ok" if met else "  MISSED"
@@ -498,4 +624,8 @@ async def main() -> dict[str, Any]:
 if __name__ == "__main__":
     outcome = asyncio.run(main())
     print(table(outcome))
-    print(json.dumps({key: round(value, 3) for key, value in outcome.items()}))
+    print(
+        json.dumps(
+            {key: round(value, 3) if isinstance(value, float) else value for key, value in outcome.items()}
+        )
+    )

@@ -7,7 +7,23 @@ what is measured. This client only writes a prepared request and reads a Content
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+
+@dataclass(frozen=True)
+class Post:
+    """One request of the bench's HTTP load: a POST of a JSON ``body`` to ``path``, with a bearer ``token``
+    ('' for none)."""
+
+    path: str
+    token: str
+    body: bytes
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers beyond the JSON body's."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
 
 class Connection:
@@ -20,11 +36,6 @@ class Connection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
-    @property
-    def is_open(self) -> bool:
-        """Whether it is connected."""
-        return self._writer is not None
-
     async def open(self) -> None:
         """Connect."""
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
@@ -34,6 +45,7 @@ class Connection:
         if self._writer is not None:
             self._writer.close()
             await self._writer.wait_closed()
+            self._reader = self._writer = None
 
     async def post(self, path: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         """POST ``body`` as JSON; the status code and the response body."""

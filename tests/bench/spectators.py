@@ -34,6 +34,7 @@ from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games import GameService
 from service.models import CreateGame
 from tests.bench import workload
+from tests.bench.processes import cpu_seconds, rss_kb
 from tests.e2e.conftest import start_server
 
 DELIVERY_WAIT = 60.0  # seconds an event may take to reach every stream before the bench gives up
@@ -146,22 +147,6 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
     """Take a finished future's outcome, so asyncio does not report it as never retrieved."""
     if not future.cancelled():
         future.exception()
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) a server process has used so far."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kb(pid: int) -> int:
-    """Resident memory (KB) of a server process."""
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 async def statements(base: str) -> collections.Counter[str]:

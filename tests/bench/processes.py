@@ -1,0 +1,35 @@
+"""A server's CPU time and memory from Linux /proc: the uvicorn process and every process under it (with
+WORKERS=n the supervisor's worker children do the work)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants, as /proc lists them now (a child of any of its threads)."""
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            found += process_tree(int(child))
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the process tree under ``pid`` has used so far."""
+    ticks = 0
+    for each in process_tree(pid):
+        fields = Path(f"/proc/{each}/stat").read_text().rpartition(")")[2].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kb(pid: int) -> int:
+    """Resident memory (KB) of the process tree under ``pid``."""
+    total = 0
+    for each in process_tree(pid):
+        for line in Path(f"/proc/{each}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
