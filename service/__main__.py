@@ -27,9 +27,7 @@ def serve(settings: Settings) -> None:
     migrate_urls(urls)
     load_signer(settings.signing_key, settings.data_dir)  # made once here, before the workers read it
     os.environ["DATABASE_URL"] = urls.service  # every worker process connects to the same database
-    run_uvicorn(
-        "api.app:create_app", settings.host, settings.port, settings.workers, settings.http_implementation
-    )
+    run_uvicorn("api.app:create_app", settings)
 
 
 def verify_command(args: argparse.Namespace) -> int:

@@ -5,6 +5,10 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from service.settings import Settings
 
 # HTTP_IMPLEMENTATION: uvicorn's protocol class (both carry the request-head deadline, api/server.py) and its
 # event loop. httptools + uvloop is the default: in `make bench`'s HTTP phase the server spends 150-300 us
@@ -17,11 +21,15 @@ HTTP_IMPLEMENTATIONS = {
 }
 
 
-def run_uvicorn(app: str, host: str, port: int, workers: int, http_implementation: str) -> None:
-    """Serve the app factory ``app`` (module:function) with uvicorn: ``workers`` processes, no access log
-    (the app logs each request itself), the client address as the socket gives it (no proxy headers)."""
+def run_uvicorn(app: str, settings: Settings) -> None:
+    """Serve the app factory ``app`` (module:function) with uvicorn on the settings' host, port, workers and
+    HTTP implementation: no access log (the app logs each request itself), the client address as the socket
+    gives it (no proxy headers), and a stop that waits at most SHUTDOWN_GRACE_SECONDS for open requests. A
+    live stream never ends by itself, so without that bound a server watched by anyone would not stop on
+    SIGTERM; cut, a stream's client resumes with Last-Event-ID on another process."""
     import uvicorn
 
+    http_implementation = settings.http_implementation
     if http_implementation not in HTTP_IMPLEMENTATIONS:
         raise SystemExit(
             f"HTTP_IMPLEMENTATION={http_implementation!r}: choose one of {', '.join(HTTP_IMPLEMENTATIONS)}"
@@ -30,24 +38,30 @@ def run_uvicorn(app: str, host: str, port: int, workers: int, http_implementatio
     uvicorn.run(
         app,
         factory=True,
-        host=host,
-        port=port,
-        workers=workers,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
         http=protocol,  # request heads that stop arriving are dropped
         loop=loop,
         log_level="warning",
         access_log=False,
         proxy_headers=False,
+        timeout_graceful_shutdown=settings.shutdown_grace_seconds,
     )
 
 
 def main(arguments: list[str]) -> None:
     """``python -m service.serving APP PORT WORKERS``: serve APP on 127.0.0.1 with the environment's
     HTTP_IMPLEMENTATION (as ``serve`` would, without migrating or making a signing key)."""
+    import dataclasses
+
     from service.settings import Settings
 
     app, port, workers = arguments
-    run_uvicorn(app, "127.0.0.1", int(port), int(workers), Settings.from_env().http_implementation)
+    settings = dataclasses.replace(
+        Settings.from_env(), host="127.0.0.1", port=int(port), workers=int(workers)
+    )
+    run_uvicorn(app, settings)
 
 
 if __name__ == "__main__":

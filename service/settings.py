@@ -40,6 +40,7 @@ class Settings:
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
     bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
     bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
+    shutdown_grace_seconds: int = 10  # on SIGTERM/SIGINT, requests (live streams) still open then are cut
 
     @staticmethod
     def from_env() -> Settings:
@@ -68,6 +69,7 @@ class Settings:
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
             request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
             account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
+            shutdown_grace_seconds=int(env.get("SHUTDOWN_GRACE_SECONDS", "10")),
             bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
             bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
             cors_origins=tuple(
