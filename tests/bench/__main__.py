@@ -9,7 +9,8 @@ Phases (every ratio compares two sides run in turns, five slices each, with the 
 both see the same background load on a shared machine):
 - raw insert: 16 dedicated asyncpg connections, one single-row INSERT (autocommit) each into a copy of
   the events table (same columns, defaults and indexes); also through the service's pool;
-- append: 16 writers, each on its own Bazaar game, GameService.execute of scripted legal commands;
+- append: 16 writers, each on its own Bazaar game, GameService.execute of scripted legal commands,
+  with each side's CPU time per operation in this process and (when it runs here) the database server;
 - replay: the append phase's games rebuilt by a cold GameService.load (read + decode + fold) against
   fetching the same rows with asyncpg, one game after the other;
 - HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/serving.py,
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import math
@@ -98,20 +100,25 @@ def server_url() -> tuple[str, Any]:
 
 
 class Meter:
-    """Operations and latencies summed over the slices of one side of a comparison (and the CPU time of the
-    server that side loads, if it has one)."""
+    """Operations and latencies summed over the slices of one side of a comparison, and the CPU time of the
+    processes it loads (its ``clocks``)."""
 
     def __init__(
-        self, workers: int, work: Callable[[int], Awaitable[int]] | None, server_pid: int | None = None
+        self,
+        workers: int,
+        work: Callable[[int], Awaitable[int]] | None,
+        clocks: dict[str, Callable[[], float]] | None = None,
     ) -> None:
         """``work(worker)`` does one step and says how many operations it was (0: its script ran out); None
-        for a subclass whose slices run another way (WrkMeter)."""
+        for a subclass whose slices run another way (WrkMeter). ``clocks`` name the CPU time (seconds so far)
+        of what this side loads, read before and after each slice: a server's processes, this process, the
+        database server's."""
         self.workers = workers
         self.work = work
-        self.server_pid = server_pid
+        self.clocks = clocks or {}
         self.operations = 0
         self.seconds = 0.0
-        self.server_cpu_seconds = 0.0
+        self.cpu_seconds = dict.fromkeys(self.clocks, 0.0)
         self.latencies: list[float] = []
 
     @property
@@ -119,19 +126,19 @@ class Meter:
         """Operations per second over every measured slice."""
         return self.operations / self.seconds
 
-    @property
-    def server_us_per_operation(self) -> float:
-        """The server's CPU time (all its processes) per operation over every measured slice, in µs."""
-        return self.server_cpu_seconds * 1e6 / self.operations
+    def us_per_operation(self, clock: str) -> float:
+        """The CPU time of ``clock``'s processes per operation over every measured slice, in µs."""
+        return self.cpu_seconds[clock] * 1e6 / self.operations
 
     async def run(self, seconds: float, measure: bool = True) -> None:
         """One slice of ``seconds``; count it unless it is a warm-up."""
         await self.prepare(seconds)
-        server_cpu = self._server_cpu()
+        cpu_before = {name: clock() for name, clock in self.clocks.items()}
         operations, elapsed, latencies = await self.slice(seconds)
         if measure:
             self.seconds += elapsed
-            self.server_cpu_seconds += self._server_cpu() - server_cpu
+            for name, clock in self.clocks.items():
+                self.cpu_seconds[name] += clock() - cpu_before[name]
             self.operations += operations
             self.latencies += latencies
 
@@ -159,9 +166,6 @@ class Meter:
         started = time.perf_counter()
         await asyncio.gather(*(loop(w) for w in range(self.workers)))
         return operations, time.perf_counter() - started, latencies
-
-    def _server_cpu(self) -> float:
-        return 0.0 if self.server_pid is None else cpu_seconds(self.server_pid)
 
 
 async def side_by_side(*meters: Meter, warm_up: float = 1.0) -> None:
@@ -233,9 +237,29 @@ async def growth(pool: asyncpg.Pool, empty_pool: asyncpg.Pool) -> tuple[float, f
     return full, empty
 
 
+async def database_server_pid(pool: asyncpg.Pool) -> int | None:
+    """The PostgreSQL server's main process (a backend's parent), when it runs on this machine: its process
+    tree, every backend, counts the database's CPU time. None for a server elsewhere."""
+    backend = await pool.fetchval("SELECT pg_backend_pid()")
+    try:
+        return int(Path(f"/proc/{backend}/stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):  # no such process here: the database is on another machine
+        return None
+
+
+def append_clocks(database_pid: int | None) -> dict[str, Callable[[], float]]:
+    """The append phase's CPU clocks: this process (the writers, and the service for its side) and, when it
+    is local, the database server."""
+    clocks: dict[str, Callable[[], float]] = {"client": time.process_time}
+    if database_pid is not None:
+        clocks["database"] = functools.partial(cpu_seconds, database_pid)
+    return clocks
+
+
 async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float], list[str]]:
     """Single-row INSERTs/s (16 dedicated connections; 16 tasks on the service's pool) side by side with
-    commands/s through GameService.execute (16 writers on distinct games); the writers' game ids."""
+    commands/s through GameService.execute (16 writers on distinct games), and each side's CPU time per
+    operation in this process and in the database server; the writers' game ids."""
     insert = (
         f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
         " VALUES ($1, $2, 'raw', 1, $3::json, $4)"
@@ -270,7 +294,8 @@ async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float
         await service.execute(game_id, seat, command_body)
         return 1
 
-    raw, raw_pool, service_meter = Meter(WRITERS, dedicated), Meter(WRITERS, pooled), Meter(WRITERS, command)
+    clocks = append_clocks(await database_server_pid(pool))
+    raw, raw_pool, service_meter = (Meter(WRITERS, work, clocks) for work in (dedicated, pooled, command))
     try:
         await side_by_side(raw, raw_pool, service_meter)
     finally:
@@ -278,12 +303,16 @@ async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float
             await connection.close()
     appended = await pool.fetchval(stored, game_ids) - opening
     events_per_command = appended / max(1, sum(scripts.next))
-    return {
+    results = {
         "raw_insert_per_s": raw.rate,
         "raw_insert_pool_per_s": raw_pool.rate,
         "append_per_s": service_meter.rate,
         "append_events_per_s": service_meter.rate * events_per_command,
-    }, game_ids
+    }
+    for clock in clocks:
+        results[f"raw_insert_{clock}_us"] = raw.us_per_operation(clock)
+        results[f"append_{clock}_us"] = service_meter.us_per_operation(clock)
+    return results, game_ids
 
 
 async def replay(pool: asyncpg.Pool, game_ids: list[str]) -> tuple[float, float]:
@@ -315,7 +344,7 @@ class HttpMeter(Meter):
         self, server: tuple[subprocess.Popen[bytes], str], request: Callable[[int], Post | None]
     ) -> None:
         process, base = server
-        super().__init__(HTTP_CLIENTS, self.send, server_pid=process.pid)
+        super().__init__(HTTP_CLIENTS, self.send, {"server": functools.partial(cpu_seconds, process.pid)})
         self.request = request
         self.connections = [Connection(base) for _ in range(HTTP_CLIENTS)]
 
@@ -347,7 +376,7 @@ class WrkMeter(Meter):
         requests: Callable[[float], Awaitable[list[list[Post]]]],
     ) -> None:
         process, self.base = server
-        super().__init__(HTTP_CLIENTS, None, server_pid=process.pid)
+        super().__init__(HTTP_CLIENTS, None, {"server": functools.partial(cpu_seconds, process.pid)})
         self.requests = requests
         self.prepared: list[list[Post]] = []
 
@@ -417,8 +446,8 @@ async def http(database_url: str, pool: asyncpg.Pool) -> dict[str, float]:
     results = {
         "bare_litestar_per_s": bare.rate,
         "http_commands_per_s": games_meter.rate,
-        "bare_server_us_per_request": bare.server_us_per_operation,
-        "http_server_us_per_request": games_meter.server_us_per_operation,
+        "bare_server_us_per_request": bare.us_per_operation("server"),
+        "http_server_us_per_request": games_meter.us_per_operation("server"),
         "p50_ms": percentile_ms(games_meter.latencies, 0.5),
         "p99_ms": percentile_ms(games_meter.latencies, 0.99),
         "rss_mb": memory,
@@ -428,8 +457,8 @@ async def http(database_url: str, pool: asyncpg.Pool) -> dict[str, float]:
         results |= {
             "wrk_bare_litestar_per_s": wrk_bare_meter.rate,
             "wrk_commands_per_s": wrk_games_meter.rate,
-            "wrk_bare_server_us_per_request": wrk_bare_meter.server_us_per_operation,
-            "wrk_server_us_per_request": wrk_games_meter.server_us_per_operation,
+            "wrk_bare_server_us_per_request": wrk_bare_meter.us_per_operation("server"),
+            "wrk_server_us_per_request": wrk_games_meter.us_per_operation("server"),
             "wrk_p50_ms": percentile_ms(wrk_games_meter.latencies, 0.5),
             "wrk_p99_ms": percentile_ms(wrk_games_meter.latencies, 0.99),
         }
@@ -522,6 +551,10 @@ TABLE = [
     ("append_events_per_s", "  events appended by them", "/s"),
     ("append_ratio_vs_raw_insert", "  ratio to raw INSERT (target >= 1.0)", ""),
     ("append_ratio_vs_raw_insert_pool", "  ratio to raw INSERT on the pool", ""),
+    ("raw_insert_client_us", "  CPU per raw INSERT: this process", " us"),
+    ("raw_insert_database_us", "  CPU per raw INSERT: the database server", " us"),
+    ("append_client_us", "  CPU per command: this process (the service)", " us"),
+    ("append_database_us", "  CPU per command: the database server", " us"),
     ("raw_read_events_per_s", "raw asyncpg read of the same events", "/s"),
     ("replay_events_per_s", "replay: read + decode + fold", "/s"),
     ("replay_ratio_vs_raw_read", "  ratio to raw read (target >= 0.5)", ""),
