@@ -23,10 +23,12 @@ HTTP_IMPLEMENTATIONS = {
 
 def run_uvicorn(app: str, settings: Settings) -> None:
     """Serve the app factory ``app`` (module:function) with uvicorn on the settings' host, port, workers and
-    HTTP implementation: no access log (the app logs each request itself), the client address as the socket
-    gives it (no proxy headers), and a stop that waits at most SHUTDOWN_GRACE_SECONDS for open requests. A
-    live stream never ends by itself, so without that bound a server watched by anyone would not stop on
-    SIGTERM; cut, a stream's client resumes with Last-Event-ID on another process."""
+    HTTP implementation: no access log (the app logs each request itself); the client's address and scheme
+    as the socket gives them, or as X-Forwarded-For/-Proto say when the peer is a proxy FORWARDED_ALLOW_IPS
+    names (default 127.0.0.1: a TLS proxy on this machine; the session cookie is Secure over HTTPS); and a
+    stop that waits at most SHUTDOWN_GRACE_SECONDS for open requests. A live stream never ends by itself, so
+    without that bound a server watched by anyone would not stop on SIGTERM; cut, a stream's client resumes
+    with Last-Event-ID on another process."""
     import uvicorn
 
     http_implementation = settings.http_implementation
@@ -45,7 +47,8 @@ def run_uvicorn(app: str, settings: Settings) -> None:
         loop=loop,
         log_level="warning",
         access_log=False,
-        proxy_headers=False,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=settings.shutdown_grace_seconds,
     )
 

@@ -41,6 +41,7 @@ class Settings:
     bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
     bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
     shutdown_grace_seconds: int = 10  # on SIGTERM/SIGINT, requests (live streams) still open then are cut
+    forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For/-Proto are believed (uvicorn's)
 
     @staticmethod
     def from_env() -> Settings:
@@ -70,6 +71,7 @@ class Settings:
             request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
             account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
             shutdown_grace_seconds=int(env.get("SHUTDOWN_GRACE_SECONDS", "10")),
+            forwarded_allow_ips=env.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
             bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
             bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
             cors_origins=tuple(

@@ -9,6 +9,7 @@ import uuid
 import httpx
 import pytest
 
+from tests.e2e.conftest import start_server
 from tests.support.client_play import create_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -79,17 +80,30 @@ async def test_sign_in_sets_an_httponly_session_and_csrf_guards_what_it_authenti
         assert (await browser.get("/v1/me")).status_code == 401
 
 
-async def test_the_session_cookie_is_secure_over_https_and_api_clients_need_no_csrf(server: str) -> None:
-    async with httpx.AsyncClient(base_url=server, timeout=30) as http:
+async def sign_in_over_https(base: str) -> httpx.Response:
+    """A new account signed in to ``base`` by a browser behind a TLS proxy on 127.0.0.1 (X-Forwarded-Proto)."""
+    https = {"X-Forwarded-Proto": "https"}
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         token = await account(http, "Sarah")
-        home = await http.get("/", headers={"X-Forwarded-Proto": "https"})  # a TLS proxy on 127.0.0.1
+        home = await http.get("/", headers=https)
         csrf = http.cookies.get("csrftoken") or ""
         assert home.status_code == 200 and csrf
-        signed_in = await http.post(
-            "/session", data={"token": token, "_csrf_token": csrf}, headers={"X-Forwarded-Proto": "https"}
-        )
+        signed_in = await http.post("/session", data={"token": token, "_csrf_token": csrf}, headers=https)
         assert signed_in.status_code == 303
-        assert "; secure" in set_cookie(signed_in, "session").lower()
+        return signed_in
+
+
+async def test_a_proxy_not_named_in_forwarded_allow_ips_is_not_believed(database_url: str) -> None:
+    process, base = start_server(database_url, settings={"FORWARDED_ALLOW_IPS": "192.0.2.1"})
+    try:
+        assert "; secure" not in set_cookie(await sign_in_over_https(base), "session").lower()
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+async def test_the_session_cookie_is_secure_over_https_and_api_clients_need_no_csrf(server: str) -> None:
+    assert "; secure" in set_cookie(await sign_in_over_https(server), "session").lower()
     async with httpx.AsyncClient(base_url=server, timeout=30) as api:  # no cookies: as before sessions
         created = await api.post(
             "/v1/games", json={"game": "bazaar", "players": [{"name": "A"}, {"name": "B"}]}
