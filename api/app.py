@@ -10,6 +10,7 @@ from typing import Any
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
+from litestar.enums import RequestEncodingType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
@@ -24,6 +25,7 @@ from api.lobby import LobbyController
 from api.me_stream import MeStreamController
 from api.middleware import (
     GuardedRequest,
+    body_media_type,
     check_form_text,
     input_guard,
     rate_limit,
@@ -103,8 +105,10 @@ async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
     415 when the body is of a type the operation does not take, 400 when a form field is not text."""
     refuse_unacceptable(request)
-    refuse_unsupported_body(request)
-    await check_form_text(request)
+    expected = body_media_type(request.route_handler)  # read once: the body type the handler takes
+    refuse_unsupported_body(request, expected)
+    if expected == RequestEncodingType.URL_ENCODED.value:
+        await check_form_text(request)
 
 
 def create_app(

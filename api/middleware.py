@@ -228,11 +228,11 @@ def body_media_type(handler: HTTPRouteHandler) -> str | None:
     return media.value if isinstance(media, RequestEncodingType) else media
 
 
-def refuse_unsupported_body(request: Request[Any, Any, Any]) -> None:
-    """Before a handler reads its body: 415 when the request's ``Content-Type`` is not the type the handler
-    takes (none given counts as that type). Litestar would read a form handler's body as a form whatever
-    its type (a JSON or multipart body became an empty form: 400 for a missing field)."""
-    expected = body_media_type(request.route_handler)
+def refuse_unsupported_body(request: Request[Any, Any, Any], expected: str | None) -> None:
+    """Before a handler reads its body: 415 when the request's ``Content-Type`` is not ``expected``, the type
+    the handler takes (``body_media_type``; none given counts as that type). Litestar would read a form
+    handler's body as a form whatever its type (a JSON or multipart body became an empty form: 400 for a
+    missing field)."""
     content_type = request.headers.get("content-type")
     if expected is None or content_type is None:
         return
@@ -250,8 +250,6 @@ async def check_form_text(request: Request[Any, Any, Any]) -> None:
     """Before a form handler reads its form: 400 when a field's name or value holds a control character or
     a lone surrogate, as in a JSON body (a NUL in the sign-in token answered 401 as an unknown token); the
     pointer names the field."""
-    if body_media_type(request.route_handler) != RequestEncodingType.URL_ENCODED.value:
-        return
     for name, value in (await request.form()).multi_items():  # parsed once: the handler gets this form
         check_json({name: value})
 
