@@ -16,11 +16,21 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (proc(5)'s field 3 onwards)."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+
+
+def parent(pid: int) -> int:
+    """The process's parent (OSError when there is no such process on this machine)."""
+    return int(_stat(pid)[1])  # ppid, field 4 of proc(5)
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) the process tree under ``pid`` has used so far."""
     ticks = 0
     for each in process_tree(pid):
-        fields = Path(f"/proc/{each}/stat").read_text().rpartition(")")[2].split()
+        fields = _stat(each)
         ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
     return ticks / os.sysconf("SC_CLK_TCK")
 
