@@ -262,16 +262,11 @@ async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float
     MAX_BATCH to a transaction (a group commit's share of the database's work), side by side with
     commands/s through GameService.execute (16 writers on distinct games), and each side's CPU time per
     operation in this process and in the database server; the writers' game ids."""
-    insert = (
-        f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
-        " VALUES ($1, $2, 'raw', 1, $3::json, $4)"
-    )
+    into = f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
+    insert = f"{into} VALUES ($1, $2, 'raw', 1, $3::json, $4)"
     # MAX_BATCH rows in one statement and transaction: what the database spends per row once commits are
     # shared, the floor for a group commit of as many appends
-    insert_batch = (
-        f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
-        " SELECT $1, v, 'raw', 1, $3::json, $4 FROM unnest($2::integer[]) AS v"
-    )
+    insert_batch = f"{into} SELECT $1, v, 'raw', 1, $3::json, $4 FROM unnest($2::integer[]) AS v"
     body = msgspec.json.encode({"type": "die_rolled", "seat": 0, "face": 3, "colour": "red"}).decode()
     connections = [await asyncpg.connect(database_url) for _ in range(WRITERS)]
     rows = [0] * WRITERS
