@@ -15,6 +15,7 @@ from eventstore.protocol import (
     AppendResult,
     Bodies,
     ChainCheck,
+    ChainLink,
     CommandRecord,
     ConcurrencyConflict,
     FeedPosition,
@@ -26,8 +27,8 @@ from eventstore.protocol import (
     StreamNotFound,
     Upcasters,
     bodies_of,
+    chained,
     check_chain,
-    event_hash,
     upcast_events,
 )
 
@@ -113,8 +114,10 @@ class InMemoryEventStore(FollowsFeed):
         command: CommandRecord | None = None,
         status: str | None = None,
         cause: bytes | None = None,
+        link: ChainLink | None = None,
     ) -> AppendResult:
-        """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict."""
+        """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict. ``link`` is
+        not needed here: the events are always chained from the stream's own head."""
         _check_bodies(events)
         async with self._lock:
             stream = self._streams.get(stream_id)
@@ -151,17 +154,10 @@ class InMemoryEventStore(FollowsFeed):
         """Store ``events`` after the stream's last one, chaining their hashes; the caller holds the lock."""
         command_id = None if command is None else command.command_id
         recorded = []
-        for i, event in enumerate(events):
+        hashes = chained(stream.head, stream.stream_id, len(stream.events), events, stream.chain_key)
+        for i, (event, chained_hash) in enumerate(zip(events, hashes, strict=True)):
             version = len(stream.events) + 1
-            stream.head = event_hash(
-                stream.head,
-                stream.stream_id,
-                version,
-                event.type,
-                event.schema_version,
-                event.data,
-                stream.chain_key,
-            )
+            stream.head = chained_hash
             stored = RecordedEvent(
                 stream_id=stream.stream_id,
                 version=version,

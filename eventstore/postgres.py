@@ -19,6 +19,7 @@ from eventstore.protocol import (
     AppendResult,
     Bodies,
     ChainCheck,
+    ChainLink,
     CommandRecord,
     ConcurrencyConflict,
     FeedPosition,
@@ -31,6 +32,7 @@ from eventstore.protocol import (
     StreamNotFound,
     Upcasters,
     bodies_of,
+    chained,
     check_chain,
     upcast_events,
 )
@@ -104,66 +106,50 @@ WITH RECURSIVE new AS (
 SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 """
 # Group commit: the appends queued while the previous batch ran, as one statement and one transaction (one
-# WAL flush instead of one per append). Each entry is the plain check-and-append above: the entries whose
-# stream is at their expected version (and whose command id, if any, is not stored yet) are appended with
-# their command records, the others write nothing and are left out of the answer (their callers then take
-# the one-append path, es_append, which gives the precise error or the stored record of a retry). A command
-# id stored meanwhile by another transaction fails the batch on the commands key, and each append then
-# goes alone: the key, not this statement's check, is what makes a command count once. The stream rows are
-# locked in stream id order, so two processes' batches queue behind each other instead of deadlocking;
-# FOR UPDATE re-reads a row that moved since the snapshot and re-checks its version, and hands back the
-# head hash of the version it locked. Events are inserted entry by entry, in version order, so their
-# positions follow each stream's versions.
+# WAL flush instead of one per append). Every entry brings its chain link, and the new events' hashes made
+# from it (protocol.chained, in this process: the database's recursive hashing of a batch cost it twice what
+# inserting the rows does). An entry is appended only if its stream's row agrees with its link and expected
+# version, so a hash can never follow a head other than the stored one; an entry whose row does not agree
+# (a conflict, a missing stream, a wrong link) or whose command id is stored already writes nothing and is
+# left out of the answer (its caller then takes the one-append path, es_append, which chains in the
+# database and gives the precise error or the stored record of a retry). A command id stored meanwhile by
+# another transaction fails the batch on the commands key, and each append then goes alone: the key, not
+# this statement's check, is what makes a command count once. The stream rows are locked in stream id
+# order, so two processes' batches queue behind each other instead of deadlocking; FOR UPDATE re-reads a
+# row that moved since the snapshot and re-checks it. Events are inserted entry by entry, in version order,
+# so their positions follow each stream's versions.
 _APPEND_BATCH = r"""
-WITH RECURSIVE entry AS (
-    SELECT r.stream_id, r.expected, r.status, r.n, r.cause, r.command_id, r.request_hash, r.response
-      FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[], $10::bytea[], $11::text[], $12::text[],
-                  $13::bytea[])
-           AS r (stream_id, expected, status, n, cause, command_id, request_hash, response)
+WITH entry AS (
+    SELECT *
+      FROM unnest($1::text[], $2::integer[], $3::bytea[], $4::bytea[], $5::integer[], $6::bytea[], $7::text[],
+                  $8::bytea[], $9::text[], $10::text[], $11::bytea[])
+           AS e (stream_id, expected, previous, key, n, head, status, cause, command_id, request_hash, response)
 ), locked AS MATERIALIZED (
-    SELECT s.stream_id, s.head_hash, s.chain_key, e.expected, e.status, e.n, e.cause, e.command_id,
-           e.request_hash, e.response
-      FROM streams s JOIN entry e ON e.stream_id = s.stream_id AND s.version = e.expected
-     WHERE e.command_id IS NULL
-        OR NOT EXISTS (SELECT FROM commands k WHERE k.stream_id = e.stream_id AND k.command_id = e.command_id)
+    SELECT e.*
+      FROM streams s JOIN entry e ON e.stream_id = s.stream_id
+     WHERE s.version = e.expected AND s.head_hash = e.previous AND s.chain_key = e.key
+       AND (e.command_id IS NULL
+            OR NOT EXISTS (SELECT FROM commands k WHERE k.stream_id = e.stream_id AND k.command_id = e.command_id))
      ORDER BY s.stream_id
        FOR UPDATE OF s
-), new AS (
-    SELECT n.stream_id, n.i, n.t, n.sv, n.d
-      FROM unnest($5::text[], $6::integer[], $7::text[], $8::integer[], $9::bytea[]) AS n (stream_id, i, t, sv, d)
-), chain (stream_id, i, h) AS (
-    SELECT l.stream_id, 0, l.head_hash FROM locked l
-    UNION ALL
-    SELECT c.stream_id, n.i,
-           sha256(l.chain_key || c.h
-                  || convert_to(c.stream_id || E'\n' || (l.expected + n.i) || E'\n' || n.t || E'\n' || n.sv
-                                || E'\n', 'UTF8')
-                  || n.d)
-      FROM chain c
-      JOIN new n ON n.stream_id = c.stream_id AND n.i = c.i + 1
-      JOIN locked l ON l.stream_id = c.stream_id
 ), moved AS (
     UPDATE streams s
-       SET version = l.expected + l.n,
-           head_hash = c.h,
-           status = coalesce(l.status, s.status),
-           updated_at = now()
-      FROM locked l JOIN chain c ON c.stream_id = l.stream_id AND c.i = l.n
-     WHERE s.stream_id = l.stream_id AND s.version = l.expected
-    RETURNING s.stream_id
+       SET version = l.expected + l.n, head_hash = l.head, status = coalesce(l.status, s.status), updated_at = now()
+      FROM locked l
+     WHERE s.stream_id = l.stream_id
+    RETURNING l.*
 ), claimed AS (
     INSERT INTO commands (stream_id, command_id, request_hash, response, version)
-    SELECT l.stream_id, l.command_id, l.request_hash, l.response, l.expected + l.n
-      FROM moved m JOIN locked l ON l.stream_id = m.stream_id
-     WHERE l.command_id IS NOT NULL
+    SELECT m.stream_id, m.command_id, m.request_hash, m.response, m.expected + m.n
+      FROM moved m
+     WHERE m.command_id IS NOT NULL
 ), appended AS (
     INSERT INTO events (stream_id, version, type, schema_version, data, hash, command_id, cause)
-    SELECT n.stream_id, l.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, c.h, l.command_id,
-           CASE WHEN n.i = 1 THEN l.cause END
+    SELECT n.stream_id, m.expected + n.i, n.t, n.sv, convert_from(n.d, 'UTF8')::json, n.h, m.command_id,
+           CASE WHEN n.i = 1 THEN m.cause END
       FROM moved m
-      JOIN locked l ON l.stream_id = m.stream_id
-      JOIN new n ON n.stream_id = m.stream_id
-      JOIN chain c ON c.stream_id = n.stream_id AND c.i = n.i
+      JOIN unnest($12::text[], $13::integer[], $14::text[], $15::integer[], $16::bytea[], $17::bytea[])
+           AS n (stream_id, i, t, sv, d, h) ON n.stream_id = m.stream_id
      ORDER BY n.stream_id, n.i
     RETURNING stream_id, version, position, recorded_at, hash
 )
@@ -276,6 +262,8 @@ class _Queued:
     command: CommandRecord | None
     status: str | None
     cause: bytes | None
+    link: ChainLink
+    hashes: list[bytes]  # of ``events``, chained from ``link``
     done: asyncio.Future[list[Any]] = field(repr=False)
 
 
@@ -349,13 +337,33 @@ class PostgresEventStore(FollowsFeed):
         command: CommandRecord | None = None,
         status: str | None = None,
         cause: bytes | None = None,
+        link: ChainLink | None = None,
     ) -> AppendResult:
-        """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict."""
+        """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict. With
+        ``link``, the append goes with whatever else is being appended now (group commit)."""
         command_id = request_hash = response = None
         if command is not None:
             command_id, request_hash, response = command.command_id, command.request_hash, command.response
-        if events:  # goes with whatever else is being appended now
-            rows = await self._append_grouped(stream_id, expected_version, events, command, status, cause)
+        if events:
+            if link is None:  # chained in the database, alone
+                rows = await self._append_plain(
+                    stream_id, expected_version, events, command_id, request_hash, response, status, cause
+                )
+                if rows:
+                    self._changed(stream_id)
+            else:  # the flusher signals the change
+                queued = _Queued(
+                    stream_id,
+                    expected_version,
+                    events,
+                    command,
+                    status,
+                    cause,
+                    link,
+                    chained(link.head, stream_id, expected_version, events, link.key),
+                    asyncio.get_running_loop().create_future(),
+                )
+                rows = await self._append_grouped(queued)
             if rows:
                 return AppendResult(
                     version=expected_version + len(events),
@@ -435,21 +443,12 @@ class PostgresEventStore(FollowsFeed):
         except asyncpg.exceptions.DataError as exc:
             raise ValueError(str(exc)) from exc
 
-    async def _append_grouped(
-        self,
-        stream_id: str,
-        expected_version: int,
-        events: list[NewEvent],
-        command: CommandRecord | None,
-        status: str | None,
-        cause: bytes | None,
-    ) -> list[Any]:
+    async def _append_grouped(self, queued: _Queued) -> list[Any]:
         """Queue an append for the next group commit; its rows, or [] if it was not written."""
-        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._queued.append(_Queued(stream_id, expected_version, events, command, status, cause, done))
+        self._queued.append(queued)
         if len(self._flushers) < MAX_FLUSHES:
             self._flushers.add(asyncio.create_task(self._flush()))
-        return await done
+        return await queued.done
 
     def _next_batch(self) -> list[_Queued]:
         """Take the next batch off the queue: at most MAX_BATCH appends, none to a stream in flight."""
@@ -528,17 +527,21 @@ class PostgresEventStore(FollowsFeed):
             _APPEND_BATCH,
             [queued.stream_id for queued in batch],
             [queued.expected for queued in batch],
-            [queued.status for queued in batch],
+            [queued.link.head for queued in batch],
+            [queued.link.key for queued in batch],
             [len(queued.events) for queued in batch],
+            [queued.hashes[-1] for queued in batch],
+            [queued.status for queued in batch],
+            [queued.cause for queued in batch],
+            [None if queued.command is None else queued.command.command_id for queued in batch],
+            [None if queued.command is None else queued.command.request_hash for queued in batch],
+            [None if queued.command is None else queued.command.response for queued in batch],
             event_streams,
             indexes,
             [event.type for event in events],
             [event.schema_version for event in events],
             [event.data for event in events],
-            [queued.cause for queued in batch],
-            [None if queued.command is None else queued.command.command_id for queued in batch],
-            [None if queued.command is None else queued.command.request_hash for queued in batch],
-            [None if queued.command is None else queued.command.response for queued in batch],
+            [hash_ for queued in batch for hash_ in queued.hashes],
         )
         appended: dict[str, list[Any]] = {}
         for row in rows:

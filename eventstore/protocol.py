@@ -126,6 +126,16 @@ class ChainCheck(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ""
 
 
+class ChainLink(msgspec.Struct, frozen=True, kw_only=True):
+    """What a writer knows of the stream it appends to: the hash of the event at its expected version
+    (GENESIS_HASH at 0) and the stream's chain key. With it the store may hash the new events itself and
+    have the database only check, under the stream's lock, that its row agrees; a wrong link costs a round
+    trip (the database then chains them), never a wrong hash."""
+
+    head: bytes
+    key: bytes = b""
+
+
 class StoreError(Exception):
     """Base of the store's errors."""
 
@@ -207,6 +217,17 @@ def event_hash(
     return hashlib.sha256(key + previous + header + data).digest()
 
 
+def chained(
+    previous: bytes, stream_id: str, expected_version: int, events: Sequence[NewEvent], key: bytes = b""
+) -> list[bytes]:
+    """The hashes of ``events`` appended after ``expected_version``, whose event hashes to ``previous``."""
+    hashes = []
+    for version, event in enumerate(events, start=expected_version + 1):
+        previous = event_hash(previous, stream_id, version, event.type, event.schema_version, event.data, key)
+        hashes.append(previous)
+    return hashes
+
+
 def check_chain(
     stream_id: str,
     events: Sequence[tuple[int, str, int, bytes, bytes]],
@@ -278,10 +299,14 @@ class EventStore(Protocol):
         command: CommandRecord | None = None,
         status: str | None = None,
         cause: bytes | None = None,
+        link: ChainLink | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise ConcurrencyConflict writing nothing.
 
         ``cause`` (opaque bytes, e.g. the command that produced the events) is stored on the first event.
+        ``link`` (the head at ``expected_version`` and the chain key, as the writer knows them) lets the
+        store share the work of hashing with other writers' appends; the hashes stored are the same either
+        way, and a wrong link never changes them.
 
         With ``command``: if its id is already stored for this stream, nothing is appended and the stored
         record is returned in ``replayed`` (IdempotencyMismatch if its request hash differs) — checked

@@ -313,6 +313,7 @@ class GameCommands:
                     command=record,
                     status=FINISHED if finished_now else None,
                     cause=encode_move(seat, decided),  # re-decided by every audit (service/audit.py)
+                    link=loaded.link,
                 )
             except ConcurrencyConflict:
                 if if_match is not None:

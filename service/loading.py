@@ -14,10 +14,20 @@ from typing import Any, TypeVar
 import msgspec
 
 from domain.core import Event, Game, Result
-from eventstore import GENESIS_HASH, EventStore, GameKeys, KeyStore, NewEvent, RecordedEvent, StreamInfo
+from eventstore import (
+    GENESIS_HASH,
+    ChainLink,
+    EventStore,
+    GameKeys,
+    KeyStore,
+    NewEvent,
+    RecordedEvent,
+    StreamInfo,
+)
 from eventstore.protocol import Bodies, bodies_of
 from service import errors
 from service.accounts import AccountService
+from service.audit import chain_key
 from service.tokens import token_matches
 
 ACTIVE, FINISHED = "active", "finished"
@@ -47,6 +57,13 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
         """Whether its events, seed, audit and export are public: once it is over, and for a game of a
         duplicate tournament round once every table of the round is over (they share one deal)."""
         return self.finished and not self.sealed
+
+    @property
+    def link(self) -> ChainLink:
+        """The chain link an append after ``version`` follows: the head, keyed with the seed's chain key
+        for a game created keyed (service/audit.py chain_key)."""
+        key = chain_key(self.keys.seed) if self.info.metadata.get("chain_keyed") else b""
+        return ChainLink(head=self.head, key=key)
 
     def result(self) -> Result:
         """The game's result (final once it is over)."""

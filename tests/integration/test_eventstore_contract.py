@@ -12,6 +12,7 @@ import pytest
 
 from eventstore import (
     GENESIS_HASH,
+    ChainLink,
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
@@ -392,6 +393,38 @@ async def test_a_keyed_stream_mixes_its_chain_key_into_every_hash(store: EventSt
     assert info is not None and info.head_hash == previous
 
 
+async def test_a_wrong_chain_link_never_changes_the_hashes_stored(store: EventStore) -> None:
+    # The writer's link only shares the hashing (group commit); the chain follows the stored head and key.
+    streams, key = [new_id() for _ in range(9)], b"k" * 32
+    heads = [
+        (await store.create_stream(stream, "basari", [event(0)], chain_key=key)).events[0].hash
+        for stream in streams
+    ]
+    links = [
+        ChainLink(head=head, key=key)
+        if i % 3 == 0
+        else ChainLink(head=GENESIS_HASH, key=key)  # a stale head
+        if i % 3 == 1
+        else ChainLink(head=head)  # no key: the hash an unkeyed chain would have
+        for i, head in enumerate(heads)
+    ]
+    results = await asyncio.gather(
+        *(
+            store.append(stream, 1, [event(1), event(2)], link=link)
+            for stream, link in zip(streams, links, strict=True)
+        )
+    )
+    for stream, head, result in zip(streams, heads, results, strict=True):
+        previous = head
+        for e in result.events:
+            assert e.hash == event_hash(previous, stream, e.version, e.type, e.schema_version, e.data, key)
+            previous = e.hash
+        assert [e.hash for e in await store.read_stream(stream, after=1)] == [e.hash for e in result.events]
+        info = await store.stream_info(stream)
+        assert info is not None and info.head_hash == previous
+        assert (await store.verify_chain(stream)).ok
+
+
 async def test_the_cause_of_an_append_is_kept_on_its_first_event(store: EventStore) -> None:
     stream = new_id()
     await store.create_stream(stream, "basari", [event(1)])
@@ -409,10 +442,15 @@ async def test_the_cause_of_an_append_is_kept_on_its_first_event(store: EventSto
 
 async def test_concurrent_appends_to_many_streams_keep_their_causes(store: EventStore) -> None:
     streams = [new_id() for _ in range(12)]
-    for stream in streams:
-        await store.create_stream(stream, "basari", [event(0)])
+    links = [
+        ChainLink(head=(await store.create_stream(stream, "basari", [event(0)])).events[0].hash)
+        for stream in streams
+    ]
     await asyncio.gather(
-        *(store.append(stream, 1, [event(1), event(2)], cause=stream.encode()) for stream in streams)
+        *(
+            store.append(stream, 1, [event(1), event(2)], cause=stream.encode(), link=link)
+            for stream, link in zip(streams, links, strict=True)
+        )
     )
     for stream in streams:
         assert [e.cause for e in await store.read_stream(stream)] == [None, stream.encode(), None]

@@ -14,6 +14,7 @@ import pytest
 from eventstore import (
     GENESIS_HASH,
     AppendResult,
+    ChainLink,
     CommandRecord,
     ConcurrencyConflict,
     FeedPosition,
@@ -42,6 +43,12 @@ def new_id() -> str:
 def event(n: int, type_: str = "thing_happened") -> NewEvent:
     """An event with body ``{"n": n}``."""
     return NewEvent(type=type_, schema_version=1, data=msgspec.json.encode({"n": n}))
+
+
+async def created(store: PostgresEventStore, stream: str, events: list[NewEvent]) -> ChainLink:
+    """Create ``stream`` (unkeyed) with ``events``: the link an append after them follows."""
+    result = await store.create_stream(stream, "basari", events)
+    return ChainLink(head=result.events[-1].hash if result.events else GENESIS_HASH)
 
 
 async def feed_end(store: PostgresEventStore) -> FeedPosition | None:
@@ -200,8 +207,7 @@ async def test_upcasting_never_rewrites_the_stored_row(superuser_pool: asyncpg.P
 
 async def test_concurrent_appends_each_get_their_own_answer(store: PostgresEventStore) -> None:
     contested, alone = [new_id() for _ in range(6)], [new_id() for _ in range(6)]
-    for stream in contested + alone:
-        await store.create_stream(stream, "basari", [event(0)])
+    links = {stream: await created(store, stream, [event(0)]) for stream in contested + alone}
     appends = (
         [(stream, 1, [event(1)], None) for stream in contested]
         + [(stream, 1, [event(10), event(11)], None) for stream in contested]
@@ -210,7 +216,7 @@ async def test_concurrent_appends_each_get_their_own_answer(store: PostgresEvent
     )
     outcomes = await asyncio.gather(
         *(
-            store.append(stream, expected, events, status=status)
+            store.append(stream, expected, events, status=status, link=links.get(stream, ChainLink(head=b"")))
             for stream, expected, events, status in appends
         ),
         return_exceptions=True,
@@ -241,11 +247,13 @@ async def test_concurrent_appends_each_get_their_own_answer(store: PostgresEvent
 
 async def test_a_bad_append_among_concurrent_ones_fails_alone(store: PostgresEventStore) -> None:
     streams = [new_id() for _ in range(5)]
-    for stream in streams:
-        await store.create_stream(stream, "basari", [])
+    links = [await created(store, stream, []) for stream in streams]
     bad = NewEvent(type="broken", schema_version=1, data=b"{not json")
     outcomes = await asyncio.gather(
-        *(store.append(stream, 0, [bad] if i == 2 else [event(i)]) for i, stream in enumerate(streams)),
+        *(
+            store.append(stream, 0, [bad] if i == 2 else [event(i)], link=link)
+            for i, (stream, link) in enumerate(zip(streams, links, strict=True))
+        ),
         return_exceptions=True,
     )
     assert isinstance(outcomes[2], ValueError)
@@ -258,8 +266,7 @@ async def test_concurrent_commands_with_ids_are_committed_together_and_each_coun
     store: PostgresEventStore,
 ) -> None:
     streams = [new_id() for _ in range(6)]
-    for stream in streams:
-        await store.create_stream(stream, "basari", [event(0)])
+    links = [await created(store, stream, [event(0)]) for stream in streams]
     records = [
         CommandRecord(command_id=f"cmd-{i}", request_hash=f"h-{i}", response=b"first") for i in range(6)
     ]
@@ -267,8 +274,8 @@ async def test_concurrent_commands_with_ids_are_committed_together_and_each_coun
     # Each command twice at once: a client's retry racing its first try.
     outcomes = await asyncio.gather(
         *(
-            store.append(stream, 1, batch, command=record)
-            for stream, batch, record in zip(streams, batches, records, strict=True)
+            store.append(stream, 1, batch, command=record, link=link)
+            for stream, batch, record, link in zip(streams, batches, records, links, strict=True)
             for _ in range(2)
         )
     )
@@ -290,8 +297,7 @@ async def test_a_retried_command_at_the_current_version_leaves_its_batch_to_comm
     store: PostgresEventStore,
 ) -> None:
     streams = [new_id() for _ in range(6)]
-    for stream in streams:
-        await store.create_stream(stream, "basari", [event(0)])
+    links = [await created(store, stream, [event(0)]) for stream in streams]
     retried = CommandRecord(command_id="noop", request_hash="h", response=b"nothing to do")
     await store.append(streams[0], 1, [], command=retried)  # stored, and the stream still at version 1
     records = [retried] + [
@@ -299,8 +305,8 @@ async def test_a_retried_command_at_the_current_version_leaves_its_batch_to_comm
     ]
     outcomes = await asyncio.gather(
         *(
-            store.append(stream, 1, [event(1)], command=record)
-            for stream, record in zip(streams, records, strict=True)
+            store.append(stream, 1, [event(1)], command=record, link=link)
+            for stream, record, link in zip(streams, records, links, strict=True)
         )
     )
     assert outcomes[0].replayed == retried and outcomes[0].events == []
@@ -317,12 +323,13 @@ async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(
     # Two stores stand for two processes: their batches lock the same rows, in the same (stream id) order.
     first, second = PostgresEventStore(superuser_pool), PostgresEventStore(superuser_pool)
     streams = [new_id() for _ in range(10)]
+    genesis = ChainLink(head=GENESIS_HASH)
     for stream in streams:
         await first.create_stream(stream, "basari", [])
     outcomes = await asyncio.wait_for(
         asyncio.gather(
-            *(first.append(stream, 0, [event(1)]) for stream in streams),
-            *(second.append(stream, 0, [event(2), event(3)]) for stream in reversed(streams)),
+            *(first.append(stream, 0, [event(1)], link=genesis) for stream in streams),
+            *(second.append(stream, 0, [event(2), event(3)], link=genesis) for stream in reversed(streams)),
             return_exceptions=True,
         ),
         timeout=30,
