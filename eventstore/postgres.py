@@ -531,11 +531,11 @@ class PostgresEventStore(FollowsFeed):
             [queued.link.key for queued in batch],
             [len(queued.events) for queued in batch],
             [queued.hashes[-1] for queued in batch],
-            [queued.status for queued in batch],
-            [queued.cause for queued in batch],
-            [None if queued.command is None else queued.command.command_id for queued in batch],
-            [None if queued.command is None else queued.command.request_hash for queued in batch],
-            [None if queued.command is None else queued.command.response for queued in batch],
+            _column([queued.status for queued in batch]),
+            _column([queued.cause for queued in batch]),
+            _column([None if queued.command is None else queued.command.command_id for queued in batch]),
+            _column([None if queued.command is None else queued.command.request_hash for queued in batch]),
+            _column([None if queued.command is None else queued.command.response for queued in batch]),
             event_streams,
             indexes,
             [event.type for event in events],
@@ -719,6 +719,12 @@ class PostgresEventStore(FollowsFeed):
             None if head is None else (head[0], head[1]),
             b"" if head is None else bytes(head[2]),
         )
+
+
+def _column(values: list[Any]) -> list[Any] | None:
+    """A batch column as sent: None when no entry has a value (unnest pads a NULL array with NULLs to the
+    others' length, and asyncpg then encodes nothing, where it would encode a NULL per entry)."""
+    return None if all(value is None for value in values) else values
 
 
 def _stream_info(row: Any) -> StreamInfo:
