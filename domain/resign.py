@@ -100,6 +100,8 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
 
     def decide(state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         """A resignation from a seat still playing, or the game's own command; then the stand-in's turns."""
+        if not state.resigned and not isinstance(command, Resign):  # nobody to stand in for: the game's own
+            return spec.decide(state, seat, command, rng)
         if _ended_by_resignation(state):
             raise Rejected("game_over", detail="the game is over: fewer than two seats still play")
         if seat in state.resigned and not spec.is_over(state):
