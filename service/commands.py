@@ -299,7 +299,7 @@ class GameCommands:
                         rule=refusal.rule,
                     )
                 raise
-            finished_now = loaded.game.is_over(new_state)
+            finished_now = bool(loaded.game.is_over(new_state))
             record = None
             if command_id is not None:
                 record = CommandRecord(
@@ -333,17 +333,22 @@ class GameCommands:
                 command=command.__struct_config__.tag,
                 version=result.version,
             )
-            return await self._answer(loaded, seat, accepted, new_state, result)
+            return await self._answer(loaded, seat, accepted, new_state, result, finished_now)
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
 
     async def _answer(
-        self, loaded: LoadedGame, seat: int, accepted: CommandAccepted, state: Any, result: AppendResult
+        self,
+        loaded: LoadedGame,
+        seat: int,
+        accepted: CommandAccepted,
+        state: Any,
+        result: AppendResult,
+        finished: bool,
     ) -> CommandAccepted:
         """Remember the appended state and answer with the signed head; the events whole if the game just
-        ended (every event is public then), else as the seat may see them."""
+        ended (``finished``: every event is public then), else as the seat may see them."""
         head = result.events[-1].hash if result.events else loaded.head
         self.loader.remember(loaded.game_id, result.version, state, loaded.info, head)
-        finished = bool(loaded.game.is_over(state))
         signed = self.queries.signed_head(loaded.game_id, result.version, head, loaded.info, finished)
         if finished and not await self.loader.sealed(loaded.info):
             return CommandAccepted(
