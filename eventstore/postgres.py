@@ -263,7 +263,6 @@ class _Queued:
     status: str | None
     cause: bytes | None
     link: ChainLink
-    hashes: list[bytes]  # of ``events``, chained from ``link``
     done: asyncio.Future[list[Any]] = field(repr=False)
 
 
@@ -360,7 +359,6 @@ class PostgresEventStore(FollowsFeed):
                     status,
                     cause,
                     link,
-                    chained(link.head, stream_id, expected_version, events, link.key),
                     asyncio.get_running_loop().create_future(),
                 )
                 rows = await self._append_grouped(queued)
@@ -519,9 +517,14 @@ class PostgresEventStore(FollowsFeed):
             return {only.stream_id: rows}
         event_streams: list[str] = []
         indexes: list[int] = []
+        hashes: list[bytes] = []  # of every event, each chained from its append's link
+        heads: list[bytes] = []  # each append's last hash
         for queued in batch:
             event_streams += [queued.stream_id] * len(queued.events)
             indexes += range(1, len(queued.events) + 1)
+            link = queued.link
+            hashes += chained(link.head, queued.stream_id, queued.expected, queued.events, link.key)
+            heads.append(hashes[-1])
         events = [event for queued in batch for event in queued.events]
         rows = await self._fetch(
             _APPEND_BATCH,
@@ -530,7 +533,7 @@ class PostgresEventStore(FollowsFeed):
             [queued.link.head for queued in batch],
             [queued.link.key for queued in batch],
             [len(queued.events) for queued in batch],
-            [queued.hashes[-1] for queued in batch],
+            heads,
             _column([queued.status for queued in batch]),
             _column([queued.cause for queued in batch]),
             _column([None if queued.command is None else queued.command.command_id for queued in batch]),
@@ -541,7 +544,7 @@ class PostgresEventStore(FollowsFeed):
             [event.type for event in events],
             [event.schema_version for event in events],
             [event.data for event in events],
-            [hash_ for queued in batch for hash_ in queued.hashes],
+            hashes,
         )
         appended: dict[str, list[Any]] = {}
         for row in rows:
