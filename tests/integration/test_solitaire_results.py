@@ -28,6 +28,11 @@ from tests.support.finished_games import finish
 
 pytestmark = pytest.mark.db
 
+# The seed of an unsolved game: the game's seed and the random player's, whose play ends unsolved. Random
+# play solves about one solitaire in sixteen (Z-12's target met by chance), so a seed drawn afresh made the
+# unsolved cases fail now and then; with this one they are the same game every run.
+UNSOLVED = "unsolved-solitaire"
+
 
 @pytest.fixture
 def service(pool: asyncpg.Pool) -> GameService:
@@ -58,12 +63,13 @@ async def solve(service: GameService, game_id: str) -> None:
 
 async def solitaire(service: GameService, name: str, solved: bool) -> LoadedGame:
     """A finished solitaire game of ``name``: solved, or played at random to its unsolved end."""
-    created = await service.create(CreateGame(game="bazaar", players=[PlayerIn(name=name)], seed=name))
+    seed = name if solved else UNSOLVED
+    created = await service.create(CreateGame(game="bazaar", players=[PlayerIn(name=name)], seed=seed))
     if solved:
         await play(service, created.game_id, name, 12)
         await solve(service, created.game_id)
     else:
-        await finish(service, created.game_id, name)
+        await finish(service, created.game_id, UNSOLVED)
     loaded = await service.load(created.game_id)
     assert loaded.finished and loaded.result().solved is solved
     return loaded
@@ -121,11 +127,13 @@ async def test_an_account_page_shows_a_solitaire_result_as_turns_and_never_rates
     turns with ``solved``, lower is better; the game is in no rating."""
     name, token = await account(client, "solo")
     created = await client.post(
-        "/v1/games", json={"game": "bazaar", "players": [{"account": "me"}]}, headers=bearer(token)
+        "/v1/games",
+        json={"game": "bazaar", "players": [{"account": "me"}], "seed": UNSOLVED},
+        headers=bearer(token),
     )
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
-    await finish(service, game_id, name)
+    await finish(service, game_id, UNSOLVED)
     loaded = await service.load(game_id)
     expected = {"score": turns(loaded), "lower_is_better": True, "solved": False}
     listing = (await client.get("/v1/games", params={"player": name, "status": "finished"})).json()
