@@ -574,8 +574,12 @@ async def test_connections_the_server_dropped_are_unavailable_then_replaced(
 async def test_a_closed_connection_is_unavailable(superuser_pool: asyncpg.Pool, database_url: str) -> None:
     victim = await asyncpg.connect(database_url)
     try:
-        await superuser_pool.execute("SELECT pg_terminate_backend($1)", victim.get_server_pid())
-        await asyncio.sleep(0.1)
+        # Wait for the backend to exit, then for the client to see its socket close (no fixed sleep: on a
+        # loaded machine the query could otherwise reach the dying backend and meet its FATAL instead).
+        await superuser_pool.execute("SELECT pg_terminate_backend($1, 10000)", victim.get_server_pid())
+        deadline = asyncio.get_running_loop().time() + 10
+        while not victim.is_closed() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
         with pytest.raises(asyncpg.InterfaceError) as failure:
             await victim.fetch("SELECT 1")
         assert is_unavailable(failure.value)
