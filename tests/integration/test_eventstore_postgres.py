@@ -262,6 +262,34 @@ async def test_a_bad_append_among_concurrent_ones_fails_alone(store: PostgresEve
         assert [e.data for e in stored] == ([] if i == 2 else [event(i).data])
 
 
+async def test_concurrent_appends_store_every_body_byte_for_byte(store: PostgresEventStore) -> None:
+    """A group commit sends bodies inside a JSON document; each is stored, and hashed, exactly as given:
+    spacing, key order, duplicate keys, escapes, non-ASCII text, a top-level string or number."""
+    bodies = [
+        b'{ "b" :  1,\n "a": [1, 2.50], "b": 2 }',
+        '{"text": "caf\u00e9 \\u00e9 \\" \\\\ \\n \\u0000", "emoji": "\U0001f3b2"}'.encode(),
+        b'"a top-level string with \\u00e9 and \\" escapes"',
+        b"12.50",
+        b"[]",
+    ]
+    streams = [new_id() for _ in bodies]
+    links = [await created(store, stream, [event(0)]) for stream in streams]
+    outcomes = await asyncio.gather(
+        *(
+            store.append(stream, 1, [NewEvent(type="raw", schema_version=1, data=body), event(1)], link=link)
+            for stream, body, link in zip(streams, bodies, links, strict=True)
+        )
+    )
+    for stream, body, outcome in zip(streams, bodies, outcomes, strict=True):
+        stored = await store.read_stream(stream)
+        assert [e.data for e in stored] == [event(0).data, body, event(1).data]
+        assert outcome.events == stored[1:]
+        assert (await store.verify_chain(stream)).ok
+    feed = await store.read_all(limit=10_000)
+    transactions = {at.tx for at, e in feed if e.stream_id in streams and e.version == 2}
+    assert len(transactions) < len(streams)  # they went in batches, not alone
+
+
 async def test_concurrent_commands_with_ids_are_committed_together_and_each_counts_once(
     store: PostgresEventStore,
 ) -> None:
