@@ -436,10 +436,15 @@ async def http(database_url: str, pool: asyncpg.Pool) -> dict[str, float]:
         slice_labels = [f"wrk-{next(wrk_slices)}-{c}" for c in range(HTTP_CLIENTS)]
         length = int(seconds * 150) + 50  # several times what a connection sends in a slice
         slice_scripts = Scripts(await create_games(service, slice_labels), slice_labels, length)
-        return [
-            [command_post(step) for step in iter(lambda c=c: slice_scripts.take(c), None)]
-            for c in range(HTTP_CLIENTS)
-        ]
+
+        def posts(client: int) -> list[Post]:
+            """Every command of ``client``'s script, in order."""
+            out = []
+            while (step := slice_scripts.take(client)) is not None:
+                out.append(command_post(step))
+            return out
+
+        return [posts(c) for c in range(HTTP_CLIENTS)]
 
     bare_server = start_server(database_url, WORKERS, app="tests.bench.bare_app:create_bare_app")
     games_server = start_server(database_url, WORKERS)

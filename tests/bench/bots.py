@@ -57,7 +57,8 @@ TABLES = [
 
 def decision_times(game: str, players: int, timings: list[tuple[str, int, float]]) -> None:
     """Strong's decisions in ``TIMED`` games against random ones, timed with the server's whole budget."""
-    bots: list[Level] = ["strong", *(["random"] * (players - 1))]
+    opponents: list[Level] = ["random"] * (players - 1)
+    bots: list[Level] = ["strong", *opponents]
     for index in range(TIMED):
         play(
             game,
@@ -72,7 +73,8 @@ def decision_times(game: str, players: int, timings: list[tuple[str, int, float]
 def win_share(game: str, players: int, level: Level) -> tuple[float, int]:
     """The share of wins of one ``level`` bot against random ones over ``GAMES`` rotated, seeded games, and
     the games abandoned (still running after the simulator's cap, counted nowhere else)."""
-    bots: list[Level] = [level, *(["random"] * (players - 1))]
+    opponents: list[Level] = ["random"] * (players - 1)
+    bots: list[Level] = [level, *opponents]
     report, _ = simulate(
         game,
         bots,
