@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -535,7 +535,7 @@ class PostgresEventStore(FollowsFeed):
                     appended = await self._commit(connection, batch)
                 except Exception as exc:
                     if connection is not None:  # a fresh one for the next batch (the pool drops it if broken)
-                        await self._pool.release(connection)
+                        await self._give_back(connection)
                         connection = None
                     failure = as_unavailable(exc)
                     # Not retried alone when unavailable: the batch may have committed before the
@@ -566,7 +566,13 @@ class PostgresEventStore(FollowsFeed):
                     queued.done.cancel()
                 self._queued = []
             if connection is not None:
-                await self._pool.release(connection)
+                await self._give_back(connection)
+
+    async def _give_back(self, connection: Any) -> None:
+        """Return a flusher's connection to the pool. Its batches' outcomes are settled by then; a release
+        that fails (the connection broke) has closed it, and the pool opens another when next asked."""
+        with suppress(Exception):
+            await self._pool.release(connection)
 
     async def _commit(self, connection: Any, batch: list[_Queued]) -> dict[str, list[Any]]:
         """Append ``batch`` in one transaction on ``connection``; the rows of each stream appended to (the
