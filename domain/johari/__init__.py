@@ -38,7 +38,7 @@ GAME: Final = clocked(
             legal=legal.legal,
             is_over=scoring.is_over,
             result=scoring.result,
-            scoresheet=scoring.scoresheet,
+            sheet=scoring.sheet,
         )
     )
 )
