@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Game, GameConfig, Rng, fold
+from domain.core import Command, Game, GameConfig, Rng, fold
 from domain.registry import all_games
 from domain.resign import Resign, decisions
 
@@ -99,6 +99,7 @@ def record(recording: Recording, max_commands: int = 5_000) -> bytes:
                     )
                 )
         leaving = [seat for at, seat in recording.resign if at == step and seat not in state.resigned]
+        command: Command
         if leaving:
             seat, command = leaving[0], Resign()
         else:

@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 from litestar.testing import AsyncTestClient
 
-from domain.core import Event, Rng, fold
+from domain.core import Command, Event, Rng, fold
 from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
@@ -52,6 +52,7 @@ def leader_resigns_at(loaded: LoadedGame, step: int) -> tuple[list[Event], int]:
     events: list[Event] = []
     quitter, commands = -1, 0
     while not game.is_over(state):
+        command: Command
         if commands == step:
             scores = game.result(state).scores
             quitter = max(range(len(scores)), key=lambda seat: scores[seat])
