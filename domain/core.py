@@ -192,7 +192,7 @@ class Game(Protocol[S]):
         ...
 
     def view(self, state: S, seat: int | None, /) -> msgspec.Struct:
-        """What ``seat`` (None: a spectator) may see now."""
+        """What ``seat`` (None: a spectator) may see now; once over, its winners are ``result``'s."""
         ...
 
     def redact(self, event: Event, seat: int | None, /) -> msgspec.Struct:
@@ -242,7 +242,8 @@ class GameSpec(Generic[S]):
     deal: Callable[[GameConfig, Rng], list[Event]]  # the opening events of a validated config
     decide: Callable[[S, int, Command, Rng], list[Event]]
     evolve: Callable[[S, Event], S]
-    view: Callable[[S, int | None], msgspec.Struct]
+    # what a seat (None: a spectator) sees: the table so far (outcome None), or over with the outcome's winners
+    table: Callable[[S, int | None, Result | None], msgspec.Struct]
     redact: Callable[[Event, int | None], msgspec.Struct]
     pending: Callable[[S], Sequence[Pending[str]]]
     legal: Callable[[S, int], list[Command]]
@@ -270,7 +271,15 @@ class GameSpec(Generic[S]):
 
     def scoresheet(self, state: S, /) -> ScoreSheet:
         """The score sheet so far; once over, final and a view of ``result``: one ranking names the winners."""
-        return self.sheet(state, self.result(state) if self.is_over(state) else None)
+        return self.sheet(state, self._outcome(state))
+
+    def view(self, state: S, seat: int | None, /) -> msgspec.Struct:
+        """What ``seat`` sees; once over, its outcome (over, winners, scores) is ``result``'s, as on the sheet."""
+        return self.table(state, seat, self._outcome(state))
+
+    def _outcome(self, state: S) -> Result | None:
+        """The game's ``result`` once it is over (None while it runs): what the sheet and the views show."""
+        return self.result(state) if self.is_over(state) else None
 
 
 def _a_spec_is_a_game(spec: GameSpec[S]) -> Game[S]:
