@@ -2,7 +2,8 @@
 ``domain/clock.py``): in every registered game the score sheet agrees with the result. While a game runs
 its sheet is not final and names nobody (the ``resigned`` row, if any, last); once over, its last row is the
 final row naming the result's winners, right after the ``resigned`` row, and a solitaire's ``solved`` is
-the result's."""
+the result's. Every seat's view and the spectator's (B-12, Z-15, J-18) then show the result too: over,
+its winners and scores."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from domain.clock import SeatTimedOut
 from domain.core import Game
 from domain.registry import all_games
+from tests.support.outcome_views import assert_views_show_the_result
 from tests.support.random_play import play_with_departures
 
 GAMES = all_games()
@@ -73,12 +75,14 @@ def assert_sheet_is_the_result(game: Game[Any], state: Any) -> None:
 def test_the_sheet_names_the_results_winners_however_the_game_ends(
     name: str, players: int, timed: bool, seed: int
 ) -> None:
-    """Random resignations and timeouts: sheet winners = result winners, sheet ``solved`` = result's."""
+    """Random resignations and timeouts: sheet winners = result winners, sheet ``solved`` = result's; every
+    view shows the result."""
     game = GAMES[name]
     seed_text = f"sheet-{name}-{players}-{timed}-{seed}"
     run = play_with_departures(game, players, seed_text, timed, lambda s: running_sheet_names_nobody(game, s))
     assert game.is_over(run.state)
     assert_sheet_is_the_result(game, run.state)
+    assert_views_show_the_result(game, run.state)
 
 
 def test_random_departures_reach_every_ending() -> None:
