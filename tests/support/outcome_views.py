@@ -12,7 +12,7 @@ def assert_views_show_the_result(game: Game[Any], state: Any) -> None:
     """Every seat's view and the spectator's: over, the result's winners and (where shown) its scores."""
     result = game.result(state)
     for viewer in [*range(len(state.players)), None]:
-        seen = game.view(state, viewer)
+        seen: Any = game.view(state, viewer)
         if hasattr(seen, "over"):
             assert seen.over is True, (game.name, viewer)
         if hasattr(seen, "winners"):
