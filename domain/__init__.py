@@ -16,7 +16,7 @@ Every game package has the same files with the same roles, so the three read sid
     evolve.py      evolve (one ``match`` over the event types): applies an event, never validates
     legal.py       pending (who owes which Decision now) and legal (every command a seat may send)
     view.py        view (what a seat or a spectator sees) and redact (events without their secrets)
-    scoring.py     is_over, result, scoresheet and the scoring rules
+    scoring.py     is_over, result, sheet (the score sheet drawn from a result) and the scoring rules
 
 plus helpers that only one game has: ``basari/bids.py`` (comparing bids, B-8), ``johari/actions.py`` (resolving
 an action card, J-13) and ``johari/nobles.py`` (Noble abilities, J-16). Where a game needs a table it declares

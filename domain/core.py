@@ -111,7 +111,8 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ScoreSheet(msgspec.Struct, frozen=True, kw_only=True):
-    """A score sheet as a table: the same rows serve JSON and CSV; ``winners`` names the final row."""
+    """A score sheet as a table: the same rows serve JSON and CSV. Once ``final``, the last row is the rule
+    page's final row, naming ``winners`` (the result's winners, see ``GameSpec.scoresheet``)."""
 
     columns: tuple[str, ...]
     rows: tuple[tuple[str | int | None, ...], ...]
@@ -191,7 +192,7 @@ class Game(Protocol[S]):
         ...
 
     def view(self, state: S, seat: int | None, /) -> msgspec.Struct:
-        """What ``seat`` (None: a spectator) may see now."""
+        """What ``seat`` (None: a spectator) may see now; once over, its winners are ``result``'s."""
         ...
 
     def redact(self, event: Event, seat: int | None, /) -> msgspec.Struct:
@@ -215,7 +216,7 @@ class Game(Protocol[S]):
         ...
 
     def scoresheet(self, state: S, /) -> ScoreSheet:
-        """The score sheet of the rule page, so far."""
+        """The score sheet of the rule page, so far; once over, its final row names ``result``'s winners."""
         ...
 
 
@@ -241,13 +242,15 @@ class GameSpec(Generic[S]):
     deal: Callable[[GameConfig, Rng], list[Event]]  # the opening events of a validated config
     decide: Callable[[S, int, Command, Rng], list[Event]]
     evolve: Callable[[S, Event], S]
-    view: Callable[[S, int | None], msgspec.Struct]
+    # what a seat (None: a spectator) sees: the table so far (outcome None), or over with the outcome's winners
+    table: Callable[[S, int | None, Result | None], msgspec.Struct]
     redact: Callable[[Event, int | None], msgspec.Struct]
     pending: Callable[[S], Sequence[Pending[str]]]
     legal: Callable[[S, int], list[Command]]
     is_over: Callable[[S], bool]
     result: Callable[[S], Result]
-    scoresheet: Callable[[S], ScoreSheet]
+    # the rule page's score sheet: so far (outcome None), or final with the outcome's winners in its last row
+    sheet: Callable[[S, Result | None], ScoreSheet]
 
     def validate_config(self, config: GameConfig, /) -> None:
         """The rule page's player count (``players_rule``) and the game's own options type (raises Rejected)."""
@@ -265,6 +268,18 @@ class GameSpec(Generic[S]):
         """The opening events, once the config is valid (raises Rejected otherwise)."""
         self.validate_config(config)
         return self.deal(config, rng)
+
+    def scoresheet(self, state: S, /) -> ScoreSheet:
+        """The score sheet so far; once over, final and a view of ``result``: one ranking names the winners."""
+        return self.sheet(state, self._outcome(state))
+
+    def view(self, state: S, seat: int | None, /) -> msgspec.Struct:
+        """What ``seat`` sees; once over, its outcome (over, winners, scores) is ``result``'s, as on the sheet."""
+        return self.table(state, seat, self._outcome(state))
+
+    def _outcome(self, state: S) -> Result | None:
+        """The game's ``result`` once it is over (None while it runs): what the sheet and the views show."""
+        return self.result(state) if self.is_over(state) else None
 
 
 def _a_spec_is_a_game(spec: GameSpec[S]) -> Game[S]:

@@ -12,7 +12,9 @@ The rules, for every game and player count:
   same append and the game always reaches its end without any seat waiting on a player who left.
 - Ranking: every seat that did not resign ranks above every seat that did (among themselves by the game's
   own ranking); resigned seats rank by order of resignation, the first to resign last. Scores stay as
-  played. The score sheet gains a ``resigned`` row naming the resigned seats in order.
+  played. The score sheet gains a ``resigned`` row naming the resigned seats in order; once the game is
+  over it comes right before the final row, which names the result's winners (the sheet is drawn from the
+  result, ``GameSpec.scoresheet``), however the game ended.
 
 ``resignable(spec)`` applies these rules to a game declared with ``GameSpec``; its state needs ``players``
 (one entry per seat) and ``resigned`` (the resigned seats in order, folded from ``SeatResigned``).
@@ -147,19 +149,16 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
             solved=False if base.solved is not None and not still else base.solved,
         )
 
-    def scoresheet(state: S) -> ScoreSheet:
-        """The game's score sheet plus a ``resigned`` row; a game ended by resignation is final."""
-        sheet = spec.scoresheet(state)
+    def sheet(state: S, outcome: Result | None) -> ScoreSheet:
+        """The game's score sheet with a ``resigned`` row: last while the game runs, then just before the
+        final row (which names the outcome's winners, the resign ranking's)."""
+        drawn = spec.sheet(state, outcome)
         if not state.resigned:
-            return sheet
-        width = len(sheet.columns)
+            return drawn
         names = ", ".join(_name(state.players[seat]) for seat in state.resigned)
-        rows = [*sheet.rows, ("resigned", names, *([None] * (width - 2)))]
-        if sheet.final or not is_over(state):
-            return msgspec.structs.replace(sheet, rows=tuple(rows))
-        winners = tuple(_name(state.players[seat]) for seat in result(state).winners)
-        rows.append(("winners", ", ".join(winners), *([None] * (width - 2))))
-        return msgspec.structs.replace(sheet, rows=tuple(rows), winners=winners, final=True)
+        row = ("resigned", names, *([None] * (len(drawn.columns) - 2)))
+        at = len(drawn.rows) - 1 if drawn.final else len(drawn.rows)
+        return msgspec.structs.replace(drawn, rows=(*drawn.rows[:at], row, *drawn.rows[at:]))
 
     return dataclasses.replace(
         spec,
@@ -169,7 +168,7 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
         legal=legal,
         is_over=is_over,
         result=result,
-        scoresheet=scoresheet,
+        sheet=sheet,
     )
 
 

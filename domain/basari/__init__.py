@@ -33,13 +33,13 @@ GAME: Final = clocked(
             deal=rules.setup,
             decide=rules.decide,
             evolve=evolve.evolve,
-            view=view.view,
+            table=view.view,
             redact=view.redact,
             pending=legal.pending,
             legal=legal.legal,
             is_over=scoring.is_over,
             result=scoring.result,
-            scoresheet=scoring.scoresheet,
+            sheet=scoring.sheet,
         )
     )
 )

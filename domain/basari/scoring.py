@@ -9,7 +9,7 @@ from domain.basari.events import StageLine, StageScored
 from domain.basari.state import State
 from domain.core import Result, ScoreSheet
 
-__all__ = ["is_over", "result", "score_stage", "scoresheet", "winners"]
+__all__ = ["is_over", "result", "score_stage", "sheet", "winners"]
 
 
 def is_over(state: State) -> bool:
@@ -86,8 +86,9 @@ _STAGE_COLUMNS = (
 )
 
 
-def scoresheet(state: State) -> ScoreSheet:
-    """B-11: per player and stage the action-B, majority and workers points, stage and running totals."""
+def sheet(state: State, outcome: Result | None) -> ScoreSheet:
+    """B-11: per player and stage the action-B, majority and workers points, stage and running totals; once
+    over, the final row names the winner(s) of ``outcome``."""
     columns: list[str] = ["seat", "player"]
     for stage in range(1, COMPONENTS.stages + 1):
         columns += [f"stage {stage} {name}" for name in _STAGE_COLUMNS]
@@ -111,8 +112,7 @@ def scoresheet(state: State) -> ScoreSheet:
                 row += [None] * len(_STAGE_COLUMNS)
         row.append(player.points)
         rows.append(tuple(row))
-    final = state.phase == "over"
-    names = tuple(state.players[seat].name for seat in state.winners) if final else ()
-    if final:
+    names = () if outcome is None else tuple(state.players[seat].name for seat in outcome.winners)
+    if outcome is not None:
         rows.append(("winners", ", ".join(names), *([None] * (len(columns) - 2))))
-    return ScoreSheet(columns=tuple(columns), rows=tuple(rows), winners=names, final=final)
+    return ScoreSheet(columns=tuple(columns), rows=tuple(rows), winners=names, final=outcome is not None)

@@ -8,7 +8,7 @@ from msgspec.structs import replace
 from domain.basari.components import COMPONENTS, Action, Card, Gems
 from domain.basari.events import ActionChosen, PileShuffled
 from domain.basari.state import State
-from domain.core import Event
+from domain.core import Event, Result
 
 __all__ = ["BasariView", "BidView", "NegotiationView", "PlayerView", "redact", "view"]
 
@@ -69,8 +69,9 @@ class BasariView(msgspec.Struct, frozen=True, kw_only=True):
     winners: tuple[int, ...]
 
 
-def view(state: State, seat: int | None) -> BasariView:
-    """B-12: everything public, the seat's own pick before the reveal, and only the draw pile's size."""
+def view(state: State, seat: int | None, outcome: Result | None) -> BasariView:
+    """B-12: everything public, the seat's own pick before the reveal, and only the draw pile's size; once
+    over, the winner(s) of ``outcome`` (B-10)."""
     players = []
     for index, player in enumerate(state.players):
         # B-6: a pick stays hidden from everybody else until all picks are revealed at once
@@ -118,8 +119,8 @@ def view(state: State, seat: int | None) -> BasariView:
         negotiation=negotiation,
         d_turns=state.d_turns,
         d_single=state.d_single,
-        over=state.phase == "over",
-        winners=state.winners,
+        over=outcome is not None,
+        winners=() if outcome is None else outcome.winners,
     )
 
 

@@ -12,7 +12,7 @@ __all__ = [
     "is_over",
     "points",
     "result",
-    "scoresheet",
+    "sheet",
     "stars_for",
 ]
 
@@ -74,28 +74,28 @@ def result(state: State) -> Result:
     return Result(scores=state.scores, ranks=ranks, winners=winners, note=note)
 
 
-def _solitaire_sheet(state: State) -> ScoreSheet:
-    """Z-12: the player, the turns taken (fewer is better) and whether solved (None while it runs)."""
-    solved = state.end_reason == "solitaire_solved" if state.over else None
+def _solitaire_sheet(state: State, outcome: Result | None) -> ScoreSheet:
+    """Z-12: the player, the turns taken (fewer is better) and the outcome's ``solved`` (None while it runs)."""
+    solved = None if outcome is None else outcome.solved
     name = state.players[0]
     return ScoreSheet(
         columns=SOLITAIRE_COLUMNS,
         rows=((name, state.turn, solved),),
-        winners=(name,) if solved else (),
-        final=state.over,
+        winners=() if outcome is None else tuple(state.players[seat] for seat in outcome.winners),
+        final=outcome is not None,
     )
 
 
-def scoresheet(state: State) -> ScoreSheet:
+def sheet(state: State, outcome: Result | None) -> ScoreSheet:
     """Z-14: one row per purchase with the player's running total; once over, a final row names the winners.
 
     Columns: turn (counted over all seats), player, ware id, stars after upgrades, stones left, points,
-    running total of that player. The final row reads ``("final", <winners>, None, None, None, None,
-    <winning score>)``. Solitaire (Z-12) has no purchases: its one row is the player, the turns taken (fewer
-    is better) and whether the game was solved (None while it runs).
+    running total of that player. The final row reads ``("final", <winners of outcome>, None, None, None,
+    None, <winning score>)``. Solitaire (Z-12) has no purchases: its one row, also its final row, is the
+    player, the turns taken (fewer is better) and the outcome's ``solved`` (None while it runs).
     """
     if state.solitaire:
-        return _solitaire_sheet(state)
+        return _solitaire_sheet(state, outcome)
     totals = [0] * len(state.players)
     rows: list[tuple[str | int | None, ...]] = []
     for row in state.sheet:
@@ -103,10 +103,11 @@ def scoresheet(state: State) -> ScoreSheet:
         name = state.players[row.seat]
         rows.append((row.turn, name, row.ware, row.stars, row.stones_left, row.points, totals[row.seat]))
     winners: tuple[str, ...] = ()
-    if state.over:
-        outcome = result(state)
+    if outcome is not None:
         winners = tuple(state.players[seat] for seat in outcome.winners)
         best = outcome.scores[outcome.winners[0]] if outcome.winners else outcome.scores[0]
         label = ", ".join(winners) if winners else "unsolved"
         rows.append(("final", label, None, None, None, None, best))
-    return ScoreSheet(columns=SCORESHEET_COLUMNS, rows=tuple(rows), winners=winners, final=state.over)
+    return ScoreSheet(
+        columns=SCORESHEET_COLUMNS, rows=tuple(rows), winners=winners, final=outcome is not None
+    )

@@ -11,7 +11,7 @@ import msgspec
 from domain.bazaar.components import EDITION
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
 from domain.bazaar.state import State
-from domain.core import Event
+from domain.core import Event, Result
 
 __all__ = [
     "BazaarView",
@@ -108,8 +108,9 @@ def _ware(ware_id: int) -> WareView | None:
     return WareView(id=ware.id, stones=EDITION.named(ware.stones), star=ware.star)
 
 
-def view(state: State, seat: int | None) -> BazaarView:
-    """Z-15: everything public: exchange, stall sizes, displayed wares, bank, every seat's stones, score."""
+def view(state: State, seat: int | None, outcome: Result | None) -> BazaarView:
+    """Z-15: everything public: exchange, stall sizes, displayed wares, bank, every seat's stones, score;
+    ``over`` once there is an ``outcome`` (however the game ended)."""
     equations = EDITION.equations(state.exchange)
     limit_view = None
     if state.phase == "discard_excess" and state.offender is not None and state.chooser is not None:
@@ -156,7 +157,7 @@ def view(state: State, seat: int | None) -> BazaarView:
         purchases_allowed=state.purchases_allowed,
         unscored_wares=tuple(u.ware for u in state.unscored),
         hand_limit_decision=limit_view,
-        over=state.over,
+        over=outcome is not None,
         end_reason=state.end_reason,
     )
 

@@ -1,5 +1,5 @@
 """Final scoring (J-15, J-16 end-game Nobles, J-17 score sheet): totals, tie-break, ranks and winners; the end
-(``is_over``), the ``result`` and the ``scoresheet``."""
+(``is_over``), the ``result`` and the score ``sheet``."""
 
 from __future__ import annotations
 
@@ -86,10 +86,9 @@ def result(state: State) -> Result:
     )
 
 
-def scoresheet(state: State) -> ScoreSheet:
-    """J-17: gold, Gem Tokens, Nobles, Prestige Cards (public, J-18), end-game bonuses, total; the winners'
-    row once the game is over."""
-    final = state.phase == "over"
+def sheet(state: State, outcome: Result | None) -> ScoreSheet:
+    """J-17: gold, Gem Tokens, Nobles, Prestige Cards (public, J-18), end-game bonuses, total; once over, the
+    final row names the winner(s) of ``outcome``."""
     columns = (
         "player",
         "gold",
@@ -121,8 +120,7 @@ def scoresheet(state: State) -> ScoreSheet:
                 s.tiebreak,
             )
         )
-    _, winners = ranking(scores)
-    names = tuple(state.players[w].name for w in winners) if final else ()
-    if final:
+    names = () if outcome is None else tuple(state.players[w].name for w in outcome.winners)
+    if outcome is not None:
         rows.append(("winner(s)", *([None] * (len(columns) - 2)), ", ".join(names)))
-    return ScoreSheet(columns=columns, rows=tuple(rows), winners=names, final=final)
+    return ScoreSheet(columns=columns, rows=tuple(rows), winners=names, final=outcome is not None)

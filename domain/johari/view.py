@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.core import Event
+from domain.core import Event, Result
 from domain.johari.actions import protected
 from domain.johari.components import COLOURS, COMPONENTS, place_name
 from domain.johari.events import ActionCardPlayed, DiscardReshuffled, GameStarted
@@ -75,8 +75,9 @@ class JohariView(msgspec.Struct, frozen=True, kw_only=True):
     winners: tuple[int, ...]
 
 
-def view(state: State, seat: int | None) -> JohariView:
-    """J-18: everything public, plus the viewer's own hand and played card."""
+def view(state: State, seat: int | None, outcome: Result | None) -> JohariView:
+    """J-18: everything public, plus the viewer's own hand and played card; once over, the scores and
+    winner(s) of ``outcome`` (J-15)."""
     players = []
     for index, p in enumerate(state.players):
         own = seat == index or state.phase == "over"
@@ -137,8 +138,8 @@ def view(state: State, seat: int | None) -> JohariView:
         noble_stack_size=len(state.noble_stack),
         turn=turn,
         setup_order=state.setup_order,
-        scores=state.scores,
-        winners=state.winners,
+        scores=state.scores if outcome is None else outcome.scores,
+        winners=() if outcome is None else outcome.winners,
     )
 
 

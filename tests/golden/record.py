@@ -7,10 +7,12 @@ The format (one JSON document per line, so a change of behaviour reads as a line
   ...): ``{"step", "viewer", "pending", "legal", "view"}`` (``legal`` of the viewer's seat; the
   spectator's is empty);
 - each command: ``{"step", "seat", "command", "events"}`` (the events as stored, unredacted);
-- last, the final views: ``{"step": "end", "viewer", "view"}``.
+- then the final views: ``{"step": "end", "viewer", "view"}``;
+- last, in a recording with resignations only: ``{"step": "end", "scoresheet"}``, the final score sheet.
 
 The game is random legal play from the seed (the same chooser as ``tests.support.random_play``): a pending
-seat at random, then one of its legal commands at random (never ``resign``).
+seat at random, then one of its legal commands at random (never ``resign``), except at the steps where the
+recording has a seat resign (``resign``: step and seat; the seat resigns then if the game still runs).
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Game, GameConfig, Rng, fold
+from domain.core import Command, Game, GameConfig, Rng, fold
 from domain.registry import all_games
-from domain.resign import decisions
+from domain.resign import Resign, decisions
 
 FOLDER = Path(__file__).parent
 
@@ -38,17 +40,24 @@ class Recording:
     seed: str
     viewed_steps: int
     options: dict[str, Any] | None = None
+    resign: tuple[tuple[int, int], ...] = ()  # (step, seat): the seat resigns as that step's command
 
     @property
     def path(self) -> Path:
         """Where the golden file lives."""
-        return FOLDER / f"{self.game}_{self.players}p_playthrough.jsonl"
+        resigned = "_resigned" if self.resign else ""
+        return FOLDER / f"{self.game}_{self.players}p{resigned}_playthrough.jsonl"
 
 
 RECORDINGS = (
     Recording("basari", 4, "golden-basari", viewed_steps=20),
     Recording("bazaar", 2, "golden-bazaar", viewed_steps=20),
     Recording("johari", 2, "golden-johari", viewed_steps=45),
+    # resigned games (domain/resign.py): the last row of each final score sheet names the result's winners
+    Recording("basari", 5, "golden-basari-resign", viewed_steps=2, resign=((23, 1),)),
+    Recording("bazaar", 3, "golden-bazaar-resign", viewed_steps=2, resign=((20, 2), (45, 0))),
+    Recording("bazaar", 1, "golden-bazaar-solitaire-resign", viewed_steps=2, resign=((12, 0),)),
+    Recording("johari", 3, "golden-johari-resign", viewed_steps=2, resign=((30, 2),)),
 )
 
 
@@ -89,8 +98,13 @@ def record(recording: Recording, max_commands: int = 5_000) -> bytes:
                         }
                     )
                 )
-        seat = chooser.choice(pending).seat
-        command = chooser.choice(decisions(game.legal(state, seat)))  # never a resignation
+        leaving = [seat for at, seat in recording.resign if at == step and seat not in state.resigned]
+        command: Command
+        if leaving:
+            seat, command = leaving[0], Resign()
+        else:
+            seat = chooser.choice(pending).seat
+            command = chooser.choice(decisions(game.legal(state, seat)))  # never a resignation
         new = game.decide(state, seat, command, Rng(recording.seed, f"v{len(events)}"))
         for event in new:
             state = game.evolve(state, event)
@@ -98,6 +112,8 @@ def record(recording: Recording, max_commands: int = 5_000) -> bytes:
         body.append(_line({"step": step, "seat": seat, "command": command, "events": new}))
     for viewer in _viewers(recording.players):
         body.append(_line({"step": "end", "viewer": viewer, "view": game.view(state, viewer)}))
+    if recording.resign:
+        body.append(_line({"step": "end", "scoresheet": game.scoresheet(state)}))
     head = {
         "game": recording.game,
         "seed": recording.seed,

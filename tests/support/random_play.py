@@ -9,8 +9,9 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Event, Game, GameConfig, Rng, fold
-from domain.resign import decisions
+from domain.clock import TimeOut, stamp
+from domain.core import Command, Event, Game, GameConfig, Rng, TimeControl, fold
+from domain.resign import Resign, decisions
 
 
 @dataclass
@@ -70,5 +71,52 @@ def play_randomly(
     assert fold(game, run.events) == state, "replaying all events differs from the incremental state"
     decoded = msgspec.json.decode(msgspec.json.encode(run.events), type=list[game.event_type])  # type: ignore[name-defined]
     assert decoded == run.events, "events do not survive a JSON round trip through the game's event union"
+    run.state = state
+    return run
+
+
+def play_with_departures(
+    game: Game[Any], players: int, seed: str, timed: bool, check: Callable[[Any], None] | None = None
+) -> Playthrough:
+    """Random legal play where seats also leave: each seat resigns at a random step with probability 0.4,
+    and in a timed game a pending seat sometimes lets its deadline pass (the service's ``TimeOut`` at the
+    deadline; the second timeout resigns it, ``domain/clock.py``). ``check`` runs on the state after every
+    command; the game ends within 20,000 commands and replays to the same state."""
+    control = TimeControl(decision_ms=60_000, max_timeouts=2) if timed else None
+    config = GameConfig(
+        players=tuple(f"p{i}" for i in range(players)), options=game.options_type(), clock=control
+    )
+    chooser = random.Random(seed)
+    leave_at = {seat: chooser.randrange(300) for seat in range(players) if chooser.random() < 0.4}
+    run = Playthrough(events=game.setup(config, Rng(seed, "setup")))
+    state = fold(game, run.events)
+
+    def send(seat: int, command: Command, late: bool = False) -> None:
+        """``seat`` sends ``command`` now (stamped in a timed game; ``late``: at the seat's deadline)."""
+        nonlocal state
+        if state.clock is not None:
+            deadline = state.clock.seats[seat].deadline if late else None
+            command = stamp(command, max(state.clock.at, deadline or 0))
+        new = game.decide(state, seat, command, Rng(seed, f"v{len(run.events)}"))
+        state = fold(game, new, state)
+        run.events.extend(new)
+        run.commands += 1
+        if check:
+            check(state)
+
+    while not game.is_over(state):
+        assert run.commands < 20_000, "game did not end within 20,000 commands"
+        leaving = [seat for seat, at in leave_at.items() if at <= run.commands and seat not in state.resigned]
+        if leaving:
+            send(leaving[0], Resign())
+            continue
+        seat = chooser.choice(game.pending(state)).seat
+        clock = state.clock
+        overdue = clock is not None and (clock.seats[seat].deadline or clock.at) < clock.at
+        if overdue or (clock is not None and chooser.random() < 0.03):
+            send(seat, TimeOut(), late=True)
+        else:
+            send(seat, chooser.choice(decisions(game.legal(state, seat))))
+    assert fold(game, run.events) == state, "replaying all events differs from the incremental state"
     run.state = state
     return run
