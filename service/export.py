@@ -10,7 +10,7 @@ import msgspec
 
 from domain.core import TimeControl
 from service import errors
-from service.audit import Move, Reveal, StoredEvent, audit_events
+from service.audit import Move, Reveal, StoredEvent, audit_events, signed_facts
 from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
 from service.models import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
 from service.queries import GameQueries
@@ -80,8 +80,8 @@ class GameExporter:
         )
 
     async def export(self, game_id: str) -> GameExport:
-        """A finished game as one self-contained document an auditor re-verifies offline (409 while it runs:
-        its seed is secret until the end)."""
+        """A finished game as one self-contained document an auditor re-verifies offline, signed by the
+        service (409 while it runs: its seed is secret until the end)."""
         loaded = await self.loader.load(game_id)
         reveal = await self.reveal(loaded)
         if reveal is None:
@@ -91,7 +91,7 @@ class GameExporter:
                 " secret until the end",
             )
         records = await self.loader.store.read_stream(game_id, until=loaded.version, as_stored=True)
-        return GameExport(
+        export = GameExport(
             game_id=game_id,
             game=loaded.game.name,
             created_at=loaded.info.created_at,
@@ -122,7 +122,12 @@ class GameExporter:
             result=loaded.result(),
             scoresheet=loaded.game.scoresheet(loaded.state),
             clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
+            commands_recorded=any(r.cause is not None for r in records),
         )
+        signer = self.queries.signer  # without one (tests of the rules alone) the export is unsigned
+        if signer is None:
+            return export
+        return msgspec.structs.replace(export, signature=signer.sign_game(signed_facts(export)))
 
 
 def exported_command(cause: bytes) -> ExportedCommand:
