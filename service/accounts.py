@@ -330,6 +330,15 @@ class AccountService:
             )
         return [row["account_id"] for row in rows]
 
+    async def seat_holders(self, game_id: str) -> dict[int, str]:
+        """The account holding each seat of a game that an account holds, by seat."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT seat, account_id FROM game_seats WHERE game_id = $1 AND account_id IS NOT NULL",
+                game_id,
+            )
+        return {row["seat"]: row["account_id"] for row in rows}
+
     async def lobby_status(self, game_id: str) -> str | None:
         """The lobby status of a game (``waiting``, ``starting``, ``started``, ``cancelled``), None if it never
         was in the lobby."""

@@ -47,6 +47,9 @@ REPLAY_FAILED = "replay_failed"  # an event cannot be read as one of the game's 
 STATUS_MISMATCH = "status_mismatch"  # finished or not, the events say otherwise than the stored status
 SEED_MISMATCH = "seed_mismatch"  # the seed does not match its published commitment
 SETUP_MISMATCH = "setup_mismatch"  # the opening events are not the ones the seed deals
+SEAT_HOLDER_CHANGED = (
+    "seat_holder_changed"  # a seat is held by another account than the one seated at the start
+)
 UNDECIDED_EVENT = "undecided_event"  # an event that no stored command produced
 BAD_COMMAND = "bad_command"  # a stored command that is not one of the game's commands
 ILLEGAL_MOVE = "illegal_move"  # a stored command the rules refuse on the state before it (e.g. wrong seat)
