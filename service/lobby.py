@@ -77,7 +77,9 @@ class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
 class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     """A game of the lobby: ``waiting`` for players, ``started`` (play it at /v1/games/{game_id}) or
     ``cancelled``; ``seed_commitment``: SHA-256 of the server's secret seed half (or of a chosen seed), public
-    from creation (null for a game listed before commitments were kept)."""
+    from creation (null for a game listed before commitments were kept); ``seed_chosen``: the creator chose
+    the seed (unrated games only), so it may be guessable: a player sees it before joining, which cannot be
+    undone."""
 
     game_id: str
     game: str
@@ -88,6 +90,7 @@ class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[LobbySeat]
     created_at: datetime
     seed_commitment: str | None = None
+    seed_chosen: bool = False
 
 
 class LobbyPage(msgspec.Struct, frozen=True, kw_only=True):
@@ -562,7 +565,8 @@ class LobbyService:
         async with self.accounts.connection() as connection:
             rows = await connection.fetch(
                 "SELECT g.game_id, g.game, g.options, g.rated, g.status, g.created_at, c.name AS creator,"
-                " k.commitment FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id"
+                " k.commitment, g.seed IS NOT NULL AS seed_chosen"
+                " FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id"
                 f" LEFT JOIN seed_commits k ON k.subject_id = g.game_id {where}"
                 f" ORDER BY g.created_at DESC, g.game_id DESC LIMIT {int(limit)}",
                 *args,
@@ -596,6 +600,7 @@ class LobbyService:
                 seats=by_game.get(row["game_id"], []),
                 created_at=row["created_at"],
                 seed_commitment=row["commitment"],
+                seed_chosen=row["seed_chosen"],
             )
             for row in rows
         ]
