@@ -33,7 +33,7 @@ import structlog
 
 from domain.bots.core import Level
 from domain.core import shown
-from domain.names import name_problem
+from domain.names import looks_repeated, name_problem, skeleton
 from service import errors
 from service.accounts import Account, AccountService
 from service.clocks import time_control
@@ -253,8 +253,10 @@ class LobbyService:
         if ACCOUNT in kinds:
             hotseat_names.append(creator.name)
         hotseat_names.extend(bot.name for bot in bots.values())
-        if len(set(hotseat_names)) != len(hotseat_names):
-            raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
+        if looks_repeated(hotseat_names):
+            raise errors.RuleViolation(
+                "duplicate_player_name", "player names must differ (and not look alike) within a game"
+            )
         game_id = str(uuid.uuid4())
         seats: list[SeatToken] = []
         rows: list[tuple[Any, ...]] = []
@@ -376,8 +378,10 @@ class LobbyService:
         )
         if any(row["account_id"] == account.account_id for row in seats):
             raise errors.Conflict("already_seated", "this account already holds a seat of this game")
-        if any(row["name"] == account.name for row in seats):
-            raise errors.Conflict("name_in_game", "a hot-seat seat of this game has this account's name")
+        if any(row["name"] is not None and skeleton(row["name"]) == skeleton(account.name) for row in seats):
+            raise errors.Conflict(
+                "name_in_game", "a hot-seat seat of this game has (or looks like) this account's name"
+            )
         free = [row for row in seats if row["kind"] == OPEN or row["invited_id"] == account.account_id]
         if request.seat is not None:
             chosen = next((row for row in seats if row["seat"] == request.seat), None)
