@@ -19,7 +19,7 @@ import msgspec
 import structlog
 
 from domain.core import shown
-from domain.names import INVISIBLE_CATEGORIES, INVISIBLE_LETTERS, MAX_NAME_LENGTH
+from domain.names import account_name_problem, skeleton
 from eventstore import pooled_connection
 from service import errors
 from service.tokens import hash_token, new_token
@@ -28,8 +28,6 @@ log = structlog.get_logger("service.accounts")
 
 HUMAN, BOT = "human", "bot"
 KINDS = (HUMAN, BOT)
-NAME_PUNCTUATION = frozenset(" ._-")
-MAX_MARKS_IN_A_ROW = 3  # combining marks belong to the letter before them; more stack into unreadable names
 
 
 class Account(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,43 +78,11 @@ def name_key(name: str) -> str:
 
 
 def check_name(raw: str) -> str:
-    """The name as registered (its NFKC form), or a 422 naming the first rule it breaks.
-
-    Written here because the issue's rule set (letters, digits, spaces and ``._-``) is not one of PRECIS's
-    profiles (UsernameCaseMapped forbids spaces and allows symbols)."""
+    """The name as registered (its NFKC form), or a 422 naming the first rule it breaks (domain/names.py)."""
     name = unicodedata.normalize("NFKC", raw)
-    if not 1 <= len(name) <= MAX_NAME_LENGTH:
-        raise errors.RuleViolation(
-            "name_length", f"a name is 1-{MAX_NAME_LENGTH} characters (after Unicode NFKC normalization)"
-        )
-    marks = 0
-    for index, char in enumerate(name):
-        category = unicodedata.category(char)
-        code = f"U+{ord(char):04X}"
-        if category in INVISIBLE_CATEGORIES or char in INVISIBLE_LETTERS:
-            raise errors.RuleViolation(
-                "name_invisible_character",
-                f"a name may not contain control, format or invisible characters ({code} at {index})",
-            )
-        if category.startswith("M"):
-            marks += 1
-            if index == 0 or marks > MAX_MARKS_IN_A_ROW:
-                raise errors.RuleViolation(
-                    "name_characters",
-                    f"a combining mark must follow a letter, at most {MAX_MARKS_IN_A_ROW} in a row "
-                    f"({code} at {index})",
-                )
-            continue
-        marks = 0
-        if not (category.startswith("L") or category == "Nd" or char in NAME_PUNCTUATION):
-            raise errors.RuleViolation(
-                "name_characters",
-                f"a name has only letters, digits, spaces and . _ - ({code} at {index} is none of them)",
-            )
-    if name != name.strip(" ") or "  " in name:
-        raise errors.RuleViolation(
-            "name_spaces", "a name neither starts nor ends with a space nor has two spaces in a row"
-        )
+    problem = account_name_problem(name)
+    if problem is not None:
+        raise errors.RuleViolation(*problem)
     return name
 
 
@@ -180,20 +146,34 @@ class AccountService:
 
     async def create(self, name: str, kind: str = HUMAN) -> tuple[Account, str]:
         """A new account and its token (shown once): 422 for a name breaking a rule or an unknown kind,
-        409 ``name_taken`` if the name equals another after NFKC and case-folding. Bots' runners call this
+        409 ``name_taken`` if the name equals another after NFKC and case-folding, or looks like another
+        (domain/names.py ``skeleton``). Bots' runners call this
         directly (``kind="bot"``)."""
         if kind not in KINDS:
             raise errors.RuleViolation("unknown_account_kind", 'kind is "human" or "bot"')
         display = check_name(name)
+        look = skeleton(display)
         token = new_token()
-        async with self.connection() as connection:
+        async with self.connection() as connection, connection.transaction():
+            # sign-ups of names that look alike take turns, so two of them cannot both find the other absent
+            await connection.execute("SELECT pg_advisory_xact_lock(hashtext('account-name:' || $1))", look)
+            alike = await connection.fetchval(
+                "SELECT name FROM accounts WHERE name_skeleton = $1 AND name_key <> $2 LIMIT 1",
+                look,
+                name_key(display),
+            )
+            if alike is not None:
+                raise errors.Conflict(
+                    "name_taken", f"the name {shown(display)} looks like the account {shown(alike)}"
+                )
             try:
                 row = await connection.fetchrow(
-                    "INSERT INTO accounts (account_id, name, name_key, kind, token_hash)"
-                    " VALUES ($1, $2, $3, $4, $5) RETURNING " + ACCOUNT_COLUMNS,
+                    "INSERT INTO accounts (account_id, name, name_key, name_skeleton, kind, token_hash)"
+                    " VALUES ($1, $2, $3, $4, $5, $6) RETURNING " + ACCOUNT_COLUMNS,
                     str(uuid.uuid4()),
                     display,
                     name_key(display),
+                    look,
                     kind,
                     hash_token(token),
                 )
@@ -329,6 +309,15 @@ class AccountService:
                 "SELECT seat, account_id FROM game_seats WHERE game_id = $1 ORDER BY seat", game_id
             )
         return [row["account_id"] for row in rows]
+
+    async def seat_holders(self, game_id: str) -> dict[int, str]:
+        """The account holding each seat of a game that an account holds, by seat."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(
+                "SELECT seat, account_id FROM game_seats WHERE game_id = $1 AND account_id IS NOT NULL",
+                game_id,
+            )
+        return {row["seat"]: row["account_id"] for row in rows}
 
     async def lobby_status(self, game_id: str) -> str | None:
         """The lobby status of a game (``waiting``, ``starting``, ``started``, ``cancelled``), None if it never

@@ -20,7 +20,7 @@ from domain.registry import all_games
 from eventstore.protocol import ChainCheck, Upcasters, check_chain, upcast
 from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
 from service.seeds import mixed_seed
-from service.signing import SignedHead, verify_head
+from service.signing import SignedHead, key_id, verify_game, verify_head
 from service.tokens import seed_commitment
 
 
@@ -47,6 +47,9 @@ REPLAY_FAILED = "replay_failed"  # an event cannot be read as one of the game's 
 STATUS_MISMATCH = "status_mismatch"  # finished or not, the events say otherwise than the stored status
 SEED_MISMATCH = "seed_mismatch"  # the seed does not match its published commitment
 SETUP_MISMATCH = "setup_mismatch"  # the opening events are not the ones the seed deals
+SEAT_HOLDER_CHANGED = (
+    "seat_holder_changed"  # a seat is held by another account than the one seated at the start
+)
 UNDECIDED_EVENT = "undecided_event"  # an event that no stored command produced
 BAD_COMMAND = "bad_command"  # a stored command that is not one of the game's commands
 ILLEGAL_MOVE = "illegal_move"  # a stored command the rules refuse on the state before it (e.g. wrong seat)
@@ -54,13 +57,69 @@ EVENTS_DIFFER = "events_differ"  # a command's stored events are not the ones it
 MISSING_EVENTS = "missing_events"  # a command's events stop short of what it produces
 RESULT_MISMATCH = "result_mismatch"  # the document's result or score sheet is not the replay's
 RECEIPT_CONTRADICTED = "receipt_contradicted"  # a signed head kept by a client does not match the history
-RECEIPT_INVALID = "receipt_invalid"  # a receipt whose signature does not verify (or signed by another key)
+RECEIPT_INVALID = "receipt_invalid"  # a receipt whose signature does not verify
+RECEIPT_FOREIGN = "receipt_foreign"  # a receipt signed by another key than the service's: no evidence
+UNSIGNED = "unsigned"  # an export without the service's signature (before format_version 4): proves nothing
+SIGNATURE_INVALID = "signature_invalid"  # the signature does not cover the document's facts (one changed)
+SIGNATURE_FOREIGN = "signature_foreign"  # the export is signed by another key than the one the auditor gave
 
 CHAIN_KEY_CONTEXT = b"bazaar-games/chain-key\x00"
 LEGACY_NOTE = (
     "moves not re-checked: this game was played before commands were stored with their events, so its"
     " events are chained, replayed and its opening re-derived, but no move is re-decided"
 )
+
+
+def signed_facts(export: GameExport) -> dict[str, Any]:
+    """The facts of a finished game the service signs into its export (docs/audit.md "The service's
+    signature"): which game and rules, who sat where, how long its history is and its head hash (hence every
+    event, the seed through the chain key and the opening), the commitment, whether its commands were stored,
+    its result, and its tournament and rating labels."""
+    return {
+        "game_id": export.game_id,
+        "game": export.game,
+        "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in export.seats],
+        "version": export.version,
+        "head_hash": export.head_hash,
+        "chain_keyed": export.chain_keyed,
+        "seed_commitment": export.seed_commitment,
+        "commands_recorded": export.commands_recorded,
+        "result": msgspec.to_builtins(export.result),
+        "tournament": export.tournament,
+        "rated": export.rated,
+    }
+
+
+def signature_problem(export: GameExport, public_key: str | None = None) -> str | None:
+    """The named failure of an export's signature (None if the service's signature covers its facts): none
+    at all, one by another key than ``public_key`` (the service's published key, when the auditor gives it),
+    or one that does not verify over the facts as the document states them."""
+    signed = export.signature
+    if signed is None or export.format_version < 4:
+        return (
+            f"{UNSIGNED}: the export carries no signature of the service (format_version"
+            f" {export.format_version}), so nothing binds its game id, seats and result to the service;"
+            " export the game again"
+        )
+    if public_key is not None and signed.public_key.lower() != public_key.lower():
+        return (
+            f"{SIGNATURE_FOREIGN}: the export is signed by key {_key_id(signed.public_key)}, not by the"
+            f" service's key {_key_id(public_key)}"
+        )
+    if not verify_game(signed_facts(export), signed):
+        return (
+            f"{SIGNATURE_INVALID}: the service's signature does not cover this document's game id, seats,"
+            " version, head hash or result (one of them was changed after it was signed)"
+        )
+    return None
+
+
+def _key_id(public_key: str) -> str:
+    """A key's id for messages (the key itself, if it is not hexadecimal)."""
+    try:
+        return key_id(public_key)
+    except ValueError:
+        return repr(public_key)
 
 
 def chain_key(seed: str) -> bytes:
@@ -213,13 +272,15 @@ def audit_events(
     stored: Sequence[StoredEvent],
     finished: bool,
     reveal: Reveal | None,
+    commands_required: bool = False,
 ) -> Findings:
     """Check a history: ``chain`` (the hash chain recomputed over the stored bytes), the events replayed
     through the game, the replay's status against the stored one, and with ``reveal`` (the seed: the
     service always has it, an offline verifier once the game is over) the seed against its commitment,
     the opening events against ``setup`` drawn from ``Rng(seed, "setup")``, and every move re-decided
     (recheck_moves). A history without any stored command (played before they were stored) gets a note
-    saying its moves were not re-checked; one with some but not all fails."""
+    saying its moves were not re-checked, unless ``commands_required`` (a document that says its commands were
+    stored); one with some but not all fails."""
     problems: list[str] = []
     notes: list[str] = []
     seed_matches: bool | None = None
@@ -268,7 +329,7 @@ def audit_events(
             if not setup_ok:
                 problems.append(f"{SETUP_MISMATCH}: the opening events do not follow from the seed")
         if setup_ok and replay_ok:
-            if all(record.move is None for record in stored):
+            if not commands_required and all(record.move is None for record in stored):
                 notes.append(LEGACY_NOTE)
             else:
                 checked, failure = recheck_moves(game, reveal.seed, len(expected), events, stored)
@@ -326,12 +387,16 @@ def read_export(document: bytes) -> GameExport:
 
 
 def verify_export(
-    export: GameExport, games: Mapping[str, Game[Any]], upcasters: Upcasters | None = None
+    export: GameExport,
+    games: Mapping[str, Game[Any]],
+    upcasters: Upcasters | None = None,
+    public_key: str | None = None,
 ) -> Findings:
     """Re-verify an exported finished game without a database: the audit's checks over the exported events
     (their hashes recomputed from ``data`` re-encoded as compact JSON, keyed with the seed's chain key when
-    ``chain_keyed``), every move re-decided from its exported command, then the result and the score sheet
-    recomputed from the replay."""
+    ``chain_keyed``), every move re-decided from its exported command (required from format_version 2 on,
+    unless the signed document says none were stored), the result and the score sheet recomputed from the
+    replay, and last the service's signature over the game's facts (by ``public_key`` when given)."""
     game = games.get(export.game)
     if game is None:
         raise NotAnExport(f"unknown game {export.game!r}")
@@ -364,14 +429,17 @@ def verify_export(
         export.server_seed,
         export.entropies,
     )
-    findings = audit_events(game, chain, stored, finished=True, reveal=reveal)
-    if findings.state is None:
-        return findings
+    required = export.format_version >= 2 and export.commands_recorded
+    findings = audit_events(game, chain, stored, finished=True, reveal=reveal, commands_required=required)
     problems = list(findings.problems)
-    if game.result(findings.state) != export.result:
-        problems.append(f"{RESULT_MISMATCH}: the result does not follow from the events")
-    if game.scoresheet(findings.state) != export.scoresheet:
-        problems.append(f"{RESULT_MISMATCH}: the score sheet does not follow from the events")
+    if findings.state is not None:
+        if game.result(findings.state) != export.result:
+            problems.append(f"{RESULT_MISMATCH}: the result does not follow from the events")
+        if game.scoresheet(findings.state) != export.scoresheet:
+            problems.append(f"{RESULT_MISMATCH}: the score sheet does not follow from the events")
+    unsigned = signature_problem(export, public_key)
+    if unsigned is not None:
+        problems.append(unsigned)
     return replace(findings, problems=problems)
 
 
@@ -403,16 +471,25 @@ def check_receipts(
     export: GameExport, receipts: Sequence[SignedHead], public_key: str | None = None
 ) -> list[str]:
     """The problems a client's kept signed heads find in an export: each receipt of this game must be signed
-    (by ``public_key`` when given) and name a version the export has, whose hash is the receipt's head. A
-    receipt past the export's end means its tail was deleted; another hash means its history was rewritten."""
+    by the service's key (``public_key`` when given, else the key that signed the export) and name a version
+    the export has, whose hash is the receipt's head. A receipt past the export's end means its tail was
+    deleted; another hash means its history was rewritten. A receipt signed by another key is foreign: it
+    says nothing of what this service signed."""
     problems = []
     hashes = {event.version: event.hash for event in export.events}
+    service_key = public_key or (None if export.signature is None else export.signature.public_key)
     for receipt in receipts:
         if receipt.game_id != export.game_id:
             continue
-        if not verify_head(receipt) or (public_key is not None and receipt.public_key != public_key):
+        if not verify_head(receipt):
             problems.append(
-                f"{RECEIPT_INVALID}: the receipt for version {receipt.version} is not signed by the service"
+                f"{RECEIPT_INVALID}: the receipt for version {receipt.version} carries no valid signature"
+            )
+        elif service_key is not None and receipt.public_key.lower() != service_key.lower():
+            problems.append(
+                f"{RECEIPT_FOREIGN}: the receipt for version {receipt.version} is signed by key"
+                f" {_key_id(receipt.public_key)}, not by this service's key {_key_id(service_key)}: it proves"
+                " nothing about this export"
             )
         elif receipt.version not in hashes:
             problems.append(
@@ -433,7 +510,7 @@ def verify_file(path: Path, receipts: Path | None = None, public_key: str | None
     (then any others) on stderr. FILE ``-`` reads standard input."""
     try:
         export = read_export(sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes())
-        findings = verify_export(export, all_games())
+        findings = verify_export(export, all_games(), public_key=public_key)
         if receipts is not None:
             kept = read_receipts(receipts.read_bytes())
             findings = replace(
@@ -450,10 +527,13 @@ def verify_file(path: Path, receipts: Path | None = None, public_key: str | None
         return 1
     winners = ", ".join(export.seats[seat].name for seat in export.result.winners)
     moves = f"{findings.moves_checked} moves re-decided" if findings.moves_ok else "moves NOT re-checked"
+    assert export.signature is not None  # else the findings name it unsigned
+    signer = f"key {_key_id(export.signature.public_key)}"
+    signer = f"the given {signer}" if public_key else f"{signer} (compare: GET /v1/signing-key)"
     print(
         f"{path}: OK: {export.game} game {export.game_id}, {len(export.events)} events, chain head "
-        f"{export.head_hash[:16]}..., seed matches its commitment, opening, {moves}, result re-derived; "
-        f"winners: {winners}"
+        f"{export.head_hash[:16]}..., seed matches its commitment, opening, {moves}, result re-derived, "
+        f"signed by {signer}; winners: {winners}"
     )
     for note in findings.notes:
         print(f"  note: {note}")

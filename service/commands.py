@@ -16,7 +16,7 @@ import structlog
 
 from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl, shown
-from domain.names import name_problem
+from domain.names import looks_repeated, name_problem
 from eventstore import (
     AppendResult,
     CommandRecord,
@@ -59,7 +59,7 @@ def server_bot_levels(request: CreateGame) -> list[str | None]:
 def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -> list[str]:
     """The players' names: as given, a bot seat's defaulting to its level and game ("strong-johari"), several
     bots of one level numbered ("strong-johari 1", "strong-johari 2"); 422 for a name that cannot be shown
-    (domain/names.py) or a repeated one."""
+    (domain/names.py) or one that looks like another (its skeleton)."""
     names = [
         (player.name or (f"{level}-{game.name}" if level else "")).strip()
         for player, level in zip(request.players, levels, strict=True)
@@ -75,8 +75,10 @@ def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -
     for name in names:
         if problem := name_problem(name):
             raise errors.RuleViolation("bad_player_name", problem)
-    if len(set(names)) != len(names):
-        raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
+    if looks_repeated(names):
+        raise errors.RuleViolation(
+            "duplicate_player_name", "player names must differ (and not look alike) within a game"
+        )
     return names
 
 

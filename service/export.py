@@ -10,7 +10,15 @@ import msgspec
 
 from domain.core import TimeControl
 from service import errors
-from service.audit import Move, Reveal, StoredEvent, audit_events
+from service.audit import (
+    SEAT_HOLDER_CHANGED,
+    SEED_MISMATCH,
+    Move,
+    Reveal,
+    StoredEvent,
+    audit_events,
+    signed_facts,
+)
 from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
 from service.models import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
 from service.queries import GameQueries
@@ -55,11 +63,12 @@ class GameExporter:
         reveal = await self.reveal(loaded)
         stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
         findings = audit_events(loaded.game, chain, stored, loaded.finished, await self.secrets(loaded))
+        problems = findings.problems + await self.kept_facts_problems(loaded)
         return AuditReport(
             game_id=game_id,
             status=FINISHED if loaded.finished else ACTIVE,
             version=loaded.version,
-            ok=findings.ok,
+            ok=not problems,
             chain_ok=chain.ok,
             head_hash=chain.head if loaded.public else None,
             replay_ok=findings.replay_ok,
@@ -73,15 +82,39 @@ class GameExporter:
                 server_seed=reveal.server_seed,
                 entropies=None if reveal.entropies is None else list(reveal.entropies),
             ),
-            problems=findings.problems,
+            problems=problems,
             moves_ok=findings.moves_ok,
             moves_checked=findings.moves_checked,
             notes=findings.notes,
         )
 
+    async def kept_facts_problems(self, loaded: LoadedGame) -> list[str]:
+        """The named failures of a game's facts kept beside its stream: every seat an account held at the
+        start (the stream's write-once metadata) must still be held by that account, and a lobby game's
+        published commitment (``seed_commits``, before anybody joined) must be the one its stream was
+        started with (else somebody chose its seed)."""
+        problems = []
+        metadata = loaded.info.metadata
+        seated = {seat: account for seat, account in enumerate(metadata.get("accounts") or []) if account}
+        if self.loader.accounts is not None and seated:
+            held = await self.loader.accounts.seat_holders(loaded.game_id)
+            for seat in sorted(set(seated) | set(held)):
+                if held.get(seat) != seated.get(seat):
+                    problems.append(
+                        f"{SEAT_HOLDER_CHANGED}: seat {seat} is held by another account than the one seated"
+                        " when the game started"
+                    )
+        committed = await self.loader.keys.committed(loaded.game_id)
+        if committed is not None and committed.commitment != metadata.get("seed_commitment"):
+            problems.append(
+                f"{SEED_MISMATCH}: the game was started with another seed than the one committed when it was"
+                " listed"
+            )
+        return problems
+
     async def export(self, game_id: str) -> GameExport:
-        """A finished game as one self-contained document an auditor re-verifies offline (409 while it runs:
-        its seed is secret until the end)."""
+        """A finished game as one self-contained document an auditor re-verifies offline, signed by the
+        service (409 while it runs: its seed is secret until the end)."""
         loaded = await self.loader.load(game_id)
         reveal = await self.reveal(loaded)
         if reveal is None:
@@ -91,7 +124,7 @@ class GameExporter:
                 " secret until the end",
             )
         records = await self.loader.store.read_stream(game_id, until=loaded.version, as_stored=True)
-        return GameExport(
+        export = GameExport(
             game_id=game_id,
             game=loaded.game.name,
             created_at=loaded.info.created_at,
@@ -122,7 +155,12 @@ class GameExporter:
             result=loaded.result(),
             scoresheet=loaded.game.scoresheet(loaded.state),
             clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
+            commands_recorded=any(r.cause is not None for r in records),
         )
+        signer = self.queries.signer  # without one (tests of the rules alone) the export is unsigned
+        if signer is None:
+            return export
+        return msgspec.structs.replace(export, signature=signer.sign_game(signed_facts(export)))
 
 
 def exported_command(cause: bytes) -> ExportedCommand:

@@ -33,7 +33,7 @@ import structlog
 
 from domain.bots.core import Level
 from domain.core import shown
-from domain.names import name_problem
+from domain.names import looks_repeated, name_problem, skeleton
 from service import errors
 from service.accounts import Account, AccountService
 from service.clocks import time_control
@@ -77,7 +77,9 @@ class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
 class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     """A game of the lobby: ``waiting`` for players, ``started`` (play it at /v1/games/{game_id}) or
     ``cancelled``; ``seed_commitment``: SHA-256 of the server's secret seed half (or of a chosen seed), public
-    from creation (null for a game listed before commitments were kept)."""
+    from creation (null for a game listed before commitments were kept); ``seed_chosen``: the creator chose
+    the seed (unrated games only), so it may be guessable: a player sees it before joining, which cannot be
+    undone."""
 
     game_id: str
     game: str
@@ -88,6 +90,7 @@ class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[LobbySeat]
     created_at: datetime
     seed_commitment: str | None = None
+    seed_chosen: bool = False
 
 
 class LobbyPage(msgspec.Struct, frozen=True, kw_only=True):
@@ -250,8 +253,10 @@ class LobbyService:
         if ACCOUNT in kinds:
             hotseat_names.append(creator.name)
         hotseat_names.extend(bot.name for bot in bots.values())
-        if len(set(hotseat_names)) != len(hotseat_names):
-            raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
+        if looks_repeated(hotseat_names):
+            raise errors.RuleViolation(
+                "duplicate_player_name", "player names must differ (and not look alike) within a game"
+            )
         game_id = str(uuid.uuid4())
         seats: list[SeatToken] = []
         rows: list[tuple[Any, ...]] = []
@@ -373,8 +378,10 @@ class LobbyService:
         )
         if any(row["account_id"] == account.account_id for row in seats):
             raise errors.Conflict("already_seated", "this account already holds a seat of this game")
-        if any(row["name"] == account.name for row in seats):
-            raise errors.Conflict("name_in_game", "a hot-seat seat of this game has this account's name")
+        if any(row["name"] is not None and skeleton(row["name"]) == skeleton(account.name) for row in seats):
+            raise errors.Conflict(
+                "name_in_game", "a hot-seat seat of this game has (or looks like) this account's name"
+            )
         free = [row for row in seats if row["kind"] == OPEN or row["invited_id"] == account.account_id]
         if request.seat is not None:
             chosen = next((row for row in seats if row["seat"] == request.seat), None)
@@ -562,7 +569,8 @@ class LobbyService:
         async with self.accounts.connection() as connection:
             rows = await connection.fetch(
                 "SELECT g.game_id, g.game, g.options, g.rated, g.status, g.created_at, c.name AS creator,"
-                " k.commitment FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id"
+                " k.commitment, g.seed IS NOT NULL AS seed_chosen"
+                " FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id"
                 f" LEFT JOIN seed_commits k ON k.subject_id = g.game_id {where}"
                 f" ORDER BY g.created_at DESC, g.game_id DESC LIMIT {int(limit)}",
                 *args,
@@ -596,6 +604,7 @@ class LobbyService:
                 seats=by_game.get(row["game_id"], []),
                 created_at=row["created_at"],
                 seed_commitment=row["commitment"],
+                seed_chosen=row["seed_chosen"],
             )
             for row in rows
         ]

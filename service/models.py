@@ -8,7 +8,7 @@ from typing import Any, Final
 import msgspec
 
 from domain.core import Result, ScoreSheet, TimeControl
-from service.signing import SignedHead
+from service.signing import GameSignature, SignedHead
 
 
 class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -290,9 +290,10 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 EXPORT_FORMAT = "bazaar-games/game-export"
-EXPORT_FORMAT_VERSION = 3  # 2: each move's command (``command``), the keyed chain (``chain_keyed``);
-# 3: the parts of a commit-reveal seed (``server_seed``, ``entropies``)
-READABLE_EXPORT_VERSIONS = (1, 2, 3)
+EXPORT_FORMAT_VERSION = 4  # 2: each move's command (``command``), the keyed chain (``chain_keyed``);
+# 3: the parts of a commit-reveal seed (``server_seed``, ``entropies``); 4: the service's signature of the
+# finished game (``signature``) and whether its moves' commands were stored (``commands_recorded``)
+READABLE_EXPORT_VERSIONS = (1, 2, 3, 4)
 
 
 class ExportedCommand(msgspec.Struct, frozen=True, kw_only=True):
@@ -347,6 +348,12 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     result: Result
     scoresheet: ScoreSheet
     clock: TimeControl | None = None  # a timed game's clock as created (issue 14): part of its set-up
+    # false only for a game played before commands were stored (its moves cannot be re-decided); a document
+    # of format_version 2 or later that says true (or leaves it out) must carry every move's command
+    commands_recorded: bool = True
+    # the service's signature of the finished game's facts (service/audit.py signed_facts; docs/audit.md):
+    # null in documents before format_version 4, which therefore prove nothing about who played
+    signature: GameSignature | None = None
 
 
 class GameInfo(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,7 +1,10 @@
 """Signed heads: the service's Ed25519 signature over ``(game_id, version, head_hash)``, so a client that keeps
 the heads it was shown can later prove that a history was rewritten (``verify --receipts``; docs/audit.md).
+Signed games: its signature over a finished game's facts (id, rules, seats, version, head hash, result, ...),
+carried by the export, so that an export proves itself without any client's receipts.
 
-The signed message is the UTF-8 text ``"bazaar-games/signed-head/v1\\n<game_id>\\n<version>\\n<head_hash hex>"``.
+The signed message is the UTF-8 text ``"bazaar-games/signed-head/v1\\n<game_id>\\n<version>\\n<head_hash hex>"``;
+a game's, ``"bazaar-games/finished-game/v1\\n"`` followed by its facts as canonical JSON (game_message).
 Only the standard library and ``cryptography`` (a maintained implementation of Ed25519) are used, so an
 auditor's verifier needs nothing else.
 """
@@ -11,7 +14,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
@@ -21,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 ALGORITHM = "Ed25519"
 MESSAGE_PREFIX = "bazaar-games/signed-head/v1"
+GAME_MESSAGE_PREFIX = "bazaar-games/finished-game/v1"
 KEY_FILE_NAME = "signing-key.pem"
 
 
@@ -32,6 +38,13 @@ class SignedHead(msgspec.Struct, frozen=True, kw_only=True):
     head_hash: str
     signature: str
     public_key: str
+
+
+class GameSignature(msgspec.Struct, frozen=True, kw_only=True):
+    """The service's signature of a finished game's facts (game_message), and the signer's raw key (hex)."""
+
+    public_key: str
+    signature: str
 
 
 class SigningKeyInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,6 +60,18 @@ class SigningKeyInfo(msgspec.Struct, frozen=True, kw_only=True):
 def head_message(game_id: str, version: int, head_hash: str) -> bytes:
     """The bytes a signed head signs."""
     return f"{MESSAGE_PREFIX}\n{game_id}\n{version}\n{head_hash}".encode()
+
+
+def game_message(facts: Mapping[str, object]) -> bytes:
+    """The bytes a game signature signs: the prefix, a newline, and the facts as canonical JSON (keys sorted,
+    no whitespace, non-ASCII characters as themselves, UTF-8), which any JSON library can reproduce."""
+    canonical = json.dumps(facts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f"{GAME_MESSAGE_PREFIX}\n{canonical}".encode()
+
+
+def key_id(public_key: str) -> str:
+    """A public key's id: the first 16 hex digits of the SHA-256 of its raw bytes."""
+    return hashlib.sha256(bytes.fromhex(public_key)).hexdigest()[:16]
 
 
 def raw_public_key(key: Ed25519PublicKey) -> bytes:
@@ -71,7 +96,7 @@ class Signer:
         return SigningKeyInfo(
             algorithm=ALGORITHM,
             public_key=self.public_key,
-            key_id=hashlib.sha256(bytes.fromhex(self.public_key)).hexdigest()[:16],
+            key_id=key_id(self.public_key),
             message_format=f"{MESSAGE_PREFIX}\\n<game_id>\\n<version>\\n<head_hash hex>",
         )
 
@@ -95,12 +120,29 @@ class Signer:
             public_key=self.public_key,
         )
 
+    def sign_game(self, facts: Mapping[str, object]) -> GameSignature:
+        """The service's signature of a finished game's facts."""
+        signature = self._key.sign(game_message(facts))
+        return GameSignature(public_key=self.public_key, signature=signature.hex())
+
+
+def verify_game(facts: Mapping[str, object], signed: GameSignature) -> bool:
+    """Whether ``signed.signature`` is ``signed.public_key``'s signature of these facts."""
+    return _verifies(signed.public_key, signed.signature, game_message(facts))
+
 
 def verify_head(head: SignedHead) -> bool:
     """Whether ``head.signature`` is ``head.public_key``'s signature of its game id, version and head hash."""
+    return _verifies(
+        head.public_key, head.signature, head_message(head.game_id, head.version, head.head_hash)
+    )
+
+
+def _verifies(public_key: str, signature: str, message: bytes) -> bool:
+    """Whether ``signature`` (hex) is the Ed25519 signature of ``message`` by ``public_key`` (raw, hex)."""
     try:
-        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(head.public_key))
-        key.verify(bytes.fromhex(head.signature), head_message(head.game_id, head.version, head.head_hash))
+        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
+        key.verify(bytes.fromhex(signature), message)
     except (ValueError, InvalidSignature):
         return False
     return True

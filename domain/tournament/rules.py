@@ -3,13 +3,14 @@ returns its events (raising ``Rejected``, never mutating); ``evolve`` is in ``ev
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from itertools import combinations
 
 import msgspec
 
 from domain.core import Command, Event, Rejected, Rng, shown
-from domain.names import name_problem
+from domain.names import account_name_problem, looks_repeated, name_problem, skeleton
 from domain.tournament.commands import (
     AdjudicateGame,
     AttachGames,
@@ -113,6 +114,8 @@ def _create(state: State, command: CreateTournament, rng: Rng) -> list[Event]:
     if len(set(names)) != len(names):
         duplicated = sorted(name for name, n in Counter(names).items() if n > 1)
         raise Rejected("duplicate_player_name", detail=f"player names must differ: {shown(duplicated)}")
+    if looks_repeated(names):
+        raise Rejected("duplicate_player_name", detail="player names must not look alike")
     smallest = max(MIN_TABLE, command.min_players)  # Z-12: never a table of one
     if not smallest <= len(names) <= MAX_PLAYERS:
         raise Rejected(
@@ -350,12 +353,13 @@ def _withdraw(state: State, command: WithdrawPlayer) -> list[Event]:
 
 
 def _enter(state: State, command: EnterPlayer) -> list[Event]:
-    """Late entry: a new name that can be shown, while a round is left to seat, within the player limit."""
-    name = command.name.strip()
-    if problem := name_problem(name):
-        raise Rejected("bad_player_name", detail=problem)
-    if name in state.players:
-        raise Rejected("duplicate_player_name", detail=f"{name} already plays in this tournament")
+    """Late entry: a new name that follows the rules of an account's name (NFKC; domain/names.py), looks like
+    no player's, while a round is left to seat, within the player limit."""
+    name = unicodedata.normalize("NFKC", command.name.strip())
+    if problem := account_name_problem(name):
+        raise Rejected("bad_player_name", detail=problem[1])
+    if skeleton(name) in {skeleton(player) for player in state.players}:
+        raise Rejected("duplicate_player_name", detail=f"{name} already plays (or looks like a player) here")
     if len(state.rounds) >= state.round_count:
         raise Rejected("no_rounds_left", detail="every round has been seated: nobody can enter any more")
     if len(state.players) >= MAX_PLAYERS:

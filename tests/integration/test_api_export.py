@@ -18,8 +18,17 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from domain.core import fold
 from domain.registry import all_games
-from service.audit import LEGACY_NOTE, NotAnExport, chain_key, read_export, verify_export, verify_file
+from service.audit import (
+    LEGACY_NOTE,
+    NotAnExport,
+    chain_key,
+    read_export,
+    signed_facts,
+    verify_export,
+    verify_file,
+)
 from service.settings import Settings
+from service.signing import Signer
 from tests.support.client_play import create_game, play_to_end
 
 pytestmark = pytest.mark.db
@@ -69,7 +78,10 @@ async def test_the_export_is_self_contained_and_holds_no_token(
 ) -> None:
     game_id, raw = finished["game_id"], finished["raw"]
     document = json.loads(raw)
-    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 3
+    assert document["format"] == "bazaar-games/game-export" and document["format_version"] == 4
+    assert document["commands_recorded"] is True
+    key = (await client.get("/v1/signing-key")).json()["public_key"]
+    assert document["signature"]["public_key"] == key  # signed with the published key
     assert document["server_seed"] is None and document["entropies"] is None  # a seed the client chose
     assert (document["game_id"], document["game"], document["seed"]) == (game_id, "basari", "export-seed")
     assert [seat["name"] for seat in document["seats"]] == ["player-0", "player-1", "player-2"]
@@ -257,23 +269,30 @@ async def test_any_change_to_an_export_is_found_and_named(
     assert problems and expected in problems[0], problems
 
 
-async def test_a_forged_history_is_caught_only_by_re_deciding_its_moves(finished: dict[str, Any]) -> None:
-    """The issue's forgery: a score rewritten with the chain, result and score sheet made to fit. Every
-    check but the re-decision passes, and the re-decision names the rewritten event."""
+async def test_a_forged_history_is_caught_by_re_deciding_its_moves(finished: dict[str, Any]) -> None:
+    """A score rewritten with the chain, result and score sheet made to fit: the seed, the chain and the
+    opening check out, the re-decision names the rewritten event, and the service's signature does not
+    cover the new head."""
     document = copy.deepcopy(json.loads(finished["raw"]))
     _forged(_raise_a_score)(document)
     findings = verify_export(read_export(json.dumps(document).encode()), all_games())
     assert findings.chain.ok and findings.setup_ok and findings.seed_matches
-    assert findings.failures == ["events_differ"], findings.problems
+    assert findings.failures == ["events_differ", "signature_invalid"], findings.problems
 
 
 def test_an_export_of_a_game_played_before_commands_were_stored_says_its_moves_were_not_checked(
-    finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    client: AsyncTestClient[Any], finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A game without stored commands is exported with ``commands_recorded: false``, which the service
+    signs; the same document unsigned, as format 1 had it, proves nothing and is refused."""
     document = json.loads(finished["raw"])
     for event in document["events"]:
         event.pop("command")
-    document["format_version"] = 1
+    document["commands_recorded"] = False
+    signer: Signer = client.app.state.signer
+    document["signature"] = msgspec.to_builtins(
+        signer.sign_game(signed_facts(read_export(json.dumps(document).encode())))
+    )
     findings = verify_export(read_export(json.dumps(document).encode()), all_games())
     assert findings.ok and findings.moves_ok is None and findings.notes == [LEGACY_NOTE]
     legacy = tmp_path / "legacy.json"
@@ -281,6 +300,8 @@ def test_an_export_of_a_game_played_before_commands_were_stored_says_its_moves_w
     assert verify_file(legacy) == 0
     out, _ = capsys.readouterr()
     assert "moves NOT re-checked" in out and f"note: {LEGACY_NOTE}" in out
+    document["format_version"], document["signature"] = 1, None
+    assert problems_of(document)[0].startswith("unsigned: the export carries no signature of the service")
 
 
 @pytest.mark.parametrize(

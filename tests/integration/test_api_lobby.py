@@ -292,9 +292,12 @@ async def test_an_account_name_matches_its_own_seats_not_hot_seat_namesakes(
     own = await create(client, token, body)
     assert own.status_code == 201, own.text
     namesake = f"hot-{name}"  # a hot-seat name no account holds
-    body = {"game": "basari", "players": [{"name": name.upper()}, {"name": name}, {"name": namesake}]}
+    # (one game may not seat names that differ only in case: they look alike, domain/names.py)
+    body = {"game": "basari", "players": [{"name": name.upper()}, {"name": "z"}, {"name": namesake}]}
     hot = await create(client, None, body)
     assert hot.status_code == 201, hot.text
+    body = {"game": "basari", "players": [{"name": name}, {"name": "x"}, {"name": "y"}]}
+    assert (await create(client, None, body)).status_code == 201
     own_id, hot_id = own.json()["game_id"], hot.json()["game_id"]
     for path in (f"/v1/players/{name}/games", f"/v1/players/{name.upper()}/games"):
         games = (await client.get(path)).json()["games"]
@@ -386,3 +389,17 @@ async def test_a_game_whose_seed_a_client_chose_shows_no_head_while_it_runs(
         assert resigned.status_code == 200, resigned.text
     finished = (await client.get(f"/v1/games/{game_id}")).json()
     assert finished["status"] == "finished" and finished["head"]["version"] == finished["version"], finished
+
+
+async def test_the_lobby_shows_a_chosen_seed_before_anybody_joins(client: AsyncTestClient[Any]) -> None:
+    """A join that fills the game cannot be undone, so whether the creator chose the seed (and may know the
+    deal) is shown in the listing and the lobby detail from creation, not only in the started game."""
+    _host, host_token = await account(client, "choosehost")
+    chosen = {"game": "bazaar", "seed": "the-creator-knows", "players": [{"account": "me"}, {"open": True}]}
+    drawn = {"game": "bazaar", "players": [{"account": "me"}, {"open": True}]}
+    chosen_id = (await create(client, host_token, chosen)).json()["game_id"]
+    drawn_id = (await create(client, host_token, drawn)).json()["game_id"]
+    for game_id, expected in ((chosen_id, True), (drawn_id, False)):
+        assert (await client.get(f"/v1/lobby/{game_id}")).json()["seed_chosen"] is expected
+    listed = {g["game_id"]: g for g in (await client.get("/v1/lobby?limit=200")).json()["games"]}
+    assert listed[chosen_id]["seed_chosen"] is True and listed[drawn_id]["seed_chosen"] is False

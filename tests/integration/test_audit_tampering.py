@@ -296,4 +296,4 @@ async def test_receipts_kept_by_a_client_expose_a_history_rewritten_consistently
     receipt_file.write_text("\n".join(json.dumps({"head": r}) for r in receipts))
     assert verify_file(game_file) == 0
     assert verify_file(game_file, receipt_file) == 1
-    assert verify_file(game_file, receipt_file, public_key="ab" * 32) == 1  # signed by another key: invalid
+    assert verify_file(game_file, receipt_file, public_key="ab" * 32) == 1  # not the given key: foreign

@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 import msgspec
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.clock import Timed, TimeOut
 from domain.registry import all_games
@@ -27,6 +28,7 @@ from service.clocks import from_ms, to_ms
 from service.games import GameService
 from service.live import follow_game
 from service.models import CreateGame, GameDetail
+from service.signing import Signer
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 
@@ -41,8 +43,9 @@ async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
 
 
 def service(pool: asyncpg.Pool, now: FakeTime) -> GameService:
-    """A game service on fake time."""
-    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), now=now)
+    """A game service on fake time (signing its exports)."""
+    signer = Signer(Ed25519PrivateKey.generate())
+    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), signer=signer, now=now)
 
 
 async def create(

@@ -174,9 +174,10 @@ async def test_entropy_is_locked_once_the_last_seat_is_filled(
         "game_started",
     )
     refused(await client.post(f"/v1/games/{game_id}/leave", headers=bearer(tokens[1])), 409, "game_started")
-    # even the service's role rewriting a seat's entropy afterwards changes nothing: the seed was fixed
-    # from the entropies it had, and those are kept write-once with the game's stream
-    await service_pool.execute("UPDATE game_seats SET entropy = 'steer' WHERE game_id = $1", game_id)
+    # the service's role cannot rewrite a seat's entropy afterwards (migration 0014_write_once_seats), and
+    # the seed was fixed from the entropies it had, kept write-once with the game's stream
+    with pytest.raises(asyncpg.PostgresError):
+        await service_pool.execute("UPDATE game_seats SET entropy = 'steer' WHERE game_id = $1", game_id)
     await play_existing(client, game_id, tokens, seed="locked")
     report = (await client.get(f"/v1/games/{game_id}/audit")).json()
     assert report["ok"] and report["seed"]["entropies"] == ["first", "last"], report

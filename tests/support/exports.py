@@ -7,18 +7,24 @@ import random
 from typing import Any
 
 import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore
 from service.games import GameService
 from service.models import CreateGame
+from service.signing import Signer
 
 
-async def exported_game(game: str, players: int, seed: str, clock: dict[str, Any] | None = None) -> bytes:
+async def exported_game(
+    game: str, players: int, seed: str, clock: dict[str, Any] | None = None, signer: Signer | None = None
+) -> bytes:
     """The export document (JSON) of a ``game`` of ``players`` hot seats created with ``seed`` (and
-    ``clock``), played to its end by random legal commands of random pending seats, never resigning."""
-    service = GameService(InMemoryEventStore(), InMemoryKeyStore(), all_games())
+    ``clock``), played to its end by random legal commands of random pending seats, never resigning; signed
+    by ``signer`` (a new key if None)."""
+    signer = signer or Signer(Ed25519PrivateKey.generate())
+    service = GameService(InMemoryEventStore(), InMemoryKeyStore(), all_games(), signer=signer)
     body: dict[str, Any] = {
         "game": game,
         "players": [{"name": f"Player {seat}"} for seat in range(players)],

@@ -32,13 +32,14 @@ CRYPTOGRAPHY = {"cryptography", "_cffi_backend", "_openssl"}
 THIS_REPOSITORY = {"domain", "eventstore", "service"}
 
 Document = dict[str, Any]
+SERVICE = Signer(Ed25519PrivateKey.generate())  # the service's key: it signs every export of this module
 
 
 @pytest.fixture(scope="module")
 def exports() -> dict[str, Document]:
     """A finished game of each kind, exported by the service (in-memory store)."""
     return {
-        game: json.loads(asyncio.run(exported_game(game, players, f"standalone-{game}", clock)))
+        game: json.loads(asyncio.run(exported_game(game, players, f"standalone-{game}", clock, SERVICE)))
         for game, (players, clock) in GAMES.items()
     }
 
@@ -92,6 +93,18 @@ def edit_without_rechaining(document: Document) -> None:
     document["events"][-1]["data"]["edited"] = True
 
 
+def drop_every_command(document: Document) -> None:
+    """Remove every move's command (the document still claims its format and its keyed chain)."""
+    for event in document["events"]:
+        event["command"] = None
+
+
+def move_to_another_game(document: Document) -> None:
+    """Give the game another id and recompute the chain: only the service's signature can tell."""
+    document["game_id"] = "00000000-0000-4000-8000-000000000000"
+    rechain(document)
+
+
 def cut_the_tail(document: Document) -> None:
     """Delete the last events and recompute the chain: the history no longer finishes the game."""
     del document["events"][-3:]
@@ -106,6 +119,8 @@ TAMPERINGS: dict[str, tuple[Callable[[Document], None], set[str | None]]] = {
     "edited result": (edit_the_result, {"result_mismatch"}),
     "edited without rechaining": (edit_without_rechaining, {"chain_broken"}),
     "cut tail": (cut_the_tail, {"status_mismatch"}),
+    "every command dropped": (drop_every_command, {"undecided_event"}),
+    "another game id": (move_to_another_game, {"signature_invalid"}),
 }
 
 
@@ -156,7 +171,7 @@ def test_the_standalone_verifier_agrees_with_the_verifier(
 def test_receipts_are_checked_the_same_way(exports: dict[str, Document], tmp_path: Path) -> None:
     document = exports["johari"]
     events = document["events"]
-    signer = Signer(Ed25519PrivateKey.generate())
+    signer = SERVICE
     impostor = Signer(Ed25519PrivateKey.generate())
 
     def head(by: Signer, version: int, of: int) -> Any:
@@ -168,7 +183,7 @@ def test_receipts_are_checked_the_same_way(exports: dict[str, Document], tmp_pat
         head(signer, 5, 5),  # genuine
         {"head": head(signer, 6, 7)},  # a saved answer: another head for version 6 (history rewritten)
         head(signer, len(events) + 2, len(events)),  # a version past the end (history cut)
-        head(impostor, 8, 8),  # signed by another key
+        head(impostor, 8, 8),  # signed by another key: foreign, not a contradiction by the service
     ]
     (tmp_path / "game.json").write_text(json.dumps(document))
     (tmp_path / "receipts.ndjson").write_text("".join(json.dumps(r) + "\n" for r in kept))
@@ -179,7 +194,7 @@ def test_receipts_are_checked_the_same_way(exports: dict[str, Document], tmp_pat
         "--public-key",
         signer.public_key,
     )
-    assert (code, names) == (1, ["receipt_contradicted", "receipt_contradicted", "receipt_invalid"])
+    assert (code, names) == (1, ["receipt_contradicted", "receipt_contradicted", "receipt_foreign"])
     (tmp_path / "genuine.json").write_text(json.dumps([kept[0]]))
     assert verify_both_ways(str(tmp_path / "game.json"), "--receipts", str(tmp_path / "genuine.json")) == (
         0,

@@ -147,6 +147,21 @@ def test_late_entry_refusals() -> None:
     given(run.events).when(EnterPlayer(name="Late")).rejects("no_rounds_left")
 
 
+def test_a_late_entry_follows_the_rules_of_an_account_name() -> None:
+    """The same rules as signing up (domain/names.py): letters, digits, spaces and ``._-`` in NFKC form, at
+    most two combining marks on a letter, and no name that looks like a player's (case or script aside)."""
+    run = Run(create(9, rounds=2, table_size=3))
+    for refused in ("Late!", "a\u0301\u0301\u0301b", "  x  y  ", "\u200bLate"):
+        given(run.events).when(EnterPlayer(name=refused)).rejects("bad_player_name")
+    for alike in ("p03", "P0\u0417", "\u0420\u041e3"):  # case; a Cyrillic Ze for 3; Cyrillic Er and O
+        given(run.events).when(EnterPlayer(name=alike)).rejects("duplicate_player_name")
+    fullwidth = "\uff2c\uff41\uff54\uff45"  # "Late" in full-width letters: NFKC makes it "Late"
+    given(run.events).when(EnterPlayer(name=fullwidth)).then([PlayerEntered(name="Late", round=1)])
+    given(run.events).when(EnterPlayer(name="a\u0301\u0301b")).then(
+        [PlayerEntered(name="\u00e1\u0301b", round=1)]  # in NFKC form, the first mark composed
+    )
+
+
 def test_a_withdrawn_name_cannot_enter_again() -> None:
     run = Run(create(9, rounds=2, table_size=3))
     run.apply(WithdrawPlayer(name="P02"))
