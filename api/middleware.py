@@ -307,8 +307,8 @@ async def answer_problem(scope: Scope, receive: Receive, send: Send, exc: Proble
 
 def input_guard(body_timeout: float) -> Any:
     """Middleware factory: refuse hostile paths, queries and headers (400) before the handler runs, and
-    answer 408 when a request's body does not arrive within ``body_timeout`` seconds (a half-sent request
-    must not hold a connection and a handler forever)."""
+    answer 408 when a request's whole body has not arrived ``body_timeout`` seconds after the request began
+    (a half-sent or trickled request must not hold a connection and a handler forever)."""
 
     def wrap(app: ASGIApp) -> ASGIApp:
         async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
@@ -321,13 +321,17 @@ def input_guard(body_timeout: float) -> Any:
                 await answer_problem(scope, receive, send, refused)
                 return
             body_done = False
+            # the deadline is the request's, not each chunk's: a body trickled a byte at a time must not
+            # hold the connection and the handler any longer than one that stalls
+            deadline = asyncio.get_running_loop().time() + body_timeout
 
             async def timed_receive() -> ReceiveMessage:
                 nonlocal body_done
                 if body_done:  # after the body, receive() waits for the disconnect: no time limit
                     return await receive()
+                left = max(0.0, deadline - asyncio.get_running_loop().time())
                 try:
-                    message = await asyncio.wait_for(receive(), body_timeout)
+                    message = await asyncio.wait_for(receive(), left)
                 except TimeoutError:
                     raise problem(408, "request_timeout", "the request body did not arrive in time") from None
                 if message["type"] != "http.request" or not message.get("more_body", False):

@@ -1,5 +1,5 @@
 """Half-sent requests are dropped (issue 16): a request head that stops arriving loses its connection
-(api/server.py), a body that stops arriving gets 408 (api/middleware.py). Measured against the server as
+(api/server.py), a body that stops arriving, or trickles past its deadline, gets 408 (api/middleware.py). Measured against the server as
 ``python -m service serve`` runs it, with one-second timeouts, on each HTTP_IMPLEMENTATION (service/serving.py)."""
 
 from __future__ import annotations
@@ -91,6 +91,29 @@ def test_a_half_sent_body_gets_408(served: tuple[str, int]) -> None:
     received, waited = answer_to(served, head + b'{"game": "bas')
     assert received.startswith(b"HTTP/1.1 408"), received[:200]
     assert b"application/problem+json" in received and waited < PATIENCE
+
+
+def test_a_trickled_body_gets_408_within_the_deadline(served: tuple[str, int]) -> None:
+    """The body deadline counts from the request's start: a byte every 0.2 s (each chunk well inside the
+    one-second timeout) gets 408 long before the 400 bytes it announced could have arrived (80 s)."""
+    head = (
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
+    )
+    with socket.create_connection(served) as connection:
+        connection.sendall(head)
+        received = b""
+        for sent in range(400):
+            connection.settimeout(0.2)  # paces the trickle: the next byte unless the server answered
+            try:
+                chunk = connection.recv(4096)
+            except TimeoutError:
+                connection.sendall(b" ")
+                continue
+            received += chunk
+            if not chunk or b"\r\n\r\n" in received:
+                break
+    assert received.startswith(b"HTTP/1.1 408"), received[:200]
+    assert sent < 399, "the whole body was sent before any answer"
 
 
 def test_a_whole_request_is_still_answered(served: tuple[str, int]) -> None:
