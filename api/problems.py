@@ -136,6 +136,13 @@ KINDS: tuple[ProblemKind, ...] = (
         "many live streams. Retry after the seconds given in `Retry-After`.",
     ),
     ProblemKind(
+        kind="head_too_large",
+        status=431,
+        title="Request header fields too large",
+        description="The request line and headers are larger than the service accepts (`MAX_HEAD_BYTES`, "
+        "16 KiB by default); the server answers before reading further and closes the connection.",
+    ),
+    ProblemKind(
         kind="internal_error",
         status=500,
         title="Internal error",
@@ -165,6 +172,7 @@ _CODES_BY_STATUS = {
     415: "unsupported_media_type",
     422: "unprocessable",
     429: "rate_limited",
+    431: "head_too_large",
     500: "internal_error",
     503: "unavailable",
 }
