@@ -133,7 +133,8 @@ KINDS: tuple[ProblemKind, ...] = (
         status=429,
         title="Too many requests",
         description="This client (its bearer token, else its address) sent too many requests or holds too "
-        "many live streams. Retry after the seconds given in `Retry-After`.",
+        "many live streams, or this account has as many games of server bots only running as it may. "
+        "Retry after the seconds given in `Retry-After`.",
     ),
     ProblemKind(
         kind="head_too_large",

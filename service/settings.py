@@ -40,6 +40,7 @@ class Settings:
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
     bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
     bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
+    bot_games_per_account: int = 3  # running games of server bots only per account; 0: any number
     shutdown_grace_seconds: int = 10  # on SIGTERM/SIGINT, requests (live streams) still open then are cut
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For/-Proto are believed (uvicorn's)
 
@@ -74,6 +75,7 @@ class Settings:
             forwarded_allow_ips=env.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
             bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
             bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
+            bot_games_per_account=int(env.get("BOT_GAMES_PER_ACCOUNT", "3")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
             ),
