@@ -37,7 +37,9 @@ from tests.bench.bots import percentile
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 GAMES = int(os.environ.get("BENCH_TURN_GAMES", "20"))
 ANSWERS = int(os.environ.get("BENCH_TURN_ANSWERS", str(max(10, int(40 * SCALE)))))
-PAUSE_SECONDS = float(os.environ.get("BENCH_TURN_PAUSE", "0.5"))  # the person's longest think, drawn uniformly
+PAUSE_SECONDS = float(
+    os.environ.get("BENCH_TURN_PAUSE", "0.5")
+)  # the person's longest think, drawn uniformly
 TARGET_P99_SECONDS = 2.0
 BOTS_ONLY = {"game": "basari", "players": [{"bot": "strong"}] * 4}
 PERSON = {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "greedy"}]}
