@@ -224,6 +224,7 @@ def create_app(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,
                     settings.stream_poll_seconds,
+                    settings.streams_per_address,
                 ),
             }
         ),

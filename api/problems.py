@@ -132,7 +132,7 @@ KINDS: tuple[ProblemKind, ...] = (
         kind="rate_limited",
         status=429,
         title="Too many requests",
-        description="This client (its bearer token, else its address) sent too many requests or holds too "
+        description="This client (its account token, else its address) sent too many requests or holds too "
         "many live streams, or this account has as many games of server bots only running as it may. "
         "Retry after the seconds given in `Retry-After`.",
     ),
