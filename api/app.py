@@ -141,7 +141,13 @@ def create_app(
             signer=app.state.signer,
         )
         app.state.games = games
-        app.state.lobby = LobbyService(games, accounts, settings.bot_games_per_account)
+        app.state.lobby = LobbyService(
+            games,
+            accounts,
+            settings.bot_games_per_account,
+            settings.invitations_per_inviter,
+            settings.invitations_per_invitee,
+        )
         app.state.tournaments = tournaments = TournamentService(
             games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
         )

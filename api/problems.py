@@ -133,7 +133,8 @@ KINDS: tuple[ProblemKind, ...] = (
         status=429,
         title="Too many requests",
         description="This client (its account token, else its address) sent too many requests or holds too "
-        "many live streams, or this account has as many games of server bots only running as it may. "
+        "many live streams, or this account has as many games of server bots only running, or as many open "
+        "invitations sent or received, as it may. "
         "Retry after the seconds given in `Retry-After`.",
     ),
     ProblemKind(

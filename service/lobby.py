@@ -48,6 +48,7 @@ log = structlog.get_logger("service.lobby")
 
 MAX_ENTROPY = 128
 BOT_GAMES_RETRY_AFTER_SECONDS = "60"  # a bot-only game lasts minutes: ask again in a minute
+INVITATIONS_RETRY_AFTER_SECONDS = "60"  # invitations are answered by people: ask again in a minute
 START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
 MAX_PAGE = 200
 OPEN, INVITE, ACCOUNT, HOTSEAT = "open", "invite", "account", "hotseat"
@@ -179,12 +180,58 @@ def check_entropy(entropy: str | None) -> None:
 class LobbyService:
     """Creates games (hot-seat ones directly, account ones through the lobby), seats accounts, starts games."""
 
-    def __init__(self, games: GameService, accounts: AccountService, bot_games_per_account: int = 3) -> None:
-        """``bot_games_per_account``: how many games of server bots only one account may have running (0: any
-        number)."""
+    def __init__(
+        self,
+        games: GameService,
+        accounts: AccountService,
+        bot_games_per_account: int = 3,
+        invitations_per_inviter: int = 20,
+        invitations_per_invitee: int = 10,
+    ) -> None:
+        """``bot_games_per_account``: how many games of server bots only one account may have running;
+        ``invitations_per_inviter`` and ``_per_invitee``: how many open invitations one account may have
+        sent, and have received (0: any number, for each)."""
         self.games = games
         self.accounts = accounts
         self.bot_games_per_account = bot_games_per_account
+        self.invitations_per_inviter = invitations_per_inviter
+        self.invitations_per_invitee = invitations_per_invitee
+
+    async def check_invitations(self, inviter: Account, guests: list[Account]) -> None:
+        """Open invitations (seats reserved for an account in games waiting for players) are bounded: one
+        account may have sent at most ``invitations_per_inviter`` and received at most
+        ``invitations_per_invitee``; past either, 429 with Retry-After (``too_many_invitations``,
+        ``invitee_has_too_many_invitations``), so nobody can flood another's invitations or the lobby."""
+        sent_limit, received_limit = self.invitations_per_inviter, self.invitations_per_invitee
+        async with self.accounts.connection() as connection:
+            if sent_limit > 0:
+                sent = await connection.fetchval(
+                    "SELECT count(*) FROM lobby_games l JOIN game_seats s USING (game_id)"
+                    " WHERE l.status = 'waiting' AND l.creator_id = $1"
+                    " AND s.invited_id IS NOT NULL AND s.account_id IS NULL",
+                    inviter.account_id,
+                )
+                if sent + len(guests) > sent_limit:
+                    raise errors.TooMany(
+                        "too_many_invitations",
+                        f"an account may have at most {sent_limit} invitations open (seats reserved for other"
+                        " accounts in its games waiting for players); wait until some are answered",
+                        headers={"Retry-After": INVITATIONS_RETRY_AFTER_SECONDS},
+                    )
+            if received_limit > 0:
+                for guest in guests:
+                    received = await connection.fetchval(
+                        "SELECT count(*) FROM game_seats s JOIN lobby_games l USING (game_id)"
+                        " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting'",
+                        guest.account_id,
+                    )
+                    if received >= received_limit:
+                        raise errors.TooMany(
+                            "invitee_has_too_many_invitations",
+                            f"{guest.name} has {received_limit} open invitations already; invite them once"
+                            " they have answered some",
+                            headers={"Retry-After": INVITATIONS_RETRY_AFTER_SECONDS},
+                        )
 
     async def bot_game_owner(self, token: str | None) -> Account:
         """The account creating a game of server bots only: such a game needs one (401 account_required), and
@@ -286,6 +333,8 @@ class LobbyService:
         hotseat_names.extend(bot.name for bot in bots.values())
         if len(set(hotseat_names)) != len(hotseat_names):
             raise errors.RuleViolation("duplicate_player_name", "player names must differ within a game")
+        if invited:
+            await self.check_invitations(creator, list(invited.values()))
         game_id = str(uuid.uuid4())
         seats: list[SeatToken] = []
         rows: list[tuple[Any, ...]] = []

@@ -42,6 +42,8 @@ class Settings:
     bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
     streams_per_address: int = 32  # concurrent live streams per client address and process, whoever's
     bot_games_per_account: int = 3  # running games of server bots only per account; 0: any number
+    invitations_per_inviter: int = 20  # open invitations one account may have sent; 0: any number
+    invitations_per_invitee: int = 10  # open invitations one account may have received; 0: any number
     shutdown_grace_seconds: int = 10  # on SIGTERM/SIGINT, requests (live streams) still open then are cut
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For/-Proto are believed (uvicorn's)
 
@@ -78,6 +80,8 @@ class Settings:
             bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
             bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
             bot_games_per_account=int(env.get("BOT_GAMES_PER_ACCOUNT", "3")),
+            invitations_per_inviter=int(env.get("INVITATIONS_PER_INVITER", "20")),
+            invitations_per_invitee=int(env.get("INVITATIONS_PER_INVITEE", "10")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
             ),

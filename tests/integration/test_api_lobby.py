@@ -386,3 +386,18 @@ async def test_a_game_whose_seed_a_client_chose_shows_no_head_while_it_runs(
         assert resigned.status_code == 200, resigned.text
     finished = (await client.get(f"/v1/games/{game_id}")).json()
     assert finished["status"] == "finished" and finished["head"]["version"] == finished["version"], finished
+
+
+async def test_invitations_past_the_invitee_bound_are_429_problems(client: AsyncTestClient[Any]) -> None:
+    """INVITATIONS_PER_INVITEE (10 by default): the eleventh open invitation of one account is 429
+    problem+json ``invitee_has_too_many_invitations`` with Retry-After, and creates nothing."""
+    invitee, _ = await account(client, "invitee")
+    _, host = await account(client, "host")
+    body = {"game": "johari", "players": [{"account": "me"}, {"invite": invitee}]}
+    for _ in range(10):
+        assert (await create(client, host, body)).status_code == 201
+    mine = (await client.get("/v1/me/games?limit=200", headers=bearer(host))).json()["games"]
+    answer = await create(client, host, body)
+    refused(answer, 429, "invitee_has_too_many_invitations")
+    assert int(answer.headers["retry-after"]) > 0
+    assert (await client.get("/v1/me/games?limit=200", headers=bearer(host))).json()["games"] == mine
