@@ -141,7 +141,13 @@ def create_app(
             signer=app.state.signer,
         )
         app.state.games = games
-        app.state.lobby = LobbyService(games, accounts)
+        app.state.lobby = LobbyService(
+            games,
+            accounts,
+            settings.bot_games_per_account,
+            settings.invitations_per_inviter,
+            settings.invitations_per_invitee,
+        )
         app.state.tournaments = tournaments = TournamentService(
             games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
         )
@@ -224,6 +230,7 @@ def create_app(
                     settings.streams_per_client,
                     settings.stream_keepalive_seconds,
                     settings.stream_poll_seconds,
+                    settings.streams_per_address,
                 ),
             }
         ),

@@ -15,7 +15,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from api.accounts import accounts_of
 from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token
-from api.middleware import client_identity
+from api.middleware import client_address, client_identity
 from api.streams import StreamLimiter, sse_stream, while_current
 from service.notifications import Message, Notifications, resume_position
 
@@ -77,7 +77,7 @@ class MeStreamController(Controller):
         assert token is not None
         after = resume_position(last_event_id)
         limiter: StreamLimiter = state.streams
-        slot = limiter.acquire(client_identity(request))
+        slot = limiter.acquire(client_identity(request), client_address(request))
         messages = notifications_of(state).follow(
             account, after, limiter.keepalive_seconds, limiter.poll_seconds
         )

@@ -31,7 +31,6 @@ from api.problems import FieldError, from_http_exception, problem
 from eventstore import StoreError
 from service.accounts import AccountService, VerifiedClients
 from service.errors import ServiceError
-from service.games import GameService
 from service.tokens import hash_token
 
 log = structlog.get_logger("api.access")
@@ -87,9 +86,12 @@ def client_address(request: Request[Any, Any, Any]) -> str:
 
 
 def client_identity(request: Request[Any, Any, Any]) -> str:
-    """Whom a request counts against (rate limit, live-stream cap): the account (or seat) its bearer token
-    was verified as in this process, else its address. A token verified once follows its holder across
-    addresses; a made-up token, never verified, counts by address, so inventing tokens buys no budget."""
+    """Whom a request counts against (rate limit, live-stream cap): the account its bearer token was
+    verified as in this process, else its address. An account token verified once follows its holder across
+    addresses; a seat token counts by the address it is used from, so the six seat tokens one hot-seat game
+    hands its creator buy no more requests or streams than the creator's address has (and a game created
+    with one is charged to that address); a made-up token, never verified, counts by address, so inventing
+    tokens buys no budget."""
     authorization = request.headers.get("authorization", "")
     scheme, _, token = authorization.partition(" ")
     clients: VerifiedClients | None = getattr(request.app.state, "clients", None)
@@ -100,13 +102,10 @@ def client_identity(request: Request[Any, Any, Any]) -> str:
     return client_address(request)
 
 
-GAME_PATH = re.compile(r"^/v1/games/([^/]+)")
-
-
 async def verify_bearer(request: Request[Any, Any, Any]) -> None:
-    """Verify a request's bearer token before it is counted, so a real token counts by its account (or
-    seat) from its first request: an account token by its indexed hash, a seat token against the game its
-    path names. A token that verifies as nothing (made up, rotated, revoked) counts by address."""
+    """Verify a request's bearer token before it is counted, so an account token counts by its account from
+    its first request (by its indexed hash). Any other token (a seat token; made up, rotated, revoked)
+    counts by address."""
     state = request.app.state
     clients: VerifiedClients | None = getattr(state, "clients", None)
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -114,13 +113,9 @@ async def verify_bearer(request: Request[Any, Any, Any]) -> None:
     if clients is None or scheme.lower() != "bearer" or not token or clients.identity(hash_token(token)):
         return
     accounts: AccountService | None = getattr(state, "accounts", None)
-    games: GameService | None = getattr(state, "games", None)
     with suppress(ServiceError, StoreError):
-        if accounts is not None and await accounts.by_token(token) is not None:
-            return
-        game = GAME_PATH.match(request.url.path)
-        if game is not None and games is not None:
-            await games.seat_of(game.group(1), token)
+        if accounts is not None:
+            await accounts.by_token(token)
 
 
 class AnsweringRateLimitMiddleware(RateLimitMiddleware):
@@ -307,8 +302,8 @@ async def answer_problem(scope: Scope, receive: Receive, send: Send, exc: Proble
 
 def input_guard(body_timeout: float) -> Any:
     """Middleware factory: refuse hostile paths, queries and headers (400) before the handler runs, and
-    answer 408 when a request's body does not arrive within ``body_timeout`` seconds (a half-sent request
-    must not hold a connection and a handler forever)."""
+    answer 408 when a request's whole body has not arrived ``body_timeout`` seconds after the request began
+    (a half-sent or trickled request must not hold a connection and a handler forever)."""
 
     def wrap(app: ASGIApp) -> ASGIApp:
         async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
@@ -321,13 +316,17 @@ def input_guard(body_timeout: float) -> Any:
                 await answer_problem(scope, receive, send, refused)
                 return
             body_done = False
+            # the deadline is the request's, not each chunk's: a body trickled a byte at a time must not
+            # hold the connection and the handler any longer than one that stalls
+            deadline = asyncio.get_running_loop().time() + body_timeout
 
             async def timed_receive() -> ReceiveMessage:
                 nonlocal body_done
                 if body_done:  # after the body, receive() waits for the disconnect: no time limit
                     return await receive()
+                left = max(0.0, deadline - asyncio.get_running_loop().time())
                 try:
-                    message = await asyncio.wait_for(receive(), body_timeout)
+                    message = await asyncio.wait_for(receive(), left)
                 except TimeoutError:
                     raise problem(408, "request_timeout", "the request body did not arrive in time") from None
                 if message["type"] != "http.request" or not message.get("more_body", False):

@@ -132,8 +132,17 @@ KINDS: tuple[ProblemKind, ...] = (
         kind="rate_limited",
         status=429,
         title="Too many requests",
-        description="This client (its bearer token, else its address) sent too many requests or holds too "
-        "many live streams. Retry after the seconds given in `Retry-After`.",
+        description="This client (its account token, else its address) sent too many requests or holds too "
+        "many live streams, or this account has as many games of server bots only running, or as many open "
+        "invitations sent or received, as it may. "
+        "Retry after the seconds given in `Retry-After`.",
+    ),
+    ProblemKind(
+        kind="head_too_large",
+        status=431,
+        title="Request header fields too large",
+        description="The request line and headers are larger than the service accepts (`MAX_HEAD_BYTES`, "
+        "16 KiB by default); the server answers before reading further and closes the connection.",
     ),
     ProblemKind(
         kind="internal_error",
@@ -165,6 +174,7 @@ _CODES_BY_STATUS = {
     415: "unsupported_media_type",
     422: "unprocessable",
     429: "rate_limited",
+    431: "head_too_large",
     500: "internal_error",
     503: "unavailable",
 }

@@ -22,7 +22,7 @@ from litestar.response import ServerSentEventMessage, Stream
 
 from api.formats import EVENT_STREAM, OFFERS
 from api.games import bearer_token, reader_seat, service_of
-from api.middleware import client_identity
+from api.middleware import client_address, client_identity
 from api.problems import problem
 from service import errors
 from service.accounts import AccountService
@@ -37,52 +37,64 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "Connection": "keep-alive", "X-Accel
 
 
 class StreamSlot:
-    """One open stream counted against its client; ``release`` is idempotent."""
+    """One open stream counted against its client and its address; ``release`` is idempotent."""
 
-    __slots__ = ("_client", "_limiter")
+    __slots__ = ("_keys", "_limiter")
 
-    def __init__(self, limiter: StreamLimiter, client: str) -> None:
-        """A slot of ``client`` in ``limiter``."""
+    def __init__(self, limiter: StreamLimiter, keys: tuple[str, ...]) -> None:
+        """A slot of the counts ``keys`` in ``limiter``."""
         self._limiter: StreamLimiter | None = limiter
-        self._client = client
+        self._keys = keys
 
     def release(self) -> None:
         """Give the slot back (once)."""
         limiter, self._limiter = self._limiter, None
         if limiter is not None:
-            limiter._release(self._client)
+            for key in self._keys:
+                limiter._release(key)
 
 
 class StreamLimiter:
-    """Counts the open streams of each client in this process and refuses one past ``per_client``."""
+    """Counts the open streams of each client and of each address in this process and refuses one past
+    ``per_client`` streams of the client or ``per_address`` of the address: accounts signed up from one
+    address are as many clients, but share its cap."""
 
-    def __init__(self, per_client: int, keepalive_seconds: float, poll_seconds: float) -> None:
-        """The cap, and the keep-alive and poll intervals of the streams it admits (from Settings)."""
+    def __init__(
+        self, per_client: int, keepalive_seconds: float, poll_seconds: float, per_address: int | None = None
+    ) -> None:
+        """The caps (``per_address`` None: no cap of its own beyond ``per_client``), and the keep-alive and
+        poll intervals of the streams it admits (from Settings)."""
         self.per_client = per_client
+        self.per_address = per_address
         self.keepalive_seconds = keepalive_seconds
         self.poll_seconds = poll_seconds
         self._open: dict[str, int] = {}
 
-    def acquire(self, client: str) -> StreamSlot:
-        """A slot for ``client``, or 429 (with Retry-After) when it has ``per_client`` streams open here."""
-        count = self._open.get(client, 0)
-        if count >= self.per_client:
-            raise problem(
-                429,
-                "too_many_streams",
-                f"at most {self.per_client} live streams per client at once; close one or retry later",
-                headers={"Retry-After": STREAM_RETRY_AFTER_SECONDS},
-            )
-        self._open[client] = count + 1
-        return StreamSlot(self, client)
+    def acquire(self, client: str, address: str | None = None) -> StreamSlot:
+        """A slot for ``client`` from ``address``, or 429 (with Retry-After) when the client has
+        ``per_client`` streams open here, or the address ``per_address``."""
+        caps = [(client, self.per_client, "client")]
+        if address is not None and self.per_address is not None:
+            caps.append(("per-address " + address, self.per_address, "address"))
+        for key, cap, whose in caps:
+            if self._open.get(key, 0) >= cap:
+                raise problem(
+                    429,
+                    "too_many_streams",
+                    f"at most {cap} live streams per {whose} at once; close one or retry later",
+                    headers={"Retry-After": STREAM_RETRY_AFTER_SECONDS},
+                )
+        for key, _, _ in caps:
+            self._open[key] = self._open.get(key, 0) + 1
+        return StreamSlot(self, tuple(key for key, _, _ in caps))
 
-    def _release(self, client: str) -> None:
-        """One stream of ``client`` closed."""
-        count = self._open.get(client, 0) - 1
+    def _release(self, key: str) -> None:
+        """One stream counted under ``key`` closed."""
+        count = self._open.get(key, 0) - 1
         if count > 0:
-            self._open[client] = count
+            self._open[key] = count
         else:
-            self._open.pop(client, None)
+            self._open.pop(key, None)
 
 
 def sse_message(message: LiveMessage) -> ServerSentEventMessage:
@@ -218,7 +230,7 @@ class GameStreamController(Controller):
         if after is not None and loaded.finished and after >= loaded.version:
             return Response(content=None, status_code=204)
         limiter: StreamLimiter = state.streams
-        slot = limiter.acquire(client_identity(request))
+        slot = limiter.acquire(client_identity(request), client_address(request))
         batches = follow_game_batches(
             service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds
         )

@@ -87,9 +87,9 @@ def check_name(raw: str) -> str:
 
 
 class VerifiedClients:
-    """Whom a verified bearer token stands for (``account:<id>`` or ``seat:<hash>``), by token hash, for the
-    rate limit and the live-stream cap; a token never verified here counts by address. Bounded (least
-    recently verified forgotten first), in process memory like the counts it keys."""
+    """Whom a verified account token stands for (``account:<id>``), by token hash, for the rate limit and
+    the live-stream cap; any other token (a seat token, one never verified here) counts by address. Bounded
+    (least recently verified forgotten first), in process memory like the counts it keys."""
 
     def __init__(self, size: int = 65536) -> None:
         """Remember at most ``size`` tokens."""

@@ -91,6 +91,9 @@ def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[s
     return tokens, tuple(hash_token(t) for t in tokens)
 
 
+BOTS_OWNER = "bots_owner"  # creation metadata of a game of server bots only: the account that created it
+
+
 def creation_metadata(
     request: CreateGame, config: GameConfig, levels: list[str | None], commitment: str, tournament: str | None
 ) -> dict[str, Any]:
@@ -178,6 +181,7 @@ class GameCommands:
         accounts: list[str | None] | None = None,
         duplicate_round: tuple[str, int] | None = None,
         mix: SeedMix | None = None,
+        owner: str | None = None,
     ) -> GameCreated:
         """Create a game: validate, derive the opening events from the seed, store keys and stream.
 
@@ -190,6 +194,8 @@ class GameCommands:
         its secrets until every table of the round has finished (``sealed``).
         ``mix`` (a lobby game starting): the seed is the server's committed half mixed with the seats'
         entropies (service/seeds.py); the published commitment is the one to the server's half.
+        ``owner`` (a game of server bots only): the creator's account id, kept as ``bots_owner`` so that its
+        running bot-only games can be counted (service/lobby.py).
         """
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
@@ -214,6 +220,8 @@ class GameCommands:
             metadata["seed_entropies"] = list(mix.entropies)
         if duplicate_round is not None:
             metadata["duplicate_group"], metadata["duplicate_tables"] = duplicate_round
+        if owner is not None:
+            metadata[BOTS_OWNER] = owner
         try:
             result = await self.loader.store.create_stream(
                 game_id,

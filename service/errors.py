@@ -115,6 +115,12 @@ class RuleViolation(ServiceError):
     status, title = 422, "Unprocessable command"
 
 
+class TooMany(ServiceError):
+    """The caller holds as many of something (running bot-only games, open invitations) as a limit allows."""
+
+    status, title = 429, "Too many requests"
+
+
 class Unavailable(ServiceError):
     """The database cannot be reached right now."""
 

@@ -308,8 +308,6 @@ class GameLoader:
         keys = await self.game_keys(game_id)
         for seat, stored in enumerate(keys.token_hashes):
             if token_matches(token, stored):
-                if self.accounts is not None:
-                    self.accounts.clients.verified(stored, f"seat:{stored}")
                 return seat
         if self.accounts is not None:
             held = await self.accounts.seat_in_game(game_id, token)

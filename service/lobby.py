@@ -37,7 +37,7 @@ from domain.names import looks_repeated, name_problem, skeleton
 from service import errors
 from service.accounts import Account, AccountService
 from service.clocks import time_control
-from service.commands import server_bot_levels
+from service.commands import BOTS_OWNER, server_bot_levels
 from service.games import GameService
 from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken
 from service.projections import decode_cursor, encode_cursor
@@ -47,6 +47,8 @@ from service.tokens import hash_token, new_seed, new_token
 log = structlog.get_logger("service.lobby")
 
 MAX_ENTROPY = 128
+BOT_GAMES_RETRY_AFTER_SECONDS = "60"  # a bot-only game lasts minutes: ask again in a minute
+INVITATIONS_RETRY_AFTER_SECONDS = "60"  # invitations are answered by people: ask again in a minute
 START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
 MAX_PAGE = 200
 OPEN, INVITE, ACCOUNT, HOTSEAT = "open", "invite", "account", "hotseat"
@@ -181,9 +183,83 @@ def check_entropy(entropy: str | None) -> None:
 class LobbyService:
     """Creates games (hot-seat ones directly, account ones through the lobby), seats accounts, starts games."""
 
-    def __init__(self, games: GameService, accounts: AccountService) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        accounts: AccountService,
+        bot_games_per_account: int = 3,
+        invitations_per_inviter: int = 20,
+        invitations_per_invitee: int = 10,
+    ) -> None:
+        """``bot_games_per_account``: how many games of server bots only one account may have running;
+        ``invitations_per_inviter`` and ``_per_invitee``: how many open invitations one account may have
+        sent, and have received (0: any number, for each)."""
         self.games = games
         self.accounts = accounts
+        self.bot_games_per_account = bot_games_per_account
+        self.invitations_per_inviter = invitations_per_inviter
+        self.invitations_per_invitee = invitations_per_invitee
+
+    async def check_invitations(self, inviter: Account, guests: list[Account]) -> None:
+        """Open invitations (seats reserved for an account in games waiting for players) are bounded: one
+        account may have sent at most ``invitations_per_inviter`` and received at most
+        ``invitations_per_invitee``; past either, 429 with Retry-After (``too_many_invitations``,
+        ``invitee_has_too_many_invitations``), so nobody can flood another's invitations or the lobby."""
+        sent_limit, received_limit = self.invitations_per_inviter, self.invitations_per_invitee
+        async with self.accounts.connection() as connection:
+            if sent_limit > 0:
+                sent = await connection.fetchval(
+                    "SELECT count(*) FROM lobby_games l JOIN game_seats s USING (game_id)"
+                    " WHERE l.status = 'waiting' AND l.creator_id = $1"
+                    " AND s.invited_id IS NOT NULL AND s.account_id IS NULL",
+                    inviter.account_id,
+                )
+                if sent + len(guests) > sent_limit:
+                    raise errors.TooMany(
+                        "too_many_invitations",
+                        f"an account may have at most {sent_limit} invitations open (seats reserved for other"
+                        " accounts in its games waiting for players); wait until some are answered",
+                        headers={"Retry-After": INVITATIONS_RETRY_AFTER_SECONDS},
+                    )
+            if received_limit > 0:
+                for guest in guests:
+                    received = await connection.fetchval(
+                        "SELECT count(*) FROM game_seats s JOIN lobby_games l USING (game_id)"
+                        " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting'",
+                        guest.account_id,
+                    )
+                    if received >= received_limit:
+                        raise errors.TooMany(
+                            "invitee_has_too_many_invitations",
+                            f"{guest.name} has {received_limit} open invitations already; invite them once"
+                            " they have answered some",
+                            headers={"Retry-After": INVITATIONS_RETRY_AFTER_SECONDS},
+                        )
+
+    async def bot_game_owner(self, token: str | None) -> Account:
+        """The account creating a game of server bots only: such a game needs one (401 account_required), and
+        each account may have at most ``bot_games_per_account`` of them running (429 too_many_bot_games): the
+        server's bots think on its cores for as long as those games last, with no person to pace them."""
+        account = None if token is None else await self.accounts.by_token(token)
+        if account is None:
+            raise errors.Unauthorized(
+                "account_required",
+                'a game of server bots only needs an account: send "Authorization: Bearer <account token>"'
+                " (sign up with POST /v1/accounts)",
+            )
+        limit = self.bot_games_per_account
+        if limit > 0:
+            running = await self.games.store.list_streams(
+                status="active", metadata_contains={BOTS_OWNER: account.account_id}, limit=limit
+            )
+            if len(running) >= limit:
+                raise errors.TooMany(
+                    "too_many_bot_games",
+                    f"an account may have at most {limit} games of server bots only running at once;"
+                    " create another once one has ended",
+                    headers={"Retry-After": BOT_GAMES_RETRY_AFTER_SECONDS},
+                )
+        return account
 
     # ----------------------------------------------------------------- creation
 
@@ -202,6 +278,9 @@ class LobbyService:
         if all(kind in (HOTSEAT, BOT) for kind in kinds):
             if request.entropy is not None:
                 raise errors.RuleViolation("bad_entropy", "entropy comes with the creator's account seat")
+            if all(server_bot_levels(request)):  # 422 for an unknown level first
+                owner = await self.bot_game_owner(token)
+                return await self.games.create(request, owner=owner.account_id)
             return await self.games.create(request)
         server_bot_levels(request)  # 422 for an unknown level
         creator = await self.accounts.require(token)
@@ -237,6 +316,8 @@ class LobbyService:
                     raise errors.RuleViolation(
                         "bot_plays_another_game", f"{account.name} plays {account.bot_game} only"
                     )
+        if len(bots) == len(kinds):  # every seat a server bot's account: counted as the creator's
+            await self.bot_game_owner(token)
         held = (
             [a.account_id for a in invited.values()]
             + [a.account_id for a in bots.values()]
@@ -257,6 +338,8 @@ class LobbyService:
             raise errors.RuleViolation(
                 "duplicate_player_name", "player names must differ (and not look alike) within a game"
             )
+        if invited:
+            await self.check_invitations(creator, list(invited.values()))
         game_id = str(uuid.uuid4())
         seats: list[SeatToken] = []
         rows: list[tuple[Any, ...]] = []
@@ -465,7 +548,7 @@ class LobbyService:
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", START_LOCK, game_id)
             lobby = await connection.fetchrow(
-                "SELECT game, options, rated, seed, status, clock FROM lobby_games WHERE game_id = $1",
+                "SELECT game, options, rated, seed, status, clock, creator_id FROM lobby_games WHERE game_id = $1",
                 game_id,
             )
             if lobby is None or lobby["status"] != STARTING:
@@ -503,6 +586,7 @@ class LobbyService:
                 game_id=game_id,
                 accounts=[row["account_id"] for row in seats],
                 mix=mix,
+                owner=lobby["creator_id"] if all(row["bot_level"] for row in seats) else None,
             )
             await connection.execute(
                 "UPDATE lobby_games SET status = $2, started_at = now() WHERE game_id = $1", game_id, STARTED

@@ -40,6 +40,10 @@ class Settings:
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
     bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
     bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
+    streams_per_address: int = 32  # concurrent live streams per client address and process, whoever's
+    bot_games_per_account: int = 3  # running games of server bots only per account; 0: any number
+    invitations_per_inviter: int = 20  # open invitations one account may have sent; 0: any number
+    invitations_per_invitee: int = 10  # open invitations one account may have received; 0: any number
     shutdown_grace_seconds: int = 10  # on SIGTERM/SIGINT, requests (live streams) still open then are cut
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For/-Proto are believed (uvicorn's)
 
@@ -66,6 +70,7 @@ class Settings:
             max_body_bytes=int(env.get("MAX_BODY_BYTES", "65536")),
             rate_limit_per_minute=int(env.get("RATE_LIMIT_PER_MINUTE", "0")),
             streams_per_client=int(env.get("STREAMS_PER_CLIENT", "8")),
+            streams_per_address=int(env.get("STREAMS_PER_ADDRESS", "32")),
             stream_keepalive_seconds=float(env.get("STREAM_KEEPALIVE_SECONDS", "15")),
             stream_poll_seconds=float(env.get("STREAM_POLL_SECONDS", "5")),
             request_body_timeout_seconds=float(env.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
@@ -74,6 +79,9 @@ class Settings:
             forwarded_allow_ips=env.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
             bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
             bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
+            bot_games_per_account=int(env.get("BOT_GAMES_PER_ACCOUNT", "3")),
+            invitations_per_inviter=int(env.get("INVITATIONS_PER_INVITER", "20")),
+            invitations_per_invitee=int(env.get("INVITATIONS_PER_INVITEE", "10")),
             cors_origins=tuple(
                 origin.strip() for origin in env.get("CORS_ORIGINS", "").split(",") if origin.strip()
             ),

@@ -45,6 +45,7 @@ SHAPES = (("1x1", 1, 1, 0.2), ("1x1000", 1, 1000, 0.2), ("100x10", 100, 10, 1.0)
 ONLY = {name for name in os.environ.get("BENCH_SPECTATORS", "").split(",") if name}
 SERVER_SETTINGS = {
     "STREAMS_PER_CLIENT": "100000",  # every stream comes from 127.0.0.1, one client to the server's cap
+    "STREAMS_PER_ADDRESS": "100000",
     "STREAM_KEEPALIVE_SECONDS": "600",
     "DB_POOL_MAX": "20",
 }

@@ -1,6 +1,7 @@
 """RATE_LIMIT_PER_MINUTE: a server started with a small limit answers 429 problem+json with Retry-After past
-it, per client (bearer token, else address), never throttles /health, /ready or /metrics, and a throttled
-command changes nothing."""
+it, per client (account token, else address: a seat token counts by the address it is used from), never
+throttles /health, /ready or /metrics, and a throttled command changes nothing. Clients at other addresses
+are told apart by X-Forwarded-For, which the server believes from 127.0.0.1 (FORWARDED_ALLOW_IPS)."""
 
 from __future__ import annotations
 
@@ -44,15 +45,23 @@ def assert_rate_limited(response: httpx.Response) -> None:
     assert 1 <= int(response.headers["retry-after"]) <= 60
 
 
+def address(host: str) -> dict[str, str]:
+    """Headers making a request come from ``host`` (the server believes X-Forwarded-For from 127.0.0.1)."""
+    return {"X-Forwarded-For": host}
+
+
 async def test_each_client_is_limited_on_its_own(limited_server: str, limited_log: Path) -> None:
     async with httpx.AsyncClient(base_url=limited_server, timeout=10) as http:
-        # the address's budget (spectators, creation): 1 creation + 4 reads, then refused
+        # the address's budget (spectators, creation, its seat tokens): 1 creation + 1 read with a seat
+        # token + 3 reads, then refused
         body = {"game": "basari", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
         created = await http.post("/v1/games", json=body)
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
         seat_tokens = [seat["token"] for seat in created.json()["seats"]]
-        for _ in range(LIMIT - 1):
+        seat = bearer(seat_tokens[0])
+        command = (await http.get(f"/v1/games/{game_id}/legal", headers=seat)).json()[0]
+        for _ in range(LIMIT - 2):
             assert (await http.get("/v1/catalog")).status_code == 200
         assert_rate_limited(await http.get("/v1/catalog"))
         assert_rate_limited(await http.post("/v1/games", json=body))
@@ -63,13 +72,10 @@ async def test_each_client_is_limited_on_its_own(limited_server: str, limited_lo
             assert (await http.get("/ready")).status_code == 200
             assert (await http.get("/metrics")).status_code == 200
 
-        # a seat's token has a budget of its own; once it is spent a command is refused and appends nothing
-        seat = bearer(seat_tokens[0])
-        for _ in range(LIMIT - 1):
-            assert (await http.get(f"/v1/games/{game_id}", headers=seat)).status_code == 200
-        command = (await http.get(f"/v1/games/{game_id}/legal", headers=seat)).json()[0]
+        # the seat's token has no budget of its own: its command is refused and appends nothing
         assert_rate_limited(await http.post(f"/v1/games/{game_id}/commands", json=command, headers=seat))
-        other_seat = bearer(seat_tokens[1])
+        # another address has a budget of its own, seat token or not
+        other_seat = {**bearer(seat_tokens[1]), **address("192.0.2.10")}
         game = (await http.get(f"/v1/games/{game_id}", headers=other_seat)).json()
         assert game["version"] == created.json()["version"]
         assert {pending["seat"] for pending in game["pending"]} == {0, 1, 2}
@@ -78,3 +84,22 @@ async def test_each_client_is_limited_on_its_own(limited_server: str, limited_lo
     lines = [json.loads(line) for line in limited_log.read_text().splitlines() if line.startswith("{")]
     statuses = [line["status"] for line in lines if line.get("event") == "request"]
     assert statuses.count(429) == 3 and 500 not in statuses, statuses
+
+
+async def test_seat_tokens_buy_no_budget(limited_server: str) -> None:
+    """A hot-seat game hands its creator six seat tokens: all six, and the games created with one, draw on
+    the budget of the address they are used from, so the six together get LIMIT requests a minute, not seven
+    times that."""
+    here = address("192.0.2.20")
+    async with httpx.AsyncClient(base_url=limited_server, timeout=10, headers=here) as http:
+        body = {"game": "bazaar", "players": [{"name": f"p{n}"} for n in range(6)]}
+        created = await http.post("/v1/games", json=body)
+        assert created.status_code == 201, created.text
+        game_id, tokens = created.json()["game_id"], [seat["token"] for seat in created.json()["seats"]]
+        answered = 1
+        for token in tokens:
+            for _ in range(LIMIT):
+                response = await http.get(f"/v1/games/{game_id}", headers=bearer(token))
+                answered += response.status_code == 200
+            assert_rate_limited(await http.post("/v1/games", json=body, headers=bearer(token)))
+        assert answered == LIMIT

@@ -1,5 +1,6 @@
 """Half-sent requests are dropped (issue 16): a request head that stops arriving loses its connection
-(api/server.py), a body that stops arriving gets 408 (api/middleware.py). Measured against the server as
+(api/server.py), a body that stops arriving, or trickles past its deadline, gets 408 (api/middleware.py); a head
+larger than MAX_HEAD_BYTES gets 431 (api/server.py). Measured against the server as
 ``python -m service serve`` runs it, with one-second timeouts, on each HTTP_IMPLEMENTATION (service/serving.py)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import suppress
 
 import httpx
 import pytest
@@ -91,6 +93,62 @@ def test_a_half_sent_body_gets_408(served: tuple[str, int]) -> None:
     received, waited = answer_to(served, head + b'{"game": "bas')
     assert received.startswith(b"HTTP/1.1 408"), received[:200]
     assert b"application/problem+json" in received and waited < PATIENCE
+
+
+def test_a_trickled_body_gets_408_within_the_deadline(served: tuple[str, int]) -> None:
+    """The body deadline counts from the request's start: a byte every 0.2 s (each chunk well inside the
+    one-second timeout) gets 408 long before the 400 bytes it announced could have arrived (80 s)."""
+    head = (
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
+    )
+    with socket.create_connection(served) as connection:
+        connection.sendall(head)
+        received = b""
+        sent = 0
+        while sent < 400:
+            connection.settimeout(0.2)  # paces the trickle: the next byte unless the server answered
+            try:
+                chunk = connection.recv(4096)
+            except TimeoutError:
+                connection.sendall(b" ")
+                sent += 1
+                continue
+            received += chunk
+            if not chunk or b"\r\n\r\n" in received:
+                break
+    assert received.startswith(b"HTTP/1.1 408"), received[:200]
+    assert sent < 400, "the whole body was sent before any answer"
+
+
+def test_a_head_over_the_bound_gets_431(served: tuple[str, int]) -> None:
+    """A request head larger than MAX_HEAD_BYTES (16 KiB) is answered 431 problem+json and its connection
+    closed, as soon as the bound is passed: the rest of a 30 MB header is never read."""
+    with socket.create_connection(served) as connection:
+        connection.sendall(b"GET /v1/catalog HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        received = b""
+        connection.settimeout(PATIENCE)
+        with suppress(OSError):  # the server closes while the header is still being sent
+            for _ in range(30 * 1024):
+                connection.sendall(b"a" * 1024)
+        with suppress(OSError):
+            while chunk := connection.recv(4096):
+                received += chunk
+    assert received.startswith(b"HTTP/1.1 431"), received[:200]
+    assert b"application/problem+json" in received and b'"code":"head_too_large"' in received
+
+
+def test_a_head_under_the_bound_is_served_with_its_body(served: tuple[str, int]) -> None:
+    """A 12 KiB head sent in the same packets as its body is no 431: only the head counts."""
+    body = b'{"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}]}' + b" " * 40_000
+    head = (
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Pad: "
+        + b"p" * 12_000
+        + b"\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\nConnection: close\r\n\r\n"
+    )
+    received, _ = answer_to(served, head + body)
+    assert received.startswith(b"HTTP/1.1 201"), received[:200]
 
 
 def test_a_whole_request_is_still_answered(served: tuple[str, int]) -> None:

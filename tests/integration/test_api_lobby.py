@@ -403,3 +403,18 @@ async def test_the_lobby_shows_a_chosen_seed_before_anybody_joins(client: AsyncT
         assert (await client.get(f"/v1/lobby/{game_id}")).json()["seed_chosen"] is expected
     listed = {g["game_id"]: g for g in (await client.get("/v1/lobby?limit=200")).json()["games"]}
     assert listed[chosen_id]["seed_chosen"] is True and listed[drawn_id]["seed_chosen"] is False
+
+
+async def test_invitations_past_the_invitee_bound_are_429_problems(client: AsyncTestClient[Any]) -> None:
+    """INVITATIONS_PER_INVITEE (10 by default): the eleventh open invitation of one account is 429
+    problem+json ``invitee_has_too_many_invitations`` with Retry-After, and creates nothing."""
+    invitee, _ = await account(client, "invitee")
+    _, host = await account(client, "host")
+    body = {"game": "johari", "players": [{"account": "me"}, {"invite": invitee}]}
+    for _ in range(10):
+        assert (await create(client, host, body)).status_code == 201
+    mine = (await client.get("/v1/me/games?limit=200", headers=bearer(host))).json()["games"]
+    answer = await create(client, host, body)
+    refused(answer, 429, "invitee_has_too_many_invitations")
+    assert int(answer.headers["retry-after"]) > 0
+    assert (await client.get("/v1/me/games?limit=200", headers=bearer(host))).json()["games"] == mine

@@ -242,3 +242,13 @@ async def test_the_bot_accounts_names_are_taken(client: AsyncTestClient[Any]) ->
         for level in ("random", "greedy", "strong"):
             page = await client.get(f"/v1/players/{level}-{game}")
             assert page.status_code == 200 and page.json()["kind"] == "bot"
+
+
+async def test_a_game_of_bots_only_needs_an_account(client: AsyncTestClient[Any]) -> None:
+    """Anonymous creation of a game whose every seat is a server bot is 401 problem+json (what it creates
+    and how many an account may run: tests/integration/test_bot_game_limits.py); with an account token it is
+    created."""
+    body = {"game": "johari", "players": [{"bot": "strong"}, {"bot": "greedy"}]}
+    refused(await create(client, None, body), 401, "account_required")
+    _name, token = await account(client)
+    assert (await create(client, token, body)).status_code == 201

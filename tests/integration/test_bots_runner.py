@@ -159,6 +159,47 @@ async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
     assert runner.moves > 0
 
 
+async def test_a_persons_bot_answers_while_bot_only_games_run(pool: asyncpg.Pool) -> None:
+    """The runner takes turns across games: a bot owing a person's game its answer is not kept waiting until
+    the bot-only games queued before it have been played to their end (they are still running when it
+    answers)."""
+    human = new_service(pool)
+    game_id = await create(pool, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "greedy"}]})
+    loaded = await human.load(game_id)
+    while [p.seat for p in loaded.game.pending(loaded.state)] == [0]:  # Ada's turn, to its end
+        await human.execute(game_id, 0, msgspec.to_builtins(decisions(loaded.legal(0))[-1]))
+        loaded = await human.load(game_id)
+    answered_at = loaded.version  # the greedy bot owes its answer now
+    bot_only = [
+        await create(pool, {"game": "basari", "players": [{"bot": "strong"}] * 4, "seed": f"busy-{index}"})
+        for index in range(4)
+    ]  # newer than the person's game: a runner resuming newest first meets them first
+    runner, task = runner_task(pool, "bots-fair")
+    order: list[str] = []
+    execute = runner.games.execute
+
+    async def recorded(game: str, *args: Any, **kwargs: Any) -> Any:
+        accepted = await execute(game, *args, **kwargs)
+        order.append(game)
+        return accepted
+
+    runner.games.execute = recorded  # type: ignore[method-assign]  # the real append, its order recorded
+    try:
+        await until(lambda: answered(pool, game_id, answered_at))
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert game_id in order
+    for busy in bot_only:
+        assert not await finished(pool, busy)  # still running when the person's bot answered
+    assert order.index(game_id) <= len(bot_only) + 1, order  # one turn each, at most, before it
+
+
+async def answered(pool: asyncpg.Pool, game_id: str, version: int) -> bool:
+    """Whether the game moved on past ``version``."""
+    return (await new_service(pool).load(game_id)).version > version
+
+
 async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(pool: asyncpg.Pool) -> None:
     """Its moves on the feed are skipped once its creation metadata showed no bot seat; a bot game's are not."""
     runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
