@@ -90,7 +90,8 @@ def projection_of(state: State) -> GameProjection:
 
 # RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; our strong tags are versions
 _ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e]*)"\s*')
-_VERSION = re.compile(r"[0-9]{1,10}")
+# opaque tags compare byte for byte (RFC 9110 8.8.3.2): only a version's own spelling, no leading zeros
+_VERSION = re.compile(r"0|[1-9][0-9]{0,9}")
 
 
 def parse_if_match(value: str | None) -> tuple[int, ...] | None:
