@@ -44,6 +44,7 @@ from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.reference import ReferenceController
 from api.responses import describe_responses
+from api.secure_headers import secure_headers
 from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
@@ -248,6 +249,7 @@ def create_app(
     )
     # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
     app.asgi_handler = head_without_body(app.asgi_handler)
+    app.asgi_handler = secure_headers(app.asgi_handler)  # every answer, errors and unrouted paths too
     describe_responses(app)
     publish(app, all_games())
     return app
