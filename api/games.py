@@ -8,8 +8,10 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar._parsers import parse_cookie_string
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
+from litestar.types import Scope
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
 from service import errors
@@ -36,12 +38,24 @@ MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger `
 SESSION_COOKIE = "session"  # a signed-in browser's account token (api/sessions.py)
 
 
+def session_token(scope: Scope) -> str | None:
+    """The account token of a signed-in browser's session cookie, else None: every ``Cookie`` header of the
+    request read as one list (RFC 6265 5.4; HTTP/2 may split it, RFC 9113 8.2.3) by Litestar's parser. The
+    one reading of the cookie: the session and the CSRF check (api/sessions.py) must agree on it."""
+    values = [
+        value.decode("latin-1") for name, value in scope.get("headers", ()) if name.lower() == b"cookie"
+    ]
+    # Litestar's own parser (what Request.cookies uses), given every header instead of the first only
+    cookies = parse_cookie_string("; ".join(values)) if values else {}
+    return cookies.get(SESSION_COOKIE) or None
+
+
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token of the request: the Authorization header's (401 if it is not Bearer), else the
     account token of a signed-in browser's session cookie, else None."""
     header = request.headers.get("authorization")
     if header is None:
-        return request.cookies.get(SESSION_COOKIE) or None
+        return session_token(request.scope)
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise errors.Unauthorized("bad_authorization", 'use an "Authorization: Bearer <seat token>" header')
@@ -54,8 +68,8 @@ async def reader_seat(service: GameService, game_id: str, request: Request[Any, 
     the browser), so an account without a seat in this game reads as a spectator instead of a 403."""
     if request.headers.get("authorization") is not None:
         return await service.seat_of(game_id, bearer_token(request))
-    session = request.cookies.get(SESSION_COOKIE)
-    if not session:
+    session = session_token(request.scope)
+    if session is None:
         return None
     try:
         return await service.seat_of(game_id, session)
