@@ -39,6 +39,7 @@ from api.pages import (
     static_files,
     template_config,
 )
+from api.personal import personal_answers
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
@@ -193,6 +194,7 @@ def create_app(
         input_guard(settings.request_body_timeout_seconds),
         metrics.middleware,
         csrf_middleware(signer.secret_for("csrf")),  # api/sessions.py: where a cookie could act
+        personal_answers,  # Vary and Cache-Control of the answers that depend on the caller
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))

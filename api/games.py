@@ -104,14 +104,22 @@ def projection_of(state: State) -> GameProjection:
 
 # RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; our strong tags are versions
 _ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e]*)"\s*')
-# opaque tags compare byte for byte (RFC 9110 8.8.3.2): only a version's own spelling, no leading zeros
-_VERSION = re.compile(r"0|[1-9][0-9]{0,9}")
+# opaque tags compare byte for byte (RFC 9110 8.8.3.2): only the spelling the service gives out matches, a
+# version without leading zeros, followed for a seat's own answers by ".seat<n>" (entity_tag)
+_VERSION = re.compile(r"(0|[1-9][0-9]{0,9})(?:\.seat(0|[1-9][0-9]?))?")
 
 
-def parse_if_match(value: str | None) -> tuple[int, ...] | None:
-    """The versions an ``If-Match`` header accepts (RFC 9110 13.1.1): None for no header or ``*`` (any
-    current version), else the versions of its strong tags; weak tags never match (strong comparison), so
-    a header of weak tags only accepts nothing. 400 if it is not a list of entity tags."""
+def entity_tag(version: int, seat: int | None) -> str:
+    """The ETag of a game's answer at ``version`` to ``seat`` (None: a spectator): a seat's view differs
+    from a spectator's, so its tag does too (docs/api.md "Caching")."""
+    return f'"{version}"' if seat is None else f'"{version}.seat{seat}"'
+
+
+def parse_if_match(value: str | None, seat: int | None = None) -> tuple[int, ...] | None:
+    """The versions an ``If-Match`` header accepts from ``seat`` (RFC 9110 13.1.1): None for no header or
+    ``*`` (any current version), else the versions of its strong tags that are a version's tag or that
+    seat's (entity_tag); weak tags never match (strong comparison), so a header of weak tags only accepts
+    nothing. 400 if it is not a list of entity tags."""
     if value is None or value.strip() == "*":
         return None
     versions: list[int] = []
@@ -120,8 +128,11 @@ def parse_if_match(value: str | None) -> tuple[int, ...] | None:
         if tag is None:
             raise errors.Malformed("bad_if_match", 'If-Match takes entity tags, e.g. If-Match: "12", or *')
         weak, opaque = tag.groups()
-        if not weak and _VERSION.fullmatch(opaque) and int(opaque) <= MAX_VERSION:
-            versions.append(int(opaque))
+        named = _VERSION.fullmatch(opaque)
+        if weak or named is None or int(named[1]) > MAX_VERSION:
+            continue
+        if named[2] is None or (seat is not None and int(named[2]) == seat):
+            versions.append(int(named[1]))
     return tuple(versions)
 
 
@@ -207,7 +218,7 @@ class GamesController(Controller):
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
         detail = service.detail(loaded, seat)
-        return Response(detail, headers={"ETag": f'"{loaded.version}"'})
+        return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
     @post(
         "/games/{game_id:str}/commands",
@@ -240,7 +251,7 @@ class GamesController(Controller):
             )
         seat = await service.seat_of(game_id, token)
         assert seat is not None
-        expected = await expected_version(service, game_id, parse_if_match(if_match))
+        expected = await expected_version(service, game_id, parse_if_match(if_match, seat))
         accepted = await service.execute(
             game_id, seat, data, if_match=expected, idempotency_key=idempotency_key
         )
