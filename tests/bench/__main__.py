@@ -22,7 +22,7 @@ both see the same background load on a shared machine):
 - spectators (tests.bench.spectators): SSE streams on 1 game x 1, 1 game x 1,000 and 100 games x 10,
   every event to every stream, p99 delivery latency, the server's statements per event, memory per stream;
 - idle (tests.bench.idle): the database's transactions per second with 10 and with 1,000 quiet spectators
-  of one game, counted from pg_stat_database at least 15 s after the streams open;
+  of one game, counted from pg_stat_database from 65 s after the streams open (PostgreSQL's statistics lag);
 - growth: the store filled with a million events (tests.bench.filler), then one writer's command latency
   there and on an empty database of the same server, in turns.
 """
