@@ -292,6 +292,7 @@ async def follow_game_batches(
         nonlocal keepalive
         keepalive = None
         subscriber.wake()
+
     try:
         sent = loaded.version if after is None else after
         yield [LiveMessage("snapshot", sent, service.detail(loaded, seat))]
