@@ -39,11 +39,13 @@ from api.pages import (
     static_files,
     template_config,
 )
+from api.personal import personal_answers
 from api.players import PlayersController
 from api.problems import problem_details_plugin
 from api.ratings import RatingsController
 from api.reference import ReferenceController
 from api.responses import describe_responses
+from api.secure_headers import secure_headers
 from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
 from api.system import SystemController
@@ -198,6 +200,7 @@ def create_app(
         input_guard(settings.request_body_timeout_seconds),
         metrics.middleware,
         csrf_middleware(signer.secret_for("csrf")),  # api/sessions.py: where a cookie could act
+        personal_answers,  # Vary and Cache-Control of the answers that depend on the caller
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
         middleware.append(rate_limit(settings.rate_limit_per_minute))
@@ -255,6 +258,7 @@ def create_app(
     )
     # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
     app.asgi_handler = head_without_body(app.asgi_handler)
+    app.asgi_handler = secure_headers(app.asgi_handler)  # every answer, errors and unrouted paths too
     describe_responses(app)
     publish(app, all_games())
     return app

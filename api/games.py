@@ -8,8 +8,10 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar._parsers import parse_cookie_string
 from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
+from litestar.types import Scope
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
 from service import errors
@@ -36,12 +38,24 @@ MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger `
 SESSION_COOKIE = "session"  # a signed-in browser's account token (api/sessions.py)
 
 
+def session_token(scope: Scope) -> str | None:
+    """The account token of a signed-in browser's session cookie, else None: every ``Cookie`` header of the
+    request read as one list (RFC 6265 5.4; HTTP/2 may split it, RFC 9113 8.2.3) by Litestar's parser. The
+    one reading of the cookie: the session and the CSRF check (api/sessions.py) must agree on it."""
+    values = [
+        value.decode("latin-1") for name, value in scope.get("headers", ()) if name.lower() == b"cookie"
+    ]
+    # Litestar's own parser (what Request.cookies uses), given every header instead of the first only
+    cookies = parse_cookie_string("; ".join(values)) if values else {}
+    return cookies.get(SESSION_COOKIE) or None
+
+
 def bearer_token(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token of the request: the Authorization header's (401 if it is not Bearer), else the
     account token of a signed-in browser's session cookie, else None."""
     header = request.headers.get("authorization")
     if header is None:
-        return request.cookies.get(SESSION_COOKIE) or None
+        return session_token(request.scope)
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise errors.Unauthorized("bad_authorization", 'use an "Authorization: Bearer <seat token>" header')
@@ -54,8 +68,8 @@ async def reader_seat(service: GameService, game_id: str, request: Request[Any, 
     the browser), so an account without a seat in this game reads as a spectator instead of a 403."""
     if request.headers.get("authorization") is not None:
         return await service.seat_of(game_id, bearer_token(request))
-    session = request.cookies.get(SESSION_COOKIE)
-    if not session:
+    session = session_token(request.scope)
+    if session is None:
         return None
     try:
         return await service.seat_of(game_id, session)
@@ -90,13 +104,22 @@ def projection_of(state: State) -> GameProjection:
 
 # RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; our strong tags are versions
 _ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e]*)"\s*')
-_VERSION = re.compile(r"[0-9]{1,10}")
+# opaque tags compare byte for byte (RFC 9110 8.8.3.2): only the spelling the service gives out matches, a
+# version without leading zeros, followed for a seat's own answers by ".seat<n>" (entity_tag)
+_VERSION = re.compile(r"(0|[1-9][0-9]{0,9})(?:\.seat(0|[1-9][0-9]?))?")
 
 
-def parse_if_match(value: str | None) -> tuple[int, ...] | None:
-    """The versions an ``If-Match`` header accepts (RFC 9110 13.1.1): None for no header or ``*`` (any
-    current version), else the versions of its strong tags; weak tags never match (strong comparison), so
-    a header of weak tags only accepts nothing. 400 if it is not a list of entity tags."""
+def entity_tag(version: int, seat: int | None) -> str:
+    """The ETag of a game's answer at ``version`` to ``seat`` (None: a spectator): a seat's view differs
+    from a spectator's, so its tag does too (docs/api.md "Caching")."""
+    return f'"{version}"' if seat is None else f'"{version}.seat{seat}"'
+
+
+def parse_if_match(value: str | None, seat: int | None = None) -> tuple[int, ...] | None:
+    """The versions an ``If-Match`` header accepts from ``seat`` (RFC 9110 13.1.1): None for no header or
+    ``*`` (any current version), else the versions of its strong tags that are a version's tag or that
+    seat's (entity_tag); weak tags never match (strong comparison), so a header of weak tags only accepts
+    nothing. 400 if it is not a list of entity tags."""
     if value is None or value.strip() == "*":
         return None
     versions: list[int] = []
@@ -105,8 +128,11 @@ def parse_if_match(value: str | None) -> tuple[int, ...] | None:
         if tag is None:
             raise errors.Malformed("bad_if_match", 'If-Match takes entity tags, e.g. If-Match: "12", or *')
         weak, opaque = tag.groups()
-        if not weak and _VERSION.fullmatch(opaque) and int(opaque) <= MAX_VERSION:
-            versions.append(int(opaque))
+        named = _VERSION.fullmatch(opaque)
+        if weak or named is None or int(named[1]) > MAX_VERSION:
+            continue
+        if named[2] is None or (seat is not None and int(named[2]) == seat):
+            versions.append(int(named[1]))
     return tuple(versions)
 
 
@@ -192,7 +218,7 @@ class GamesController(Controller):
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
         detail = service.detail(loaded, seat)
-        return Response(detail, headers={"ETag": f'"{loaded.version}"'})
+        return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
     @post(
         "/games/{game_id:str}/commands",
@@ -225,7 +251,7 @@ class GamesController(Controller):
             )
         seat = await service.seat_of(game_id, token)
         assert seat is not None
-        expected = await expected_version(service, game_id, parse_if_match(if_match))
+        expected = await expected_version(service, game_id, parse_if_match(if_match, seat))
         accepted = await service.execute(
             game_id, seat, data, if_match=expected, idempotency_key=idempotency_key
         )

@@ -34,7 +34,7 @@ from litestar.response import Redirect
 from litestar.types import Receive, Scope, Send
 
 from api.accounts import accounts_of
-from api.games import SESSION_COOKIE
+from api.games import SESSION_COOKIE, session_token
 from api.middleware import answer_problem
 from api.problems import problem
 
@@ -126,8 +126,7 @@ class SessionCSRFMiddleware(CSRFMiddleware):
         headers = dict(scope.get("headers", []))
         if b"authorization" in headers:
             return False
-        cookies = headers.get(b"cookie", b"").decode("latin-1")
-        return any(part.strip().startswith(f"{SESSION_COOKIE}=") for part in cookies.split(";"))
+        return session_token(scope) is not None
 
 
 def csrf_middleware(secret: str) -> DefineMiddleware:

@@ -29,7 +29,7 @@ from service.accounts import AccountService
 from service.games import GameService
 from service.live import LiveMessage, follow_game_batches, resume_after
 from service.models import StreamTicket
-from service.tokens import STREAM_TICKET_SECONDS, StreamTickets
+from service.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token, ticket_seat
 
 STREAM_RETRY_AFTER_SECONDS = "5"
 # what Litestar's ServerSentEvent response sets: no cache or proxy may hold the stream back
@@ -172,6 +172,23 @@ def while_current(
     return while_valid(messages, still_current, every_seconds)
 
 
+def while_bound(
+    messages: AsyncGenerator[Any, None],
+    accounts: AccountService,
+    game_id: str,
+    seat: int,
+    bound: str,
+    every_seconds: float,
+) -> AsyncGenerator[Any, None]:
+    """``messages`` until the account holding ``seat`` no longer has the token (hash ``bound``) that
+    obtained the stream's ticket (rotated or revoked)."""
+
+    async def still_bound() -> bool:
+        return await accounts.seat_token_hash(game_id, seat) == bound
+
+    return while_valid(messages, still_bound, every_seconds)
+
+
 async def sse_stream(
     messages: AsyncGenerator[Any, None],
     slot: StreamSlot,
@@ -224,8 +241,9 @@ class GameStreamController(Controller):
         service = service_of(state)
         loaded = await service.load(game_id)
         seat = await reader_seat(service, game_id, request)
+        bound: str | None = None  # a ticket of an account's seat: the account token hash that obtained it
         if ticket is not None:
-            seat = await seat_of_ticket(service, state.stream_tickets, game_id, ticket)
+            seat, bound = await seat_of_ticket(service, state.stream_tickets, game_id, ticket)
         after = resume_after(last_event_id, loaded)
         if after is not None and loaded.finished and after >= loaded.version:
             return Response(content=None, status_code=204)
@@ -238,7 +256,9 @@ class GameStreamController(Controller):
         # only a seat's stream depends on its token; a spectator's (e.g. a signed-in browser watching a game
         # it has no seat in) shows what anyone may see, and re-checking its session every poll would make
         # a crowd of spectators cost the database one statement each per STREAM_POLL_SECONDS
-        if (
+        if seat is not None and bound is not None and accounts is not None:
+            batches = while_bound(batches, accounts, game_id, seat, bound, limiter.poll_seconds)
+        elif (
             seat is not None
             and token is not None
             and accounts is not None
@@ -275,16 +295,27 @@ class GameStreamController(Controller):
         assert seat is not None
         keys = await service.game_keys(game_id)
         tickets: StreamTickets = state.stream_tickets
-        issued = tickets.issue(game_id, seat, keys.seed, keys.token_hashes[seat], time.time())
+        # bound to the caller's token: a seat token's hash is the seat's stored one; an account's ticket stops
+        # opening (and its stream closes) once the account token is replaced or revoked
+        issued = tickets.issue(game_id, seat, keys.seed, hash_token(token), time.time())
         return StreamTicket(ticket=issued, seat=seat, expires_in=STREAM_TICKET_SECONDS)
 
 
-async def seat_of_ticket(service: GameService, tickets: StreamTickets, game_id: str, ticket: str) -> int:
-    """The seat a stream ticket opens (401 ``bad_stream_ticket`` for a forged, foreign or expired one)."""
+async def seat_of_ticket(
+    service: GameService, tickets: StreamTickets, game_id: str, ticket: str
+) -> tuple[int, str | None]:
+    """The seat a stream ticket opens and, for a seat an account holds, the hash of the account token the
+    ticket was issued to (401 ``bad_stream_ticket`` for a forged, foreign or expired one, or one whose
+    account token was replaced or revoked since)."""
     keys = await service.game_keys(game_id)
-    seat = tickets.seat_of(game_id, ticket, keys.seed, keys.token_hashes, time.time())
-    if seat is None:
+    hashes = list(keys.token_hashes)
+    claimed, bound = ticket_seat(ticket), None
+    if claimed is not None and claimed < len(hashes) and not hashes[claimed] and service.accounts is not None:
+        bound = await service.accounts.seat_token_hash(game_id, claimed)  # None: revoked, or no account
+        hashes[claimed] = bound or ""
+    seat = tickets.seat_of(game_id, ticket, keys.seed, hashes, time.time())
+    if seat is None or (not keys.token_hashes[seat] and bound is None):
         raise errors.Unauthorized(
             "bad_stream_ticket", "the stream ticket is invalid or expired; get a new one"
         )
-    return seat
+    return seat, bound

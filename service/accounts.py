@@ -292,6 +292,18 @@ class AccountService:
         seat: int = row["seat"]
         return seat
 
+    async def seat_token_hash(self, game_id: str, seat: int) -> str | None:
+        """The current token hash of the account holding ``seat`` of ``game_id`` (None if no account holds
+        it or the account's token is revoked)."""
+        async with self.connection() as connection:
+            token_hash: str | None = await connection.fetchval(
+                "SELECT a.token_hash FROM game_seats s JOIN accounts a ON a.account_id = s.account_id"
+                " WHERE s.game_id = $1 AND s.seat = $2",
+                game_id,
+                seat,
+            )
+        return token_hash
+
     async def seats_of(self, account_id: str) -> list[tuple[str, int]]:
         """Every (game id, seat) the account holds, in lobby games and started games alike."""
         async with self.connection() as connection:

@@ -23,6 +23,7 @@ from eventstore import (
     ConcurrencyConflict,
     GameKeys,
     IdempotencyMismatch,
+    RecordedEvent,
     StreamExists,
 )
 from service import errors
@@ -32,11 +33,13 @@ from service.loading import FINISHED, GameLoader, LoadedGame, event_tag, new_eve
 from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.queries import GameQueries
 from service.seeds import SeedMix
+from service.signing import SignedHead
 from service.tokens import hash_token, new_seed, new_token, seed_commitment
 
 log = structlog.get_logger("service.games")
 
 MAX_RACE_RETRIES = 8  # an unconditional command that loses a version race is decided again on the new state
+ENDS_PUBLIC = "ends_public"  # a stored answer's mark: its command ended the game, its events shown whole
 
 
 def server_bot_levels(request: CreateGame) -> list[str | None]:
@@ -122,6 +125,14 @@ def key_reused() -> errors.RuleViolation:
     return errors.RuleViolation(
         "idempotency_key_reused", "this Idempotency-Key was used with another command"
     )
+
+
+def stored_answer(accepted: CommandAccepted, ends_public: bool) -> bytes:
+    """The answer kept with a keyed command for its retries: as decided, marked if the command ended the
+    game in public (its events, hashed only by the append, are then read back whole)."""
+    if not ends_public:
+        return msgspec.json.encode(accepted)
+    return msgspec.json.encode({**msgspec.to_builtins(accepted), ENDS_PUBLIC: True})
 
 
 def request_hash(seat: int, command: Command) -> str:
@@ -298,7 +309,7 @@ class GameCommands:
                 if command_id is not None:
                     earlier = await self.loader.store.find_command(game_id, command_id)
                     if earlier is not None:
-                        return await self._replay(game_id, earlier, fingerprint)
+                        return await self._replay(game_id, earlier, fingerprint, seat)
                 if isinstance(refusal, errors.RuleViolation):  # logged once, as given: on the stored state
                     log.info(
                         "command_rejected",
@@ -310,10 +321,16 @@ class GameCommands:
                     )
                 raise
             finished_now = bool(loaded.game.is_over(new_state))
+            # The command that ends a game is answered with its events whole, unless its duplicate round
+            # keeps its secrets: decided before the append, so that the stored answer says so and a retry
+            # answers the same (two last tables finishing at once both answer redacted).
+            ends_public = finished_now and not await self.loader.sealed(loaded.info, finishing=True)
             record = None
             if command_id is not None:
                 record = CommandRecord(
-                    command_id=command_id, request_hash=fingerprint, response=msgspec.json.encode(accepted)
+                    command_id=command_id,
+                    request_hash=fingerprint,
+                    response=stored_answer(accepted, ends_public),
                 )
             try:
                 result = await self.loader.store.append(
@@ -335,7 +352,7 @@ class GameCommands:
             except IdempotencyMismatch:
                 raise key_reused() from None
             if result.replayed is not None:
-                return await self._replay(game_id, result.replayed, fingerprint)
+                return await self._replay(game_id, result.replayed, fingerprint, seat)
             log.info(
                 "command_accepted",
                 game_id=game_id,
@@ -343,7 +360,7 @@ class GameCommands:
                 command=command.__struct_config__.tag,
                 version=result.version,
             )
-            return await self._answer(loaded, seat, accepted, new_state, result, finished_now)
+            return await self._answer(loaded, seat, accepted, new_state, result, finished_now, ends_public)
         raise errors.Conflict("too_much_contention", "the game kept moving; try again")
 
     async def _answer(
@@ -354,19 +371,23 @@ class GameCommands:
         state: Any,
         result: AppendResult,
         finished: bool,
+        ends_public: bool,
     ) -> CommandAccepted:
-        """Remember the appended state and answer with the signed head; the events whole if the game just
-        ended (``finished``: every event is public then), else as the seat may see them."""
+        """Remember the appended state and answer with the signed head; the events whole as stored if the
+        game just ended in public (``ends_public``), else as the seat may see them."""
         head = result.events[-1].hash if result.events else loaded.head
         self.loader.remember(loaded.game_id, result.version, state, loaded.info, head)
         signed = self.queries.signed_head(loaded.game_id, result.version, head, loaded.info, finished)
-        if finished and not await self.loader.sealed(loaded.info):
-            return CommandAccepted(
-                version=accepted.version,
-                events=[self.queries.envelope(loaded.game, r, seat, public=True) for r in result.events],
-                head=signed,
-            )
+        if ends_public:
+            return self._whole(loaded.game, accepted.version, result.events, seat, signed)
         return msgspec.structs.replace(accepted, head=signed)
+
+    def _whole(
+        self, game: Game[Any], version: int, records: list[RecordedEvent], seat: int, head: SignedHead | None
+    ) -> CommandAccepted:
+        """The answer of the command that ended a game in public: its events whole as stored."""
+        events = [self.queries.envelope(game, r, seat, public=True) for r in records]
+        return CommandAccepted(version=version, events=events, head=head)
 
     def _decide(
         self, loaded: LoadedGame, seat: int, command: Command
@@ -394,16 +415,28 @@ class GameCommands:
         ]
         return CommandAccepted(version=loaded.version + len(appended), events=events), state, appended
 
-    async def _replay(self, game_id: str, record: CommandRecord, fingerprint: str) -> CommandAccepted:
+    async def _replay(
+        self, game_id: str, record: CommandRecord, fingerprint: str, seat: int
+    ) -> CommandAccepted:
         """The first answer to an idempotent retry (422 if the key came with another command), with the head
-        it produced signed again (the answer was stored before its events were hashed)."""
+        it produced signed again (the answer was stored before its events were hashed); the command that
+        ended the game in public is answered with its events whole as stored, as it was the first time."""
         if record.request_hash != fingerprint:
             raise key_reused()
         info = await self.loader.info(game_id)
         stored = msgspec.json.decode(record.response)
+        ended_public = stored.pop(ENDS_PUBLIC, False)
         for event in stored.get("events", ()):
             event.setdefault("game", info.category)  # answers stored before events named their game
         answer = msgspec.convert(stored, CommandAccepted)
+        if ended_public:
+            loaded = await self.loader.load(game_id)
+            records = await self.loader.store.read_stream(
+                game_id, after=answer.version - len(answer.events), limit=len(answer.events)
+            )
+            final = records[-1].hash if records else loaded.head
+            signed = self.queries.signed_head(game_id, answer.version, final, info, True)
+            return self._whole(loaded.game, answer.version, records, seat, signed)
         if answer.head is not None or self.queries.signer is None:
             return answer
         last = await self.loader.store.read_stream(game_id, after=answer.version - 1, limit=1)

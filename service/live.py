@@ -281,8 +281,18 @@ async def follow_game_batches(
     feed = registry.feed(service, game_id, loaded.version, poll_seconds)
     subscriber = feed.join(seat, queue_limit)
     loop = asyncio.get_running_loop()
-    # wakes the stream when a keep-alive may be due; set once per quiet period, not once per wait
-    keepalive: asyncio.TimerHandle | None = None
+    # wakes the stream when a keep-alive may be due; set once per quiet period, not once per wait, and
+    # forgotten once it has fired. Whether it is pending is kept here, not asked of the handle: uvloop's
+    # call_later answers a plain Handle (no when()) for a delay it rounds to zero, and its millisecond
+    # clock may fire a timer a little before or after the deadline asked for
+    keepalive: asyncio.Handle | None = None
+
+    def keepalive_may_be_due() -> None:
+        """The timer fired: forget it and wake the stream, which sends a keep-alive if one is due."""
+        nonlocal keepalive
+        keepalive = None
+        subscriber.wake()
+
     try:
         sent = loaded.version if after is None else after
         yield [LiveMessage("snapshot", sent, service.detail(loaded, seat))]
@@ -327,10 +337,10 @@ async def follow_game_batches(
                 yield [KEEPALIVE]
                 quiet_since = time.monotonic()
                 continue
-            # a timer set earlier fires no later than now due (quiet_since only grows): then it wakes the
+            # a pending timer fires no later than now due (quiet_since only grows): then it wakes the
             # stream early, which looks again and sets the next one
-            if keepalive is None or keepalive.when() <= loop.time():
-                keepalive = loop.call_later(keepalive_due, subscriber.wake)
+            if keepalive is None:
+                keepalive = loop.call_later(keepalive_due, keepalive_may_be_due)
             subscriber.waiter = loop.create_future()
             try:
                 await subscriber.waiter
@@ -341,7 +351,7 @@ async def follow_game_batches(
         registry.leave(feed, subscriber)
 
 
-def _cancel(timer: asyncio.TimerHandle | None) -> None:
+def _cancel(timer: asyncio.Handle | None) -> None:
     """Cancel ``timer`` (if any)."""
     if timer is not None:
         timer.cancel()

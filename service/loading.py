@@ -264,10 +264,11 @@ class GameLoader:
             return msgspec.structs.replace(loaded, sealed=True)
         return loaded
 
-    async def sealed(self, info: StreamInfo) -> bool:
+    async def sealed(self, info: StreamInfo, finishing: bool = False) -> bool:
         """Whether a game of a duplicate round still keeps its secrets: some table of its round has not
         finished (tables of a duplicate round are dealt from one seed, so one table's history, seed or
-        audit would show the others their cards)."""
+        audit would show the others their cards). ``finishing``: this game counts as finished (its last
+        command is about to be appended)."""
         group = info.metadata.get("duplicate_group")
         if not group:
             return False
@@ -278,7 +279,7 @@ class GameLoader:
             metadata_contains={"duplicate_group": group},
             limit=tables,
         )
-        return len(finished) < tables
+        return len(finished) + finishing < tables
 
     def remember(self, game_id: str, version: int, state: Any, info: StreamInfo, head: bytes) -> None:
         """Keep a folded state; least recently used states fall out past the cache size."""

@@ -70,14 +70,19 @@ class StreamTickets:
         self, game_id: str, ticket: str, seed: str, token_hashes: tuple[str, ...] | list[str], now: float
     ) -> int | None:
         """The seat a stream ticket of ``game_id`` opens, or None when it is malformed, forged or expired."""
-        seat_text, _, rest = ticket.partition(".")
+        seat = ticket_seat(ticket)
+        _, _, rest = ticket.partition(".")
         expires_text, _, mac = rest.partition(".")
-        if not (
-            seat_text.isdigit() and expires_text.isdigit() and len(seat_text) < 4 and len(expires_text) < 16
-        ):
+        if seat is None or not (expires_text.isdigit() and len(expires_text) < 16):
             return None
-        seat, expires = int(seat_text), int(expires_text)
+        expires = int(expires_text)
         if seat >= len(token_hashes) or not now <= expires <= now + STREAM_TICKET_SECONDS:
             return None
         expected = self._mac(game_id, seat, expires, seed, token_hashes[seat])
         return seat if hmac.compare_digest(expected, mac) else None
+
+
+def ticket_seat(ticket: str) -> int | None:
+    """The seat a stream ticket names (not checked yet; None if it names none)."""
+    seat_text = ticket.partition(".")[0]
+    return int(seat_text) if seat_text.isdigit() and len(seat_text) < 4 else None

@@ -3,7 +3,7 @@
 Runs on a fresh database (on DATABASE_URL's server, else a throw-away embedded PostgreSQL), prints a table
 and, as its last line, one JSON object. Sizes scale with BENCH_SCALE (1 = full, about 5 minutes; 0.25 is a
 quick run of about 2); BENCH_WORKERS sets the server processes of the HTTP phase (default 1); BENCH_PHASES
-(e.g. ``append,replay``) runs only the phases named (append, replay, http, spectators, growth).
+(e.g. ``append,replay``) runs only the phases named (append, replay, http, spectators, idle, growth).
 
 Phases (every ratio compares two sides run in turns, five slices each, with the same concurrency, so
 both see the same background load on a shared machine):
@@ -21,6 +21,8 @@ both see the same background load on a shared machine):
   user + system time from /proc, read before and after each slice);
 - spectators (tests.bench.spectators): SSE streams on 1 game x 1, 1 game x 1,000 and 100 games x 10,
   every event to every stream, p99 delivery latency, the server's statements per event, memory per stream;
+- idle (tests.bench.idle): the database's transactions per second with 10 and with 1,000 quiet spectators
+  of one game, counted from pg_stat_database from 65 s after the streams open (PostgreSQL's statistics lag);
 - growth: the store filled with a million events (tests.bench.filler), then one writer's command latency
   there and on an empty database of the same server, in turns.
 """
@@ -61,6 +63,7 @@ from tests.bench import workload
 from tests.bench.bare_app import RAW_TABLE
 from tests.bench.filler import fill
 from tests.bench.http_load import Connection, Post
+from tests.bench.idle import idle
 from tests.bench.processes import cpu_seconds, parent, rss_kb
 from tests.bench.spectators import spectators
 from tests.bench.wrk import available as wrk_available
@@ -76,7 +79,7 @@ HTTP_CLIENTS = 32
 LATENCY_COMMANDS = max(100, int(400 * SCALE))
 ROUNDS = 5  # slices per side of a side-by-side comparison
 PHASES = frozenset(
-    os.environ.get("BENCH_PHASES", "append,replay,http,spectators,growth").replace(" ", "").split(",")
+    os.environ.get("BENCH_PHASES", "append,replay,http,spectators,idle,growth").replace(" ", "").split(",")
 )
 
 
@@ -511,6 +514,9 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
         if "spectators" in PHASES:
             phase("spectators: SSE streams of 1 game x 1, 1 x 1,000 and 100 games x 10")
             results.update(await spectators(database_url, pool, SCALE))
+        if "idle" in PHASES:
+            phase("idle: database transactions with 10 and with 1,000 quiet spectators")
+            results.update(await idle(database_url, SCALE))
         if "growth" in PHASES:
             phase(f"filling the store with {FILL_EVENTS} events")
             started = time.perf_counter()
@@ -535,6 +541,7 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
         "wrk_ratio_vs_bare_litestar": ("wrk_commands_per_s", "wrk_bare_litestar_per_s"),
         "wrk_cpu_ratio_vs_bare": ("wrk_bare_server_us_per_request", "wrk_server_us_per_request"),
         "growth_ratio": ("latency_full_ms", "latency_empty_ms"),
+        "idle_ratio_1000_vs_10": ("idle_1000_xacts_per_s", "idle_10_xacts_per_s"),
     }
     for ratio, (numerator, denominator) in ratios.items():
         if numerator in results and denominator in results:  # both sides' phase ran
@@ -613,6 +620,9 @@ TABLE = [
     ("spect_100x10_opening_statements_per_stream", "  server statements per stream opened", ""),
     ("spect_100x10_kb_per_stream", "  server memory per idle stream", " KB"),
     ("spect_100x10_server_us_per_delivery", "  server CPU per message delivered", " us"),
+    ("idle_10_xacts_per_s", "10 quiet spectators: database transactions", "/s"),
+    ("idle_1000_xacts_per_s", "1,000 quiet spectators: database transactions", "/s"),
+    ("idle_ratio_1000_vs_10", "  ratio 1,000 / 10", ""),
 ]
 
 

@@ -64,6 +64,12 @@ def start_server(
     raise AssertionError("server did not become ready within 90 s")
 
 
+# The shared servers run as `make run` serves (uvicorn with httptools on uvloop, service/serving.py) and send
+# a keep-alive on a stream quiet for this long, so every stream test goes through quiet periods longer than
+# a keep-alive on the loop the service ships with.
+SERVED_AS_SHIPPED = {"HTTP_IMPLEMENTATION": "httptools", "STREAM_KEEPALIVE_SECONDS": "0.3"}
+
+
 @pytest.fixture(scope="session")
 def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the session's server writes its JSON log lines."""
@@ -73,7 +79,7 @@ def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def server(database_url: str, server_log: Path) -> Iterator[str]:
     """The base URL of a running server (one worker)."""
-    process, base = start_server(database_url, log_file=server_log)
+    process, base = start_server(database_url, log_file=server_log, settings=SERVED_AS_SHIPPED)
     yield base
     process.terminate()
     process.wait(10)
@@ -83,7 +89,10 @@ def server(database_url: str, server_log: Path) -> Iterator[str]:
 def server_two_workers(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a server running two worker processes on one port (``WORKERS=2``)."""
     process, base = start_server(
-        database_url, workers=2, log_file=tmp_path_factory.mktemp("server2") / "server.log"
+        database_url,
+        workers=2,
+        log_file=tmp_path_factory.mktemp("server2") / "server.log",
+        settings=SERVED_AS_SHIPPED,
     )
     yield base
     process.terminate()

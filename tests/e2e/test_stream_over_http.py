@@ -211,3 +211,61 @@ async def test_a_client_may_hold_a_limited_number_of_streams(server: str) -> Non
                             break
                         assert response.status_code == 429
                     await asyncio.sleep(0.05)
+
+
+KEEPALIVES = 6  # quiet periods each stream waits through (the shared servers keep alive every 0.3 s)
+
+
+async def keepalives_then_event(response: httpx.Response, keepalives: int, ready: asyncio.Event) -> str:
+    """Read a stream's raw lines: its snapshot, then ``keepalives`` keep-alive comments (``ready`` is set
+    then), then the ``id:`` of the next event."""
+    comments, seen_snapshot = 0, False
+    try:
+        async for line in response.aiter_lines():
+            if line == "event: snapshot":
+                seen_snapshot = True
+            elif line.startswith(":") and seen_snapshot:
+                comments += 1
+                if comments == keepalives:
+                    ready.set()
+            elif line.startswith("id:") and ready.is_set():
+                return line.removeprefix("id:").strip()
+    except httpx.TransportError as cut:
+        raise AssertionError(f"the server cut the stream after {comments} keep-alives") from cut
+    raise AssertionError(f"the stream closed after {comments} keep-alives")
+
+
+async def until_ready(ready: asyncio.Event, reader: asyncio.Future[str]) -> None:
+    """Wait until ``ready`` is set; raise the reader's error if its stream ends first."""
+    waiting: asyncio.Future[Any] = asyncio.ensure_future(ready.wait())
+    await asyncio.wait([waiting, reader], return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
+    if not ready.is_set():
+        reader.result()
+
+
+async def test_quiet_streams_send_keep_alives_and_then_the_next_event(
+    any_server: str, other_process: GameService
+) -> None:
+    """Streams kept quiet for several keep-alives stay open, each keep-alive a comment line, and then
+    carry the next event (uvloop's timer for a keep-alive due within a millisecond has no deadline to ask)."""
+    async with httpx.AsyncClient(base_url=any_server, timeout=WAIT) as client:
+        created = await create_game(client, "basari", 3, seed="stream-e2e-quiet")
+    game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
+    callers = [*tokens, None, None, None, None]  # three seats, four spectators (within the cap of one IP)
+    async with contextlib.AsyncExitStack() as streams:
+        readers = []
+        for token in callers:
+            client = await streams.enter_async_context(httpx.AsyncClient(base_url=any_server, timeout=WAIT))
+            response = await streams.enter_async_context(
+                client.stream("GET", f"/v1/games/{game_id}/stream", headers=bearer(token))
+            )
+            assert response.status_code == 200
+            ready = asyncio.Event()
+            readers.append((ready, asyncio.ensure_future(keepalives_then_event(response, KEEPALIVES, ready))))
+        async with asyncio.timeout(WAIT):
+            for ready, reader in readers:
+                await until_ready(ready, reader)
+        version = await play_one(other_process, game_id, random.Random(7))
+        ids = await asyncio.wait_for(asyncio.gather(*(reader for _ready, reader in readers)), WAIT)
+    assert ids == [str(version)] * len(callers)

@@ -90,3 +90,35 @@ async def test_a_token_change_closes_the_game_streams_it_opened(server: str, cha
             assert (await asyncio.wait_for(anext(theirs), WAIT)).event in ("message", "end")
         again = await http.get(path, headers=bearer(token))
         assert again.status_code == 403
+
+
+@pytest.mark.parametrize("change", ["rotate", "revoke"])
+async def test_a_token_change_closes_the_stream_a_ticket_of_that_token_opened(
+    server: str, change: str
+) -> None:
+    """A browser's stream opened with a stream ticket (no Authorization: EventSource cannot send one) that
+    the account token obtained closes like the token's own stream; the ticket opens nothing afterwards."""
+    async with httpx.AsyncClient(base_url=server, timeout=WAIT) as http:
+        _name, token = await account(http, "ticket")
+        created = await http.post(
+            "/v1/games",
+            json={"game": "bazaar", "players": [{"name": "hot"}, {"account": "me"}]},
+            headers=bearer(token),
+        )
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
+        issued = await http.post(f"/v1/games/{game_id}/stream-ticket", headers=bearer(token))
+        assert issued.status_code == 201, issued.text
+        path = f"/v1/games/{game_id}/stream?ticket={issued.json()['ticket']}"
+        async with (
+            httpx.AsyncClient(base_url=server, timeout=WAIT) as browser,
+            aconnect_sse(browser, "GET", path) as source,
+        ):
+            assert source.response.status_code == 200, await source.response.aread()
+            events = source.aiter_sse()
+            snapshot = await asyncio.wait_for(anext(events), WAIT)
+            assert snapshot.event == "snapshot" and snapshot.json()["you"] == 1
+            await change_token(http, token, change)
+            await asyncio.wait_for(until_closed(events), WAIT)
+        again = await http.get(path)
+        assert again.status_code == 401 and again.json()["code"] == "bad_stream_ticket"

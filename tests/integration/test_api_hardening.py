@@ -156,6 +156,7 @@ async def version_of(client: AsyncTestClient[Any], game_id: str) -> int:
         ('"-1"', 412),
         ('""', 412),
         ('W/"{version}"', 412),  # weak tags never match (strong comparison, RFC 9110 13.1.1)
+        ('"0{version}"', 412),  # opaque tags compare byte for byte: "03" is not "3"
     ],
 )
 async def test_if_match_values_that_name_no_version_write_nothing(

@@ -152,3 +152,18 @@ async def test_a_process_behind_is_corrected_by_the_stores_version_check(service
         await behind.execute(game_id, seat, body, if_match=cached.version)
     accepted = await behind.execute(game_id, seat, body)  # unconditional: decided again on the stored state
     assert accepted.version == await stored_version(ahead, game_id)
+
+
+async def test_an_idempotent_retry_of_the_command_that_ends_the_game_gets_its_first_answer(
+    services: Services,
+) -> None:
+    """The first answer of the game's last command shows its events whole (hashes, the stored times); a
+    retry, from this process or another, answers exactly that."""
+    service = services()
+    game_id = await new_game(service, seed="ending-retry")
+    seat, _ = await next_move(service, game_id)
+    first = await service.execute(game_id, seat, {"type": "resign"}, idempotency_key="last")
+    assert (await service.load(game_id)).finished and all(e.hash for e in first.events)
+    for retrying in (service, services()):
+        again = await retrying.execute(game_id, seat, {"type": "resign"}, idempotency_key="last")
+        assert msgspec.json.encode(again) == msgspec.json.encode(first)
