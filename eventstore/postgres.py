@@ -333,6 +333,7 @@ class PostgresEventStore(FollowsFeed):
         self._pool = pool
         self._upcasters: Upcasters = dict(upcasters or {})
         self._acquire_timeout = acquire_timeout
+        self.pool, self.acquire_timeout = pool, acquire_timeout  # for work claimed beside the store
         self._changes = ChangeHub()
         self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout, connect=listen_connect)
         self._queued: list[_Queued] = []  # appends waiting for the next group commit
