@@ -87,23 +87,34 @@ class Claims:
         return self._connection
 
     async def _let_go_when_idle(self) -> None:
-        """Once nothing was claimed for IDLE_SECONDS: let every claim go and give the connection back
-        (terminated if the locks cannot be let go: they go with it)."""
+        """Once nothing was claimed for IDLE_SECONDS: let every claim go and give the connection back."""
         try:
             while (left := self._last_take + IDLE_SECONDS - time.monotonic()) > 0:
                 await asyncio.sleep(left)
             async with self._lock:
-                connection, self._connection, self._held = self._connection, None, {}
-                if connection is None:
-                    return
-                try:
-                    await connection.execute("SELECT pg_advisory_unlock_all()")
-                except Exception:
-                    connection.terminate()
-                with suppress(Exception):  # a terminated connection: the pool replaces it
-                    await self.pool.release(connection)
+                await self._give_back()
         finally:
             self._idle = None
+
+    async def close(self) -> None:
+        """Let every claim go and give the connection back now (the process stops)."""
+        async with self._lock:
+            await self._give_back()
+        if self._idle is not None:  # nothing left for it to give back
+            self._idle.cancel()
+
+    async def _give_back(self) -> None:
+        """Let every claim go and return the connection to the pool (terminated if the locks cannot be let
+        go: they go with it)."""
+        connection, self._connection, self._held = self._connection, None, {}
+        if connection is None:
+            return
+        try:
+            await connection.execute("SELECT pg_advisory_unlock_all()")
+        except Exception:
+            connection.terminate()
+        with suppress(Exception):  # a terminated connection: the pool replaces it
+            await self.pool.release(connection)
 
     async def _drop_connection(self) -> None:
         """Close the claims' connection after a failure: the server then drops its locks; it is never given

@@ -1,6 +1,7 @@
 """Claims on background decisions (service/claims.py): two bot runners on one database, as two hosts run
 them, compute each bot decision once; a claim is refused to another process while held, refused for a
-version the game has left, and granted again at once when the holder's connection ends (a crashed host).
+version the game has left, and granted again when the holder's connection ends (a crashed host) or the
+holder closes its claims (a stopping host).
 
 The module plays on a database of its own: the session's running servers play every bot seat of the shared
 one."""
@@ -103,3 +104,6 @@ async def test_a_claim_is_one_processes_until_its_connection_ends(pool: asyncpg.
         await asyncio.sleep(0.01)
     assert await second.take("bot", game_id, version)
     assert not await first.take("bot", game_id, version)
+    await second.close()  # the process stops: its claims go, its connection back to the pool
+    assert await first.take("bot", game_id, version)
+    await first.close()
