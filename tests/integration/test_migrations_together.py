@@ -1,19 +1,27 @@
 """Migrations as several app hosts run them (docs/operations.md): started together on one empty database they
 queue on one advisory lock and all succeed, and any URL the service connects with migrates too, a multi-host
-one whose first host is down included."""
+one whose first host is down included, with which ``serve`` then gets ready."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import asyncpg
+import httpx
 import pytest
 
 from service.database import BOOTSTRAP_SQL, OWNER_ROLE, SERVICE_ROLE, head_revision, migrate, with_user
+from service.settings import PROJECT_ROOT
+from tests.e2e.conftest import free_port
 from tests.support.databases import TEST_PASSWORD
 
 pytestmark = pytest.mark.db
@@ -97,3 +105,48 @@ async def test_a_multi_host_url_whose_first_host_is_down_migrates(server_url: st
             assert await connection.fetchval("SELECT count(*) FROM events") == 0
         finally:
             await connection.close()
+
+
+def serve_until_ready(env: dict[str, str], port: int) -> None:
+    """Run ``python -m service serve`` with ``env`` until ``/ready`` answers 200, then stop it."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None, process.stderr.read() if process.stderr else "exited"
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not become ready"
+            time.sleep(0.2)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+async def test_serve_with_a_multi_host_url_whose_first_host_is_down_gets_ready(
+    server_url: str, tmp_path: Path
+) -> None:
+    """``python -m service serve`` migrates, records its key and serves with such URLs (the owner's and the
+    service's), and reports ready: every part of it connects as asyncpg does."""
+    async with empty_database(server_url) as (owner, service):
+        port = free_port()
+        env = {
+            **os.environ,
+            "MIGRATION_DATABASE_URL": dead_host_first(owner),
+            "DATABASE_URL": dead_host_first(service),
+            "DATA_DIR": str(tmp_path),
+            "PORT": str(port),
+            "LOG_FORMAT": "json",
+        }
+        env.pop("SIGNING_KEY", None)
+        await asyncio.to_thread(serve_until_ready, env, port)
