@@ -54,6 +54,7 @@ from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.accounts import AccountService, VerifiedClients
 from service.bots import BotRunner
+from service.claims import claims_of
 from service.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.games import GameService
 from service.lobby import LobbyService
@@ -189,6 +190,7 @@ def create_app(
                     loop.cancel()
                 await asyncio.gather(*loops, return_exceptions=True)
                 await store.stop()
+                await claims_of(store).close()  # its connection back: the pool closes once all are
             await pool.close()
 
     signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it

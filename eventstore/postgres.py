@@ -118,7 +118,8 @@ SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 # order, so two processes' batches queue behind each other instead of deadlocking; FOR UPDATE re-reads a
 # row that moved since the snapshot and re-checks it. Events are inserted entry by entry, in version order,
 # so their positions follow each stream's versions.
-_APPEND_BATCH = r"""
+MAX_BATCH = 8  # appends per group commit; more wait for the next one
+_APPEND_BATCH = rf"""
 WITH entry AS (
     SELECT e.stream_id, e.expected, decode(e.previous, 'base64') AS previous, decode(e.key, 'base64') AS key, e.n,
            decode(e.head, 'base64') AS head, e.status, decode(e.cause, 'base64') AS cause, e.command_id,
@@ -126,6 +127,8 @@ WITH entry AS (
       FROM json_to_recordset(convert_from($1::bytea, 'UTF8')::json)
            AS e (stream_id text, expected integer, previous text, key text, n integer, head text, status text,
                  cause text, command_id text, request_hash text, response text)
+     LIMIT {MAX_BATCH}  -- what a batch holds: told so, the planner looks its streams up by key instead of
+                        -- guessing 100 entries and reading every stream row once there are a few thousand
 ), locked AS MATERIALIZED (
     SELECT e.*
       FROM streams s JOIN entry e ON e.stream_id = s.stream_id
@@ -161,7 +164,6 @@ SELECT stream_id, version, position, recorded_at, hash FROM appended ORDER BY po
 # Small batches, several in flight (each on its own connection): while the database commits one batch,
 # this process decides the next commands instead of waiting. One unbounded batch at a time measured a
 # third slower with 16 writers: the database and the Python took turns, each idle half the time.
-MAX_BATCH = 8  # appends per group commit; more wait for the next one
 MAX_FLUSHES = 4  # group commits in flight at once
 _CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7, $8)"
 
@@ -176,8 +178,10 @@ _READ_STREAM = (
 )
 # Only transactions older than every running one (tx_id < the snapshot's xmin) are visible to the feed:
 # a slow transaction holds back everything after it instead of committing behind a reader's checkpoint.
+# The bigint output column has a name of its own: named tx_id, ORDER BY tx_id would sort by it (an output
+# column wins over the table's), which events_feed_idx cannot serve (a sort of every row after the cursor).
 _READ_ALL = (
-    f"SELECT tx_id::text::bigint, stream_id, {_EVENT_COLUMNS} FROM events"
+    f"SELECT tx_id::text::bigint AS feed_tx, stream_id, {_EVENT_COLUMNS} FROM events"
     " WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())"
     " AND (tx_id, position) > ($1::bigint::text::xid8, $2)"
     " ORDER BY tx_id, position LIMIT $3"
@@ -329,6 +333,7 @@ class PostgresEventStore(FollowsFeed):
         self._pool = pool
         self._upcasters: Upcasters = dict(upcasters or {})
         self._acquire_timeout = acquire_timeout
+        self.pool, self.acquire_timeout = pool, acquire_timeout  # for work claimed beside the store
         self._changes = ChangeHub()
         self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout, connect=listen_connect)
         self._queued: list[_Queued] = []  # appends waiting for the next group commit

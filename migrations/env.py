@@ -1,29 +1,36 @@
-"""Alembic environment: runs the migrations over asyncpg against DATABASE_URL (raw SQL, no ORM models)."""
+"""Alembic environment: runs the migrations over asyncpg against DATABASE_URL (raw SQL, no ORM models).
+
+The connection is asyncpg's own, made from DATABASE_URL exactly as the service's pool makes it, so every URL
+the service accepts migrates too (several hosts, ``target_session_attrs``, a socket directory in ``host=``):
+SQLAlchemy only wraps it and never parses the URL. Migrations of one database queue on one advisory lock, so
+hosts that start together migrate one after the other, and the later ones find the schema at head
+(docs/operations.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-from urllib.parse import urlsplit, urlunsplit
 
+import asyncpg
 from alembic import context
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
 config = context.config
 
 
-def sqlalchemy_url(url: str) -> str:
-    """The asyncpg dialect URL for a plain postgresql:// URL."""
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(scheme="postgresql+asyncpg"))
+# Held for the migrations' transaction: a second migrator waits here, then reads the version the first one
+# committed (READ COMMITTED: each statement sees the newest commits), instead of creating the same tables.
+MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('bazaar-games/migrations', 0))"
 
 
 def run_with(connection: Connection) -> None:
-    """Run the migrations in one transaction on ``connection``."""
+    """Run the migrations in one transaction on ``connection``, one migrator of the database at a time."""
     context.configure(connection=connection, target_metadata=None, transaction_per_migration=False)
     with context.begin_transaction():
+        connection.exec_driver_sql(MIGRATION_LOCK)
         context.run_migrations()
         grant_service_role(connection)
 
@@ -44,7 +51,9 @@ async def run_online() -> None:
     url = os.environ.get("DATABASE_URL") or config.get_main_option("sqlalchemy.url")
     if not url:
         raise SystemExit("DATABASE_URL is not set")
-    engine = create_async_engine(sqlalchemy_url(url))
+    engine = create_async_engine(
+        "postgresql+asyncpg://", async_creator=lambda: asyncpg.connect(url), poolclass=NullPool
+    )
     async with engine.connect() as connection:
         await connection.run_sync(run_with)
         await connection.commit()

@@ -1,5 +1,5 @@
-"""Command line: ``python -m service serve | migrate | database-url | verify FILE | projections rebuild |
-simulate``."""
+"""Command line: ``python -m service serve | migrate | rotate-key | database-url | verify FILE | projections
+rebuild | simulate``."""
 
 from __future__ import annotations
 
@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 def serve(settings: Settings) -> None:
     """Resolve the database (embedded if DATABASE_URL is unset), migrate it, and serve with uvicorn."""
     from service.database import migrate_urls, resolve_database_urls
+    from service.keyring import check_signing_key
     from service.serving import run_uvicorn
     from service.signing import load_signer
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)
-    load_signer(settings.signing_key, settings.data_dir)  # made once here, before the workers read it
+    signer = load_signer(settings.signing_key, settings.data_dir)  # made here, before the workers read it
+    check_signing_key(urls.service, signer.public_key)  # every host signs with the key the database records
     os.environ["DATABASE_URL"] = urls.service  # every worker process connects to the same database
     run_uvicorn("api.app:create_app", settings)
 
@@ -48,6 +50,11 @@ def command_line(with_simulate: bool = True) -> argparse.ArgumentParser:
     commands.add_parser("serve", help="migrate and serve HTTP on HOST:PORT with WORKERS processes")
     commands.add_parser(
         "migrate", help="run alembic upgrade head as the owner, then grant the service role its rights"
+    )
+    commands.add_parser(
+        "rotate-key",
+        help="make SIGNING_KEY's key the one every host must sign with, retiring the recorded one"
+        " (docs/operations.md)",
     )
     commands.add_parser(
         "database-url", help="start the embedded database if needed and print the service role's URL"
@@ -90,6 +97,13 @@ def main(argv: list[str] | None = None) -> None:
         serve(settings)
     elif args.command == "migrate":
         migrate_urls(resolve_database_urls(settings))
+    elif args.command == "rotate-key":
+        from service.keyring import rotate_command
+        from service.signing import load_signer
+
+        urls = resolve_database_urls(settings)
+        migrate_urls(urls)
+        rotate_command(urls.service, load_signer(settings.signing_key, settings.data_dir).public_key)
     elif args.command == "database-url":
         print(resolve_database_urls(settings).service)
     elif args.command == "projections":

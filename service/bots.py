@@ -33,6 +33,7 @@ from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
 from domain.core import Command
 from eventstore import FeedPosition, StoreError
 from service import errors
+from service.claims import claims_of
 from service.games import GameService, LoadedGame
 from service.logging import failure_fields
 
@@ -191,6 +192,8 @@ class BotRunner:
             seat = due[0]
             level = levels[seat]
             assert level is not None
+            if not await claims_of(self.games.store).take("bot", game_id, loaded.version):
+                return made  # another process decides it (service/claims.py), or the game moved on
             try:
                 command = await self._decide(loaded, seat, level)
             except (StoreError, errors.ServiceError):

@@ -87,6 +87,12 @@ class _Cached(msgspec.Struct, frozen=True):
     head: bytes  # the hash of the event at ``version``
 
 
+def _stored(cached: _Cached, info: StreamInfo) -> bool:
+    """Whether a cached state may be one the store holds: behind its stream row's version, or at it with its
+    head (one behind is topped up from the stored events)."""
+    return cached.version < info.version or (cached.version == info.version and cached.head == info.head_hash)
+
+
 def event_tag(event: Event) -> str:
     """The ``type`` tag of an event struct."""
     return str(type(event).__struct_config__.tag)
@@ -188,6 +194,7 @@ class GameLoader:
         A read that fails fails its waiters too (an unreachable store would otherwise time each of them
         out in turn); one whose caller left lets the next waiter read."""
         while True:
+            await self._forget_unstored(game_id, info)
             state, version, head = self._start(game_id, game)
             if version >= info.version:
                 return state, version, head
@@ -220,6 +227,7 @@ class GameLoader:
         info = await self.info(game_id)
         game = self.games[info.category]
         keys = await self.game_keys(game_id)
+        await self._forget_unstored(game_id, info)
         state, version, head = self._start(game_id, game)
         latest = max(version, info.version)
         records: list[RecordedEvent] = []
@@ -233,6 +241,18 @@ class GameLoader:
             records = [record for record in records if after < record.version <= version]
         loaded = await self._loaded(game_id, game, info, keys, state, version, head)
         return loaded, records
+
+    async def _forget_unstored(self, game_id: str, info: StreamInfo) -> None:
+        """Drop the cached state of a game if the store does not hold it: one ahead of the stored version, or
+        at it with another head (commits lost in a failover to a standby that lacked them, or a restore).
+        Seen ahead, the stream row is read once more first: a command of this process may have moved the
+        game on after ``info`` was read (it remembers its state once its append has committed)."""
+        cached = self._cache.get(game_id)
+        if cached is None or _stored(cached, info):
+            return
+        fresh = await self.store.stream_info(game_id)
+        if fresh is None or not _stored(cached, fresh):
+            self._cache.pop(game_id, None)
 
     def _start(self, game_id: str, game: Game[Any]) -> tuple[Any, int, bytes]:
         """Where a fold starts: the cached state, version and head, else the game's initial state."""

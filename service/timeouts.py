@@ -6,7 +6,8 @@
 - ``ClockScheduler`` (one per process, started in the app's lifespan beside the bot runner) catches the
   index up, times out every seat whose deadline has passed, then sleeps until the earliest deadline left
   or until any process appends (the store's change signal): it never polls game by game.
-- A timeout is ``GameService.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
+- A timeout is claimed first (service/claims.py: one process across hosts decides it), then is
+  ``GameService.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
   and an idempotency key naming the decision: when several processes act on the same deadline the
   append's version check lets exactly one in; the others get a refusal (or the first answer) and do
   nothing. The domain (``domain/clock.py``) checks the deadline has passed and has the stand-in decide.
@@ -27,6 +28,7 @@ import structlog
 from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
 from eventstore import EventStore, StoreError
 from service import errors
+from service.claims import claims_of
 from service.clocks import Now, from_ms, system_now
 from service.games import GameService
 from service.logging import failure_fields
@@ -170,6 +172,8 @@ class ClockScheduler:
         """Append the timeout of one passed deadline (1), or leave it to whoever moved the game first (0)."""
         key = (due.game_id, due.seat)
         async with self._parallel:
+            if not await claims_of(self.games.store).take("clock", due.game_id, due.version):
+                return 0  # another process times it out (service/claims.py), or the game moved on
             try:
                 await self.games.execute(
                     due.game_id,
