@@ -5,14 +5,14 @@
   rotation (``python -m service rotate-key``, docs/operations.md) retires the current key (``retired_at``)
   and records the new one, so the keys that signed older receipts stay listed. At most one key is current.
 
-Revision ID: 0014_signing_keys
-Revises: 0011_seed_commits
+Revision ID: 0016_signing_keys
+Revises: 0015_account_skeletons
 """
 
 from alembic import op
 
-revision = "0014_signing_keys"
-down_revision = "0011_seed_commits"
+revision = "0016_signing_keys"
+down_revision = "0015_account_skeletons"
 branch_labels = None
 depends_on = None
 
