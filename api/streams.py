@@ -214,6 +214,7 @@ class GameStreamController(Controller):
         seat = await reader_seat(service, game_id, request)
         if ticket is not None:
             seat = await seat_of_ticket(service, state.stream_tickets, game_id, ticket)
+        loaded.check_readable(seat)
         after = resume_after(last_event_id, loaded)
         if after is not None and loaded.finished and after >= loaded.version:
             return Response(content=None, status_code=204)

@@ -45,7 +45,7 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
     state: Any
     version: int
     head: bytes = GENESIS_HASH  # the hash of the event at ``version``
-    sealed: bool = False  # a finished game of a duplicate round whose other tables still play
+    sealed: bool = False  # a game of a duplicate round some table of which still plays (itself included)
 
     @property
     def finished(self) -> bool:
@@ -57,6 +57,17 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
         """Whether its events, seed, audit and export are public: once it is over, and for a game of a
         duplicate tournament round once every table of the round is over (they share one deal)."""
         return self.finished and not self.sealed
+
+    def check_readable(self, seat: int | None) -> None:
+        """B-12, Z-15, J-18: while any table of a duplicate round plays, only a table's own seats read
+        anything of it (the tables share one deal, so a table ahead shows the others their future); 403
+        ``duplicate_round_running`` for anyone else."""
+        if self.sealed and seat is None:
+            raise errors.Forbidden(
+                "duplicate_round_running",
+                "the tables of this duplicate round share one deal: only this table's own seats may read"
+                " it until every table of the round has finished",
+            )
 
     @property
     def link(self) -> ChainLink:
@@ -256,11 +267,11 @@ class GameLoader:
         version: int,
         head: bytes,
     ) -> LoadedGame:
-        """The loaded game, sealed while a finished game's duplicate round keeps its secrets."""
+        """The loaded game, sealed while its duplicate round keeps its secrets (a running table always)."""
         loaded = LoadedGame(
             game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
         )
-        if loaded.finished and await self.sealed(info):
+        if info.metadata.get("duplicate_group") and (not loaded.finished or await self.sealed(info)):
             return msgspec.structs.replace(loaded, sealed=True)
         return loaded
 

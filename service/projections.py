@@ -534,6 +534,17 @@ class GameProjection(FeedFollower):
             found.setdefault(row["game_id"], []).append(row)
         return found
 
+    async def _public_results(self, page: list[asyncpg.Record]) -> dict[str, list[asyncpg.Record]]:
+        """The results of the page's finished games that anybody may read: a finished table of a duplicate
+        round keeps its result to its seats until every table of the round has finished (B-12, Z-15, J-18)."""
+        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        for row in page:
+            if row["game_id"] in results and row["tournament"]:
+                info = await self.games.store.stream_info(row["game_id"])
+                if info is not None and await self.games.sealed(info):
+                    del results[row["game_id"]]
+        return results
+
     async def list_games(
         self,
         game: str | None,
@@ -550,7 +561,7 @@ class GameProjection(FeedFollower):
         await self.read_your_writes()
         rows = await self._rows(game, status, player, tournament, cursor, limit + 1)
         page = rows[:limit]
-        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        results = await self._public_results(page)
         return GamePage(
             games=[
                 GameSummary(
@@ -583,7 +594,7 @@ class GameProjection(FeedFollower):
         await self.read_your_writes()
         rows = await self._rows(game, status, name, None, cursor, limit + 1)
         page = rows[:limit]
-        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        results = await self._public_results(page)
         games = []
         for row in page:
             seat: int = row["seat"]

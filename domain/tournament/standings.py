@@ -94,8 +94,13 @@ def pairwise_halves(ranks: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def finished_tables(state: State) -> Iterator[tuple[int, TableState]]:
-    """Every table with an outcome, as (round, table), by round then table."""
+    """Every table with an outcome, as (round, table), by round then table; in duplicate mode a round's
+    tables count once every one of them has its outcome (or the tournament was terminated): they share one
+    deal, so a table's score before then would tell the tables still playing it what it holds (B-12, Z-15,
+    J-18)."""
     for rnd in state.rounds:
+        if state.duplicate and not state.terminated and any(t.outcome is None for t in rnd.tables):
+            continue
         for table in rnd.tables:
             if table.outcome is not None:
                 yield rnd.round, table
