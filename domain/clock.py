@@ -33,7 +33,7 @@ from typing import Any, Protocol, TypeVar, Union
 import msgspec
 
 from domain.core import Command, Event, GameSpec, Rejected, Rng, TimeControl
-from domain.resign import Resign, Resigns, decisions
+from domain.resign import Adjudicate, Resign, Resigns, decisions
 
 __all__ = [
     "Clock",
@@ -236,7 +236,8 @@ def clocked(spec: GameSpec[S]) -> GameSpec[S]:
             else:
                 events += spec.decide(state, seat, rng.choice(decisions(spec.legal(state, seat))), rng)
         else:
-            if mine is not None and seat in before and mine.deadline is not None and at > mine.deadline:
+            late = mine is not None and seat in before and mine.deadline is not None and at > mine.deadline
+            if late and not isinstance(inner, Adjudicate):  # an adjudication is no decision of the seat's
                 raise Rejected("out_of_time", detail=f"seat {seat}'s deadline passed; it has timed out")
             events = spec.decide(state, seat, inner, rng)
         after = state

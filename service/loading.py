@@ -31,6 +31,22 @@ from service.audit import chain_key
 from service.tokens import token_matches
 
 ACTIVE, FINISHED = "active", "finished"
+# The Idempotency-Key prefix of a command the service sends for a tournament organizer's action (a withdrawn
+# player's resignation, an adjudication); refused from clients, so a game's stored command ids tell whether
+# an organizer's action decided it (such a game is not rated: docs/api.md "Ratings").
+ORGANIZER_KEY = "organizer-"
+
+
+def organizer_key(action: str, tournament_id: str) -> str:
+    """The idempotency key of the command an organizer's ``action`` sends to a game of the tournament."""
+    return f"{ORGANIZER_KEY}{action}-{tournament_id}"
+
+
+def decided_by_organizer(records: list[RecordedEvent]) -> bool:
+    """Whether any of a game's stored commands was sent for a tournament organizer's action."""
+    return any(
+        r.command_id is not None and r.command_id.partition(":")[2].startswith(ORGANIZER_KEY) for r in records
+    )
 
 
 # Structs, not frozen dataclasses: one of each is built per command, and a frozen dataclass's constructor
@@ -51,6 +67,11 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
     def finished(self) -> bool:
         """Whether the game is over."""
         return bool(self.game.is_over(self.state))
+
+    @property
+    def adjudicated(self) -> bool:
+        """Whether the tournament organizer ended the game as it stood (domain/resign.py)."""
+        return bool(getattr(self.state, "adjudicated", False))
 
     @property
     def public(self) -> bool:

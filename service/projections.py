@@ -49,6 +49,7 @@ from eventstore.readmodels import (
 from service import errors
 from service.accounts import name_key
 from service.games import ACTIVE, FINISHED, GameService, LoadedGame
+from service.loading import decided_by_organizer
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
 from service.ratings import Rating, initial_rating, rate, rated_identities
 from service.settings import Settings
@@ -340,8 +341,8 @@ class GameProjection(FeedFollower):
                     (game_id, seat, score, rank, outcome.lower_is_better, outcome.solved)
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
                 )
-                if version == loaded.version:  # the batch brings the game's last event: it is rated now
-                    finishing.append((end, loaded))
+                if version == loaded.version and not await self._organizer_decided(loaded):
+                    finishing.append((end, loaded))  # the batch brings the game's last event: rated now
         finished = [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])]
 
         async def write(connection: asyncpg.Connection) -> None:
@@ -355,6 +356,13 @@ class GameProjection(FeedFollower):
                 await self._rate(connection, finished)
 
         return write
+
+    async def _organizer_decided(self, loaded: LoadedGame) -> bool:
+        """Whether a tournament organizer's action (a withdrawal's resignation, an adjudication) decided the
+        game: such a game moves no rating (docs/api.md "Ratings")."""
+        if not (loaded.info.metadata.get("tournament") and loaded.info.metadata.get("rated")):
+            return False
+        return decided_by_organizer(await self.games.store.read_stream(loaded.game_id))
 
     async def _rate(self, connection: asyncpg.Connection, finished: list[LoadedGame]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings

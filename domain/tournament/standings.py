@@ -29,6 +29,7 @@ __all__ = [
     "Tally",
     "finished_tables",
     "pairwise_halves",
+    "result_row",
     "results",
     "standings",
     "tallies",
@@ -177,21 +178,21 @@ def standings(state: State) -> list[StandingRow]:
 
 def results(state: State) -> list[ResultRow]:
     """One row per finished game, by round then table."""
-    rows: list[ResultRow] = []
-    for rnd, table in finished_tables(state):
-        assert table.outcome is not None and table.game_id is not None
-        seats = tuple(
-            ResultSeat(seat=seat, name=name, score=table.outcome.scores[seat], rank=table.outcome.ranks[seat])
-            for seat, name in enumerate(table.players)
-        )
-        rows.append(
-            ResultRow(
-                round=rnd,
-                table=table.table,
-                game_id=table.game_id,
-                seats=seats,
-                audit_head=table.outcome.audit_head,
-                adjudicated=table.outcome.adjudicated,
-            )
-        )
-    return rows
+    return [result_row(rnd, table) for rnd, table in finished_tables(state)]
+
+
+def result_row(rnd: int, table: TableState) -> ResultRow:
+    """The result row of a table of round ``rnd`` that has its outcome."""
+    assert table.outcome is not None and table.game_id is not None
+    seats = tuple(
+        ResultSeat(seat=seat, name=name, score=table.outcome.scores[seat], rank=table.outcome.ranks[seat])
+        for seat, name in enumerate(table.players)
+    )
+    return ResultRow(
+        round=rnd,
+        table=table.table,
+        game_id=table.game_id,
+        seats=seats,
+        audit_head=table.outcome.audit_head,
+        adjudicated=table.outcome.adjudicated,
+    )
