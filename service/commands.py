@@ -193,7 +193,8 @@ class GameCommands:
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
         names = seat_names(game, request, levels)
-        config = self.configure(game, names, request.options, time_control(request.clock, self.now()))
+        clock = time_control(request.clock, self.now(), rated=request.rated)
+        config = self.configure(game, names, request.options, clock)
         seed = mix.seed if mix is not None else request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")

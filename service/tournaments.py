@@ -224,13 +224,22 @@ class TournamentService:
     @staticmethod
     def _clock(request: CreateTournamentIn) -> dict[str, Any] | None:
         """The clock of every game of the tournament: the one chosen, else ``TOURNAMENT_CLOCK``; none when
-        ``untimed`` (422 ``bad_clock`` for a clock the service does not offer, or both)."""
+        ``untimed`` (422 ``bad_clock`` for a clock the service does not offer, or both). A rated tournament's
+        (accounts, the server's seed) is timed, at least at the rated floor: 422 ``rated_needs_clock``,
+        ``rated_clock_too_short``."""
+        accounts = request.open or not request.players or any(p.name is None for p in request.players)
+        rated = accounts and request.seed is None
         if request.untimed:
             if request.clock is not None:
                 raise errors.RuleViolation("bad_clock", "a tournament is either untimed or has a clock")
+            if rated:
+                raise errors.RuleViolation(
+                    "rated_needs_clock",
+                    "a rated tournament's games are timed: choose a clock or keep the default",
+                )
             return None
         choice = request.clock or TOURNAMENT_CLOCK
-        time_control(choice, system_now())  # validates it
+        time_control(choice, system_now(), rated=rated)  # validates it
         clock: dict[str, Any] = msgspec.to_builtins(choice)
         return clock
 
@@ -299,6 +308,7 @@ class TournamentService:
             raise errors.Unavailable("no_accounts", "account tournaments need the PostgreSQL database")
         organizer = await self.accounts.require(token)
         self._check_seed(request)
+        self._clock(request)  # refused now, not when registration closes
         plays = False
         invited: list[Account] = []
         for player in request.players:

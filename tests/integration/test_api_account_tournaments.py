@@ -166,10 +166,9 @@ async def test_a_game_whose_tournament_seed_the_organizer_chose_shows_no_head_wh
             "players": [{"account": "me"}],
             "rounds": 1,
             "open": True,
-            "untimed": True,
         }
-        if seed is not None:
-            body["seed"] = seed
+        if seed is not None:  # unrated: it may be untimed (a rated tournament is timed)
+            body["seed"], body["untimed"] = seed, True
         created = await client.post("/v1/tournaments", json=body, headers=bearer(organizer_token))
         assert created.status_code == 201, created.text
         tournament = created.json()
