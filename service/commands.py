@@ -250,7 +250,9 @@ class GameCommands:
         except (msgspec.ValidationError, TypeError) as exc:
             raise errors.Malformed.invalid("malformed_command", f"not a {game.name} command", exc) from None
         if isinstance(command, Adjudicate):  # the service's own, for a tournament organizer
-            raise errors.Forbidden("service_command", "only a tournament's organizer adjudicates a game")
+            raise errors.Malformed(
+                "service_command", "adjudicate is the service's own command, for an organizer"
+            )
         return command
 
     async def execute(

@@ -238,7 +238,7 @@ async def test_adjudication_records_the_current_standing_and_closes_the_round(
         bearer(mine.tokens[stuck["seats"][0]["name"]]),
     )
     assert_problem(
-        await client.post(path, json={"type": "adjudicate"}, headers=seat_token), 403, "service_command"
+        await client.post(path, json={"type": "adjudicate"}, headers=seat_token), 400, "service_command"
     )
     keyed = {**seat_token, "Idempotency-Key": f"organizer-withdrawn-{mine.tid}"}
     assert_problem(
