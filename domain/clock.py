@@ -4,9 +4,10 @@ The rules, for every game and player count, when the game was created with a ``T
 
 - Every decision a seat owes has a deadline: ``due_at + decision_ms + bank``, where ``due_at`` is when it
   fell due and ``bank`` what is left of the seat's bank; a seat's first decision gets ``first_grace_ms``
-  more (a clock with a grace marks each seat ``decided`` once it has acted). Answering takes ``used = at - due_at``; whatever
-  exceeds ``decision_ms`` comes off the bank (a per-decision allowance plus a bank, Fischer-like: each
-  decision starts with a fresh allowance). Correspondence is an allowance of whole days and no bank.
+  more (a clock with a grace marks each seat ``decided`` once it has acted). Answering takes
+  ``used = at - due_at``; whatever exceeds ``decision_ms`` comes off the bank (a per-decision allowance
+  plus a bank, Fischer-like: each decision starts with a fresh allowance). Correspondence is an allowance
+  of whole days and no bank.
 - Simultaneous decisions (secret picks) run every pending seat's clock at once; a seat whose decision is
   still open when another seat acts keeps its ``due_at``; a seat that acts and still owes a decision owes a
   new one, due at that moment.
