@@ -15,7 +15,7 @@ from litestar.types import Scope
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
 from service import errors
-from service.games import GameService
+from service.games import GameService, LoadedGame
 from service.lobby import LobbyService
 from service.models import (
     AuditReport,
@@ -75,6 +75,17 @@ async def reader_seat(service: GameService, game_id: str, request: Request[Any, 
         return await service.seat_of(game_id, session)
     except errors.Forbidden:
         return None
+
+
+async def readable_game(
+    service: GameService, game_id: str, request: Request[Any, Any, Any]
+) -> tuple[LoadedGame, int | None]:
+    """The game and the seat a read acts as; 403 ``duplicate_round_running`` for anyone but the table's own
+    seats while its duplicate round plays (service/loading.py ``LoadedGame.check_readable``)."""
+    loaded = await service.load(game_id)
+    seat = await reader_seat(service, game_id, request)
+    loaded.check_readable(seat)
+    return loaded, seat
 
 
 def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
@@ -215,8 +226,7 @@ class GamesController(Controller):
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
         service = service_of(state)
-        loaded = await service.load(game_id)
-        seat = await reader_seat(service, game_id, request)
+        loaded, seat = await readable_game(service, game_id, request)
         detail = service.detail(loaded, seat)
         return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
@@ -263,8 +273,7 @@ class GamesController(Controller):
     async def legal(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
         service = service_of(state)
-        loaded = await service.load(game_id)
-        seat = await reader_seat(service, game_id, request)
+        loaded, seat = await readable_game(service, game_id, request)
         return loaded.legal(seat)
 
     @get(
@@ -287,6 +296,7 @@ class GamesController(Controller):
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await reader_seat(service, game_id, request)
         loaded, events = await service.history(game_id, seat, after=after, limit=limit)
+        loaded.check_readable(seat)
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
         return Response(
@@ -310,6 +320,7 @@ class GamesController(Controller):
         await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await reader_seat(service, game_id, request)
         loaded, view = await service.state_at(game_id, seat, at)
+        loaded.check_readable(seat)
         return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
     @get(
@@ -323,6 +334,7 @@ class GamesController(Controller):
     ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
+        await readable_game(service_of(state), game_id, request)
         sheet = await service_of(state).scoresheet(game_id)
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
@@ -333,13 +345,19 @@ class GamesController(Controller):
         operation_id="exportGame",
         summary="A finished game as one self-contained document for offline verification",
     )
-    async def export(self, state: State, game_id: FromPath[str]) -> GameExport:
+    async def export(
+        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+    ) -> GameExport:
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
         409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
+        await readable_game(service_of(state), game_id, request)
         return await service_of(state).export(game_id)
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
-    async def audit(self, state: State, game_id: FromPath[str]) -> AuditReport:
+    async def audit(
+        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+    ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
+        await readable_game(service_of(state), game_id, request)
         return await service_of(state).audit(game_id)

@@ -25,7 +25,7 @@ from litestar.router import Router
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
-from api.games import service_of
+from api.games import readable_game, service_of
 from api.sessions import SETS_CSRF_COOKIE
 from domain.data import load_component_data
 from service import errors
@@ -129,14 +129,16 @@ class PagesController(Controller):
         )
 
     @get("/games/{game_id:str}", name="game-page")
-    async def game(self, state: State, game_id: FromPath[str]) -> Template:
+    async def game(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> Template:
         """A game's board, live; the signed-in seat sees its secrets and decisions."""
+        await readable_game(service_of(state), game_id, request)
         return await self._game_template(state, game_id, "game.html.j2")
 
     @get("/games/{game_id:str}/replay", name="replay-page")
-    async def replay(self, state: State, game_id: FromPath[str]) -> Template:
+    async def replay(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> Template:
         """Step through a game version by version, with its score sheet and the audit's verdict."""
         service = service_of(state)
+        await readable_game(service, game_id, request)
         sheet = builtins(await service.scoresheet(game_id))
         audit = builtins(await service.audit(game_id))
         return await self._game_template(state, game_id, "replay.html.j2", sheet=sheet, audit=audit)

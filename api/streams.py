@@ -244,6 +244,7 @@ class GameStreamController(Controller):
         bound: str | None = None  # a ticket of an account's seat: the account token hash that obtained it
         if ticket is not None:
             seat, bound = await seat_of_ticket(service, state.stream_tickets, game_id, ticket)
+        loaded.check_readable(seat)
         after = resume_after(last_event_id, loaded)
         if after is not None and loaded.finished and after >= loaded.version:
             return Response(content=None, status_code=204)

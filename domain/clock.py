@@ -3,9 +3,11 @@
 The rules, for every game and player count, when the game was created with a ``TimeControl``:
 
 - Every decision a seat owes has a deadline: ``due_at + decision_ms + bank``, where ``due_at`` is when it
-  fell due and ``bank`` what is left of the seat's bank. Answering takes ``used = at - due_at``; whatever
-  exceeds ``decision_ms`` comes off the bank (a per-decision allowance plus a bank, Fischer-like: each
-  decision starts with a fresh allowance). Correspondence is an allowance of whole days and no bank.
+  fell due and ``bank`` what is left of the seat's bank; a seat's first decision gets ``first_grace_ms``
+  more (a clock with a grace marks each seat ``decided`` once it has acted). Answering takes
+  ``used = at - due_at``; whatever exceeds ``decision_ms`` comes off the bank (a per-decision allowance
+  plus a bank, Fischer-like: each decision starts with a fresh allowance). Correspondence is an allowance
+  of whole days and no bank.
 - Simultaneous decisions (secret picks) run every pending seat's clock at once; a seat whose decision is
   still open when another seat acts keeps its ``due_at``; a seat that acts and still owes a decision owes a
   new one, due at that moment.
@@ -33,7 +35,7 @@ from typing import Any, Protocol, TypeVar, Union
 import msgspec
 
 from domain.core import Command, Event, GameSpec, Rejected, Rng, TimeControl
-from domain.resign import Resign, Resigns, decisions
+from domain.resign import Adjudicate, Resign, Resigns, decisions
 
 __all__ = [
     "Clock",
@@ -68,6 +70,7 @@ class SeatClock(msgspec.Struct, frozen=True, kw_only=True):
     timeouts: int = 0
     due_at: int | None = None
     deadline: int | None = None
+    decided: bool = False  # the seat has acted (kept only by a clock with a first-decision grace)
 
 
 class Clock(msgspec.Struct, frozen=True, kw_only=True):
@@ -121,9 +124,12 @@ def stamp(command: Command, at: int) -> Timed:
     return Timed(at=at, command=msgspec.Raw(msgspec.json.encode(command)))
 
 
-def deadline(control: TimeControl, due_at: int | None, bank_ms: int) -> int | None:
-    """When a decision due at ``due_at`` times out: its allowance plus the bank left."""
-    return None if due_at is None else due_at + control.decision_ms + bank_ms
+def deadline(control: TimeControl, due_at: int | None, bank_ms: int, first: bool = False) -> int | None:
+    """When a decision due at ``due_at`` times out: its allowance plus the bank left (plus the grace of a
+    seat's ``first`` decision)."""
+    if due_at is None:
+        return None
+    return due_at + control.decision_ms + bank_ms + (control.first_grace_ms if first else 0)
 
 
 def _due(spec: GameSpec[S], state: S) -> set[int]:
@@ -147,8 +153,16 @@ def _restamp(
         else:
             due = None
         count = timeouts if seat == actor else old.timeouts
+        decided = old.decided or (clock.control.first_grace_ms > 0 and seat == actor)
+        first = clock.control.first_grace_ms > 0 and not decided
         seats.append(
-            SeatClock(bank_ms=bank, timeouts=count, due_at=due, deadline=deadline(clock.control, due, bank))
+            SeatClock(
+                bank_ms=bank,
+                timeouts=count,
+                due_at=due,
+                deadline=deadline(clock.control, due, bank, first),
+                decided=decided,
+            )
         )
     return tuple(seats)
 
@@ -171,7 +185,9 @@ def clocked(spec: GameSpec[S]) -> GameSpec[S]:
             SeatClock(
                 bank_ms=control.bank_ms,
                 due_at=control.start if seat in due else None,
-                deadline=deadline(control, control.start if seat in due else None, control.bank_ms),
+                deadline=deadline(
+                    control, control.start if seat in due else None, control.bank_ms, first=True
+                ),
             )
             for seat in range(len(config.players))
         )
@@ -236,7 +252,8 @@ def clocked(spec: GameSpec[S]) -> GameSpec[S]:
             else:
                 events += spec.decide(state, seat, rng.choice(decisions(spec.legal(state, seat))), rng)
         else:
-            if mine is not None and seat in before and mine.deadline is not None and at > mine.deadline:
+            late = mine is not None and seat in before and mine.deadline is not None and at > mine.deadline
+            if late and not isinstance(inner, Adjudicate):  # an adjudication is no decision of the seat's
                 raise Rejected("out_of_time", detail=f"seat {seat}'s deadline passed; it has timed out")
             events = spec.decide(state, seat, inner, rng)
         after = state

@@ -68,12 +68,14 @@ class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
     """A game's clock (issue 14, ``domain.clock``): each decision may take ``decision_ms``; past that the
     seat's bank (``bank_ms`` at the start) runs down; ``max_timeouts`` timeouts hand the seat to the
     stand-in. ``start`` is when the opening decisions fell due (milliseconds since the Unix epoch, UTC),
-    stamped by the service: the domain reads no clock."""
+    stamped by the service: the domain reads no clock. ``first_grace_ms``: extra time for each seat's first
+    decision (a rated game's: the joiner who starts it gets to the board)."""
 
     decision_ms: int
     bank_ms: int = 0
     max_timeouts: int = 3
     start: int = 0
+    first_grace_ms: int = 0
 
 
 class GameConfig(msgspec.Struct, frozen=True, kw_only=True):

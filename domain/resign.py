@@ -15,9 +15,13 @@ The rules, for every game and player count:
   played. The score sheet gains a ``resigned`` row naming the resigned seats in order; once the game is
   over it comes right before the final row, which names the result's winners (the sheet is drawn from the
   result, ``GameSpec.scoresheet``), however the game ended.
+- Adjudication (a tournament organizer's, docs/api.md): ``Adjudicate``, sent by the service only (never
+  accepted from a client), ends a running game as it stands: ``Adjudicated``; its result is the one above on
+  the state reached, and nothing more is played.
 
 ``resignable(spec)`` applies these rules to a game declared with ``GameSpec``; its state needs ``players``
-(one entry per seat) and ``resigned`` (the resigned seats in order, folded from ``SeatResigned``).
+(one entry per seat), ``resigned`` (the resigned seats in order, folded from ``SeatResigned``) and
+``adjudicated`` (folded from ``Adjudicated``).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import msgspec
 
 from domain.core import Command, Event, GameSpec, Pending, Rejected, Result, Rng, ScoreSheet
 
-__all__ = ["Resign", "SeatResigned", "decisions", "playing", "resignable"]
+__all__ = ["Adjudicate", "Adjudicated", "Resign", "SeatResigned", "decisions", "playing", "resignable"]
 
 
 class Resign(Command, frozen=True, kw_only=True, tag="resign"):
@@ -43,6 +47,14 @@ class SeatResigned(Event, frozen=True, kw_only=True, tag="seat_resigned"):
     seat: int
 
 
+class Adjudicate(Command, frozen=True, kw_only=True, tag="adjudicate"):
+    """The service's statement that the tournament organizer adjudicated the game (never from a client)."""
+
+
+class Adjudicated(Event, frozen=True, kw_only=True, tag="adjudicated"):
+    """The game was adjudicated: it ends as it stands."""
+
+
 class Resigns(Protocol):
     """What the resign rules read from a game's state."""
 
@@ -51,6 +63,9 @@ class Resigns(Protocol):
 
     @property
     def resigned(self) -> tuple[int, ...]: ...
+
+    @property
+    def adjudicated(self) -> bool: ...
 
 
 S = TypeVar("S", bound=Resigns)
@@ -75,8 +90,8 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
     """``spec`` with the resign command, the stand-in and the resign ranking of this module's rules."""
 
     def is_over(state: S) -> bool:
-        """Over by the game's own rules, or once fewer than two seats play."""
-        return spec.is_over(state) or _ended_by_resignation(state)
+        """Over by the game's own rules, once fewer than two seats play, or once adjudicated."""
+        return spec.is_over(state) or _ended_by_resignation(state) or state.adjudicated
 
     game_evolve = spec.evolve
 
@@ -84,6 +99,8 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
         """A resignation appends the seat to ``resigned``; every other event is the game's own (one type check)."""
         if type(event) is SeatResigned:
             return msgspec.structs.replace(state, resigned=(*state.resigned, event.seat))  # type: ignore[type-var]
+        if type(event) is Adjudicated:
+            return msgspec.structs.replace(state, adjudicated=True)  # type: ignore[type-var]
         return game_evolve(state, event)
 
     def stand_in(state: S, rng: Rng) -> list[Event]:
@@ -101,7 +118,14 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
         return events
 
     def decide(state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
-        """A resignation from a seat still playing, or the game's own command; then the stand-in's turns."""
+        """A resignation from a seat still playing, or the game's own command; then the stand-in's turns. An
+        adjudication ends a running game."""
+        if isinstance(command, Adjudicate):
+            if is_over(state):
+                raise Rejected("game_over", detail="the game is over")
+            return [Adjudicated()]
+        if state.adjudicated:
+            raise Rejected("game_over", detail="the game was adjudicated: it is over")
         if not state.resigned and not isinstance(command, Resign):  # nobody to stand in for: the game's own
             return spec.decide(state, seat, command, rng)
         if _ended_by_resignation(state):

@@ -193,7 +193,7 @@ class BotRunner:
             level = levels[seat]
             assert level is not None
             if not await claims_of(self.games.store).take("bot", game_id, loaded.version):
-                return made  # another process decides it (service/claims.py), or the game moved on
+                return 0  # another process decides it (service/claims.py), or the game moved on
             try:
                 command = await self._decide(loaded, seat, level)
             except (StoreError, errors.ServiceError):

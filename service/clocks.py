@@ -11,10 +11,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
+
 from domain.clock import Clock, stamp
 from domain.core import Command, Game, TimeControl
 from service import errors
-from service.models import ClockIn, ClockOut, PendingDecision, SeatClockOut
+from service.models import TOURNAMENT_CLOCK, ClockIn, ClockOut, PendingDecision, SeatClockOut
 
 __all__ = [
     "DAY_MS",
@@ -23,6 +25,7 @@ __all__ = [
     "clock_out",
     "from_ms",
     "pending_out",
+    "rated_clock",
     "system_now",
     "time_control",
     "timed",
@@ -35,6 +38,13 @@ MAX_DECISION_SECONDS = 86_400
 MAX_BANK_SECONDS = 7 * 86_400
 MAX_DAYS = 60
 MAX_TIMEOUTS = 10
+# A rated game is always timed (docs/api.md "Clocks and timeouts"): without a clock it gets the tournaments'
+# default; its clock gives each decision at least RATED_MIN_DECISION_SECONDS or a bank of at least
+# RATED_MIN_BANK_SECONDS (correspondence always does), and each seat's first decision RATED_FIRST_GRACE_SECONDS
+# more, so the seat whose join starts the game is not timed out before it reaches the board.
+RATED_MIN_DECISION_SECONDS = 10
+RATED_MIN_BANK_SECONDS = 60
+RATED_FIRST_GRACE_SECONDS = 30
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MS = timedelta(milliseconds=1)
 
@@ -59,8 +69,30 @@ def _bad(detail: str) -> errors.RuleViolation:
     return errors.RuleViolation("bad_clock", detail)
 
 
-def time_control(choice: ClockIn | None, now: datetime) -> TimeControl | None:
-    """The domain's clock for a creation's ``clock`` choice, started ``now`` (None: untimed; 422 if invalid)."""
+def rated_clock(choice: ClockIn | None) -> ClockIn:
+    """A rated game's clock: the one chosen, else ``TOURNAMENT_CLOCK``; 422 ``rated_clock_too_short`` for a
+    clock under the rated floor (``time_control`` then checks it as for any game)."""
+    if choice is None:
+        return TOURNAMENT_CLOCK
+    if choice.days_per_decision is None and not (
+        (choice.decision_seconds or 0) >= RATED_MIN_DECISION_SECONDS
+        or (choice.bank_seconds or 0) >= RATED_MIN_BANK_SECONDS
+    ):
+        raise errors.RuleViolation(
+            "rated_clock_too_short",
+            f"a rated game gives each decision at least {RATED_MIN_DECISION_SECONDS} s"
+            f" (decision_seconds) or a bank of at least {RATED_MIN_BANK_SECONDS} s (bank_seconds)",
+        )
+    return choice
+
+
+def time_control(choice: ClockIn | None, now: datetime, rated: bool = False) -> TimeControl | None:
+    """The domain's clock for a creation's ``clock`` choice, started ``now`` (None: untimed; 422 if invalid);
+    a rated game's is ``rated_clock``'s, with the first-decision grace."""
+    if rated:
+        control = time_control(rated_clock(choice), now)
+        assert control is not None
+        return msgspec.structs.replace(control, first_grace_ms=RATED_FIRST_GRACE_SECONDS * 1000)
     if choice is None:
         return None
     if not 1 <= choice.max_timeouts <= MAX_TIMEOUTS:

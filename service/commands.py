@@ -17,6 +17,7 @@ import structlog
 from domain.bots import LEVELS
 from domain.core import Command, Event, Game, GameConfig, Rejected, Rng, TimeControl, shown
 from domain.names import looks_repeated, name_problem
+from domain.resign import Adjudicate
 from eventstore import (
     AppendResult,
     CommandRecord,
@@ -29,7 +30,7 @@ from eventstore import (
 from service import errors
 from service.audit import chain_key, encode_move
 from service.clocks import Now, system_now, time_control, timed
-from service.loading import FINISHED, GameLoader, LoadedGame, event_tag, new_event
+from service.loading import FINISHED, ORGANIZER_KEY, GameLoader, LoadedGame, event_tag, new_event
 from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.queries import GameQueries
 from service.seeds import SeedMix
@@ -211,7 +212,8 @@ class GameCommands:
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
         names = seat_names(game, request, levels)
-        config = self.configure(game, names, request.options, time_control(request.clock, self.now()))
+        clock = time_control(request.clock, self.now(), rated=request.rated)
+        config = self.configure(game, names, request.options, clock)
         seed = mix.seed if mix is not None else request.seed if request.seed is not None else new_seed()
         if not seed or len(seed) > 200:
             raise errors.Malformed("bad_seed", "a seed is 1-200 characters")
@@ -268,6 +270,10 @@ class GameCommands:
             command: Command = self._command_decoders[game.name].decode(msgspec.json.encode(body))
         except (msgspec.ValidationError, TypeError) as exc:
             raise errors.Malformed.invalid("malformed_command", f"not a {game.name} command", exc) from None
+        if isinstance(command, Adjudicate):  # the service's own, for a tournament organizer
+            raise errors.Malformed(
+                "service_command", "adjudicate is the service's own command, for an organizer"
+            )
         return command
 
     async def execute(
@@ -289,6 +295,10 @@ class GameCommands:
         cached = self.loader.cached(game_id)
         loaded = cached or await self.loader.load(game_id)
         stored = cached is None  # whether ``loaded`` was read from the store in this call
+        if command is None and idempotency_key is not None and idempotency_key.startswith(ORGANIZER_KEY):
+            raise errors.Malformed(
+                "bad_idempotency_key", f"an Idempotency-Key starting {ORGANIZER_KEY!r} is the service's own"
+            )
         command = command or self.parse_command(loaded.game, body)
         command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = request_hash(seat, command) if command_id is not None else ""

@@ -31,6 +31,22 @@ from service.audit import chain_key
 from service.tokens import token_matches
 
 ACTIVE, FINISHED = "active", "finished"
+# The Idempotency-Key prefix of a command the service sends for a tournament organizer's action (a withdrawn
+# player's resignation, an adjudication); refused from clients, so a game's stored command ids tell whether
+# an organizer's action decided it (such a game is not rated: docs/api.md "Ratings").
+ORGANIZER_KEY = "organizer-"
+
+
+def organizer_key(action: str, tournament_id: str) -> str:
+    """The idempotency key of the command an organizer's ``action`` sends to a game of the tournament."""
+    return f"{ORGANIZER_KEY}{action}-{tournament_id}"
+
+
+def decided_by_organizer(records: list[RecordedEvent]) -> bool:
+    """Whether any of a game's stored commands was sent for a tournament organizer's action."""
+    return any(
+        r.command_id is not None and r.command_id.partition(":")[2].startswith(ORGANIZER_KEY) for r in records
+    )
 
 
 # Structs, not frozen dataclasses: one of each is built per command, and a frozen dataclass's constructor
@@ -45,7 +61,7 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
     state: Any
     version: int
     head: bytes = GENESIS_HASH  # the hash of the event at ``version``
-    sealed: bool = False  # a finished game of a duplicate round whose other tables still play
+    sealed: bool = False  # a game of a duplicate round some table of which still plays (itself included)
 
     @property
     def finished(self) -> bool:
@@ -53,10 +69,26 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
         return bool(self.game.is_over(self.state))
 
     @property
+    def adjudicated(self) -> bool:
+        """Whether the tournament organizer ended the game as it stood (domain/resign.py)."""
+        return bool(getattr(self.state, "adjudicated", False))
+
+    @property
     def public(self) -> bool:
         """Whether its events, seed, audit and export are public: once it is over, and for a game of a
         duplicate tournament round once every table of the round is over (they share one deal)."""
         return self.finished and not self.sealed
+
+    def check_readable(self, seat: int | None) -> None:
+        """B-12, Z-15, J-18: while any table of a duplicate round plays, only a table's own seats read
+        anything of it (the tables share one deal, so a table ahead shows the others their future); 403
+        ``duplicate_round_running`` for anyone else."""
+        if self.sealed and seat is None:
+            raise errors.Forbidden(
+                "duplicate_round_running",
+                "the tables of this duplicate round share one deal: only this table's own seats may read"
+                " it until every table of the round has finished",
+            )
 
     @property
     def link(self) -> ChainLink:
@@ -276,11 +308,11 @@ class GameLoader:
         version: int,
         head: bytes,
     ) -> LoadedGame:
-        """The loaded game, sealed while a finished game's duplicate round keeps its secrets."""
+        """The loaded game, sealed while its duplicate round keeps its secrets (a running table always)."""
         loaded = LoadedGame(
             game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
         )
-        if loaded.finished and await self.sealed(info):
+        if info.metadata.get("duplicate_group") and (not loaded.finished or await self.sealed(info)):
             return msgspec.structs.replace(loaded, sealed=True)
         return loaded
 

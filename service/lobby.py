@@ -36,10 +36,10 @@ from domain.core import shown
 from domain.names import looks_repeated, name_problem, skeleton
 from service import errors
 from service.accounts import Account, AccountService
-from service.clocks import time_control
+from service.clocks import rated_clock, time_control
 from service.commands import BOTS_OWNER, server_bot_levels
 from service.games import GameService
-from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken
+from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken, stored_clock
 from service.projections import decode_cursor, encode_cursor
 from service.seeds import SeedMix
 from service.tokens import hash_token, new_seed, new_token
@@ -93,6 +93,7 @@ class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     seed_commitment: str | None = None
     seed_chosen: bool = False
+    clock: dict[str, Any] | None = None  # the clock the game starts with (null: untimed), as chosen
 
 
 class LobbyPage(msgspec.Struct, frozen=True, kw_only=True):
@@ -119,6 +120,7 @@ class MyGame(msgspec.Struct, frozen=True, kw_only=True):
     lower_is_better: bool = False  # a Bazaar solitaire score is the turns taken, with ``solved`` (Z-12)
     solved: bool | None = None
     seed_commitment: str | None = None
+    clock: dict[str, Any] | None = None  # a lobby game's clock as chosen (null: untimed, or not known here)
 
 
 class MyGamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -286,6 +288,8 @@ class LobbyService:
         creator = await self.accounts.require(token)
         game = self.games.game_named(request.game)
         config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
+        if request.rated:  # always timed, at least the rated floor: the clock is shown to whoever joins
+            request = msgspec.structs.replace(request, clock=rated_clock(request.clock))
         time_control(
             request.clock, self.games.commands.now()
         )  # 422 for a bad clock now; it starts with the game
@@ -653,7 +657,7 @@ class LobbyService:
         async with self.accounts.connection() as connection:
             rows = await connection.fetch(
                 "SELECT g.game_id, g.game, g.options, g.rated, g.status, g.created_at, c.name AS creator,"
-                " k.commitment, g.seed IS NOT NULL AS seed_chosen"
+                " k.commitment, g.seed IS NOT NULL AS seed_chosen, g.clock"
                 " FROM lobby_games g LEFT JOIN accounts c ON c.account_id = g.creator_id"
                 f" LEFT JOIN seed_commits k ON k.subject_id = g.game_id {where}"
                 f" ORDER BY g.created_at DESC, g.game_id DESC LIMIT {int(limit)}",
@@ -689,6 +693,7 @@ class LobbyService:
                 created_at=row["created_at"],
                 seed_commitment=row["commitment"],
                 seed_chosen=row["seed_chosen"],
+                clock=stored_clock(row["clock"]),
             )
             for row in rows
         ]
@@ -717,7 +722,7 @@ class LobbyService:
                 "       ELSE coalesce(g.status, 'active') END AS status,"
                 "  coalesce(l.rated, false) AS rated, g.tournament, r.score, r.rank,"
                 "  coalesce(r.lower_is_better, false) AS lower_is_better, r.solved,"
-                "  coalesce(g.seed_commitment, k.commitment) AS seed_commitment"
+                "  coalesce(g.seed_commitment, k.commitment) AS seed_commitment, l.clock"
                 " FROM game_seats s LEFT JOIN lobby_games l USING (game_id)"
                 " LEFT JOIN game_listing g USING (game_id)"
                 " LEFT JOIN seed_commits k ON k.subject_id = s.game_id"
@@ -741,6 +746,7 @@ class LobbyService:
                 lower_is_better=row["lower_is_better"],
                 solved=row["solved"],
                 seed_commitment=row["seed_commitment"],
+                clock=stored_clock(row["clock"]),
             )
             for row in rows
             if row["created_at"] is not None

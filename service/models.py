@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Final
 
@@ -40,6 +41,22 @@ class ClockIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 TOURNAMENT_CLOCK: Final = ClockIn(decision_seconds=60, bank_seconds=600)
 """A tournament's clock unless it chooses another (or none): a minute a decision plus a ten-minute bank."""
+
+
+def stored_clock(clock: Any) -> dict[str, Any] | None:
+    """A clock choice as stored (a JSON text or object; null: untimed) as shown to whoever may join."""
+    if clock is None:
+        return None
+    shown: dict[str, Any] = json.loads(clock) if isinstance(clock, str) else dict(clock)
+    return shown
+
+
+def registration_clock(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The clock every game of a tournament gets, from its stored creation request (service/tournaments.py
+    ``_clock``): none if untimed, else the one chosen or ``TOURNAMENT_CLOCK``."""
+    if request.get("untimed"):
+        return None
+    return stored_clock(request.get("clock")) or msgspec.to_builtins(TOURNAMENT_CLOCK)
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -32,6 +32,7 @@ from eventstore.readmodels import HORIZON
 from service import errors
 from service.accounts import Account
 from service.games import GameService, LoadedGame
+from service.models import registration_clock, stored_clock
 
 PAGE_SIZE = 500
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
@@ -48,13 +49,13 @@ _ACTIVE_SEATS = (
     " ORDER BY coalesce(g.created_at, l.created_at), s.game_id"
 )
 _INVITATIONS = (
-    "SELECT s.game_id, s.seat, l.game, l.rated, c.name AS creator FROM game_seats s"
+    "SELECT s.game_id, s.seat, l.game, l.rated, l.clock, c.name AS creator FROM game_seats s"
     " JOIN lobby_games l USING (game_id) LEFT JOIN accounts c ON c.account_id = l.creator_id"
     " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
 )
 
 _TOURNAMENT_INVITATIONS = (
-    "SELECT e.tournament_id, r.request->>'game' AS game, o.name AS organizer FROM tournament_entries e"
+    "SELECT e.tournament_id, r.request->>'game' AS game, r.request, o.name AS organizer FROM tournament_entries e"
     " JOIN tournament_registrations r USING (tournament_id) LEFT JOIN accounts o ON o.account_id = r.organizer_id"
     " WHERE e.account_id = $1 AND e.status = 'invited' AND r.status = 'registering' ORDER BY e.tournament_id"
 )
@@ -79,6 +80,7 @@ class Notice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     result: Any = None
     invited_by: str | None = None
     rated: bool | None = None
+    clock: dict[str, Any] | None = None  # an invitation's: the clock of the game (each tournament game)
 
 
 class MyGame(msgspec.Struct, frozen=True, kw_only=True):
@@ -192,6 +194,7 @@ class Notifications:
                 game=row["game"],
                 tournament=row["tournament_id"],
                 invited_by=row["organizer"],
+                clock=registration_clock(stored_clock(row["request"]) or {}),
             )
             for row in tournaments
         ] + [
@@ -202,6 +205,7 @@ class Notifications:
                 seat=row["seat"],
                 invited_by=row["creator"],
                 rated=row["rated"],
+                clock=stored_clock(row["clock"]),
             )
             for row in rows
         ]

@@ -18,10 +18,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -49,8 +50,17 @@ from eventstore.readmodels import (
 from service import errors
 from service.accounts import name_key
 from service.games import ACTIVE, FINISHED, GameService, LoadedGame
+from service.loading import decided_by_organizer
 from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
-from service.ratings import Rating, initial_rating, rate, rated_identities
+from service.ratings import (
+    PAIR_GAMES_PER_DAY,
+    Rating,
+    initial_rating,
+    own_decisions,
+    rate,
+    rated_identities,
+    resigned_too_early,
+)
 from service.settings import Settings
 
 log = structlog.get_logger("service.projections")
@@ -340,8 +350,8 @@ class GameProjection(FeedFollower):
                     (game_id, seat, score, rank, outcome.lower_is_better, outcome.solved)
                     for seat, (score, rank) in enumerate(zip(outcome.scores, outcome.ranks, strict=True))
                 )
-                if version == loaded.version:  # the batch brings the game's last event: it is rated now
-                    finishing.append((end, loaded))
+                if version == loaded.version and not await self._decided_unfairly(loaded):
+                    finishing.append((end, loaded))  # the batch brings the game's last event: rated now
         finished = [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])]
 
         async def write(connection: asyncpg.Connection) -> None:
@@ -355,6 +365,43 @@ class GameProjection(FeedFollower):
                 await self._rate(connection, finished)
 
         return write
+
+    async def _decided_unfairly(self, loaded: LoadedGame) -> bool:
+        """Whether a rated game's end moves no rating (docs/api.md "Ratings"): a tournament organizer's
+        action (a withdrawal's resignation, an adjudication) decided it, or a seat resigned (or timed out for
+        good) before making decisions of its own."""
+        metadata = loaded.info.metadata
+        resigned: tuple[int, ...] = getattr(loaded.state, "resigned", ())
+        if not metadata.get("rated") or not (metadata.get("tournament") or resigned):
+            return False
+        records = await self.games.store.read_stream(loaded.game_id)
+        if metadata.get("tournament") and decided_by_organizer(records):
+            return True
+        decisions = own_decisions(records, len(loaded.result().ranks))
+        return resigned_too_early(loaded.game.name, resigned, decisions)
+
+    async def _pair_capped(
+        self, connection: asyncpg.Connection, loaded: LoadedGame, identities: list[str], batch: dict[Any, int]
+    ) -> bool:
+        """Whether two of the game's identities already have ``PAIR_GAMES_PER_DAY`` rated games of this game
+        together on the UTC day it finished (counting the games of this batch, kept in ``batch``); if not,
+        the game is counted for each of its pairs."""
+        finished = loaded.info.updated_at.astimezone(UTC)
+        day = datetime(finished.year, finished.month, finished.day, tzinfo=UTC)
+        game, t = loaded.game.name, self.tables
+        pairs = [(game, a, b, day) for a, b in itertools.combinations(sorted(identities), 2)]
+        for pair in pairs:
+            earlier = await connection.fetchval(
+                f"SELECT count(*) FROM {t.rated} r JOIN {t.listing} l USING (game_id) WHERE r.game = $1"
+                " AND r.players @> ARRAY[$2, $3]::text[] AND l.updated_at >= $4"
+                " AND l.updated_at < $4 + interval '1 day'",
+                *pair,
+            )
+            if earlier + batch.get(pair, 0) >= PAIR_GAMES_PER_DAY:
+                return True
+        for pair in pairs:
+            batch[pair] = batch.get(pair, 0) + 1
+        return False
 
     async def _rate(self, connection: asyncpg.Connection, finished: list[LoadedGame]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings
@@ -372,6 +419,7 @@ class GameProjection(FeedFollower):
             accounts.setdefault(row["game_id"], {})[row["seat"]] = row["name"]
         current: dict[tuple[str, str], Rating] = {}
         rated: list[tuple[Any, ...]] = []
+        paired: dict[Any, int] = {}  # (game, identity, identity, day) -> games of this batch rated so far
         for loaded in finished:
             game = loaded.game.name
             identities = rated_identities(
@@ -381,6 +429,8 @@ class GameProjection(FeedFollower):
             )
             if identities is None or loaded.game_id in done:
                 continue
+            if await self._pair_capped(connection, loaded, identities, paired):
+                continue  # the same two accounts again that day: not rated
             missing = [who for who in identities if (game, who) not in current]
             if missing:
                 for row in await connection.fetch(read_ratings(t), game, missing):
@@ -534,6 +584,17 @@ class GameProjection(FeedFollower):
             found.setdefault(row["game_id"], []).append(row)
         return found
 
+    async def _public_results(self, page: list[asyncpg.Record]) -> dict[str, list[asyncpg.Record]]:
+        """The results of the page's finished games that anybody may read: a finished table of a duplicate
+        round keeps its result to its seats until every table of the round has finished (B-12, Z-15, J-18)."""
+        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        for row in page:
+            if row["game_id"] in results and row["tournament"]:
+                info = await self.games.store.stream_info(row["game_id"])
+                if info is not None and await self.games.sealed(info):
+                    del results[row["game_id"]]
+        return results
+
     async def list_games(
         self,
         game: str | None,
@@ -550,7 +611,7 @@ class GameProjection(FeedFollower):
         await self.read_your_writes()
         rows = await self._rows(game, status, player, tournament, cursor, limit + 1)
         page = rows[:limit]
-        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        results = await self._public_results(page)
         return GamePage(
             games=[
                 GameSummary(
@@ -583,7 +644,7 @@ class GameProjection(FeedFollower):
         await self.read_your_writes()
         rows = await self._rows(game, status, name, None, cursor, limit + 1)
         page = rows[:limit]
-        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        results = await self._public_results(page)
         games = []
         for row in page:
             seat: int = row["seat"]

@@ -23,13 +23,26 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from domain.core import shown
-from eventstore import pooled_connection
+from eventstore import RecordedEvent, pooled_connection
 from service import errors
 from service.accounts import name_key
+from service.audit import Move
 from service.models import PlayerProfile, PlayerRating, RatingList
 
 MAX_PAGE = 200
 MODEL = PlackettLuce()  # the library's defaults: mu 25, sigma 25/3, ordinal mu - 3 sigma
+
+# Against farming with sock accounts (docs/api.md "Ratings"):
+# a game in which a seat resigned (or was resigned by its timeouts) having made fewer than this many
+# decisions of its own is not rated: a Basari or Johari seat makes one a round, a Bazaar seat several a turn
+MIN_OWN_DECISIONS = {"basari": 3, "bazaar": 6, "johari": 3}
+NO_DECISION = frozenset({"resign", "time_out", "adjudicate"})  # commands that decide nothing for the seat
+# the same two identities are rated against each other in at most this many games of a game per UTC day
+PAIR_GAMES_PER_DAY = 3
+# the public list shows an identity once it has this many rated games against this many distinct opponents
+# (its own rating stays readable on its player page before then: a provisional rating)
+LADDER_MIN_GAMES = 5
+LADDER_MIN_OPPONENTS = 3
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,43 @@ def rated_identities(
     if len(identities) < 2 or len(identities) != seats or len(set(identities)) != len(identities):
         return None
     return identities
+
+
+def established(alias: str) -> str:
+    """The SQL condition that the ratings row ``alias`` is listed: ``LADDER_MIN_GAMES`` rated games against
+    ``LADDER_MIN_OPPONENTS`` distinct opponents (Lichess likewise keeps provisional ratings off its lists)."""
+    return (
+        f"{alias}.games >= {LADDER_MIN_GAMES} AND (SELECT count(DISTINCT other) FROM rated_games g,"
+        f" unnest(g.players) AS other WHERE g.game = {alias}.game AND {alias}.player = ANY(g.players)"
+        f" AND other <> {alias}.player) >= {LADDER_MIN_OPPONENTS}"
+    )
+
+
+def own_decisions(records: Sequence[RecordedEvent], seats: int) -> list[int]:
+    """How many decisions of its own each seat sent (stored commands other than resigning or the
+    service's timeouts and adjudications; a stand-in's decisions are no commands)."""
+    counts = [0] * seats
+    for record in records:
+        if record.cause is None:
+            continue
+        try:
+            move = msgspec.json.decode(record.cause, type=Move)
+            body = msgspec.json.decode(move.command)
+        except msgspec.DecodeError:
+            continue
+        if isinstance(body, dict) and body.get("type") == "timed":  # a timed game's: the command inside
+            body = body.get("command")
+        kind = body.get("type") if isinstance(body, dict) else None
+        if kind not in NO_DECISION and 0 <= move.seat < seats:
+            counts[move.seat] += 1
+    return counts
+
+
+def resigned_too_early(game: str, resigned: Sequence[int], decisions: Sequence[int]) -> bool:
+    """Whether a seat resigned (or timed out for good) before making ``MIN_OWN_DECISIONS`` decisions of its
+    own: such a game is not rated."""
+    minimum = MIN_OWN_DECISIONS.get(game, 3)
+    return any(decisions[seat] < minimum for seat in resigned if 0 <= seat < len(decisions))
 
 
 def rate(current: Sequence[Rating], ranks: Sequence[int]) -> list[Rating] | None:
@@ -151,15 +201,15 @@ class RatingService:
         async with self.connection() as connection:
             if after is None:
                 rows = await connection.fetch(
-                    "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE game = $1"
-                    " ORDER BY ordinal DESC, player LIMIT $2",
+                    "SELECT player, mu, sigma, ordinal, games FROM ratings r WHERE game = $1"
+                    f" AND {established('r')} ORDER BY ordinal DESC, player LIMIT $2",
                     game,
                     limit + 1,
                 )
             else:
                 rows = await connection.fetch(
-                    "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE game = $1"
-                    " AND (ordinal < $2 OR (ordinal = $2 AND player > $3))"
+                    "SELECT player, mu, sigma, ordinal, games FROM ratings r WHERE game = $1"
+                    f" AND {established('r')} AND (ordinal < $2 OR (ordinal = $2 AND player > $3))"
                     " ORDER BY ordinal DESC, player LIMIT $4",
                     game,
                     after.ordinal,
@@ -191,7 +241,7 @@ class RatingService:
             rows = await connection.fetch(
                 "SELECT r.game, r.player, r.mu, r.sigma, r.ordinal, r.games,"
                 " 1 + (SELECT count(*) FROM ratings b WHERE b.game = r.game AND (b.ordinal > r.ordinal"
-                " OR (b.ordinal = r.ordinal AND b.player < r.player))) AS rank"
+                f" OR (b.ordinal = r.ordinal AND b.player < r.player)) AND {established('b')}) AS rank"
                 " FROM ratings r WHERE r.player = $1 ORDER BY r.game",
                 name,
             )

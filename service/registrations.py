@@ -19,7 +19,7 @@ import structlog
 
 from service import errors
 from service.accounts import Account, AccountService
-from service.models import CreateTournamentIn
+from service.models import CreateTournamentIn, registration_clock
 
 log = structlog.get_logger("service.registrations")
 
@@ -47,6 +47,7 @@ class Registration(msgspec.Struct, frozen=True, kw_only=True):
     entries: list[Entry]
     created_at: datetime
     seed_commitment: str | None = None  # SHA-256 of the tournament's seed, committed at creation
+    clock: dict[str, Any] | None = None  # the clock of every game of the tournament (null: untimed)
 
 
 class Closing(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,6 +194,7 @@ class Registrations:
             entries=[Entry(name=e["name"], status=e["status"]) for e in entries],
             created_at=row["created_at"],
             seed_commitment=row["commitment"],
+            clock=registration_clock(request),
         )
 
     async def close(self, tournament_id: str, start: Any) -> None:

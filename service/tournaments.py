@@ -18,6 +18,7 @@ import msgspec
 import structlog
 
 from domain.core import Command, Event, Rejected, Rng, shown
+from domain.resign import Adjudicate, Resign
 from domain.tournament import (
     EVENT_TYPE,
     TOURNAMENT,
@@ -39,11 +40,13 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
+from domain.tournament.standings import result_row
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service import errors
 from service.accounts import Account, AccountService
 from service.clocks import system_now, time_control
 from service.games import GameService, LoadedGame, new_event
+from service.loading import organizer_key
 from service.lobby import seat_kind
 from service.models import (
     TOURNAMENT_CLOCK,
@@ -221,13 +224,22 @@ class TournamentService:
     @staticmethod
     def _clock(request: CreateTournamentIn) -> dict[str, Any] | None:
         """The clock of every game of the tournament: the one chosen, else ``TOURNAMENT_CLOCK``; none when
-        ``untimed`` (422 ``bad_clock`` for a clock the service does not offer, or both)."""
+        ``untimed`` (422 ``bad_clock`` for a clock the service does not offer, or both). A rated tournament's
+        (accounts, the server's seed) is timed, at least at the rated floor: 422 ``rated_needs_clock``,
+        ``rated_clock_too_short``."""
+        accounts = request.open or not request.players or any(p.name is None for p in request.players)
+        rated = accounts and request.seed is None
         if request.untimed:
             if request.clock is not None:
                 raise errors.RuleViolation("bad_clock", "a tournament is either untimed or has a clock")
+            if rated:
+                raise errors.RuleViolation(
+                    "rated_needs_clock",
+                    "a rated tournament's games are timed: choose a clock or keep the default",
+                )
             return None
         choice = request.clock or TOURNAMENT_CLOCK
-        time_control(choice, system_now())  # validates it
+        time_control(choice, system_now(), rated=rated)  # validates it
         clock: dict[str, Any] = msgspec.to_builtins(choice)
         return clock
 
@@ -296,6 +308,7 @@ class TournamentService:
             raise errors.Unavailable("no_accounts", "account tournaments need the PostgreSQL database")
         organizer = await self.accounts.require(token)
         self._check_seed(request)
+        self._clock(request)  # refused now, not when registration closes
         plays = False
         invited: list[Account] = []
         for player in request.players:
@@ -376,6 +389,8 @@ class TournamentService:
         """Report a finished tournament game to its tournament's stream: once (a report already in the
         stream is ``duplicate_report``, nothing to do); a report the tournament refuses (a game of no table
         of its current round) is logged and dropped, it must not stop the recorder."""
+        if game.adjudicated:
+            return  # the organizer's adjudication records it
         result = game.result()
         (last,) = await self.store.read_stream(game.game_id, after=game.version - 1, until=game.version)
         for _attempt in range(MAX_RETRIES):
@@ -506,8 +521,9 @@ class TournamentService:
                     await self.games.execute(
                         table.game_id,
                         seat,
-                        {"type": "resign"},
-                        idempotency_key=f"withdrawn-{loaded.tournament_id}",
+                        None,
+                        idempotency_key=organizer_key("withdrawn", loaded.tournament_id),
+                        command=Resign(),
                     )
                 except errors.ServiceError as refused:  # finished meanwhile, or resigned already
                     log.info("tournament_withdrawal_resign_refused", game_id=table.game_id, code=refused.code)
@@ -553,8 +569,9 @@ class TournamentService:
 
     async def adjudicate(self, tournament_id: str, game_id: str) -> ResultRow:
         """Record the result of a game of the current round that cannot finish: the game's own result as it
-        stands now (its scoring and tie-breaks on the current state; resigned seats last). The game is left
-        as it is; its result no longer counts once adjudicated."""
+        stands now (its scoring and tie-breaks on the current state; resigned seats last). The game ends
+        first, as it stands (``adjudicate``, domain/resign.py): nothing more is played in it, so its seed,
+        and the tournament's once it completes, decide nothing any more."""
         await self._recorded()
         loaded = await self.load(tournament_id)
         found = [
@@ -567,24 +584,48 @@ class TournamentService:
             raise errors.RuleViolation("wrong_game", f"game {game_id} is not played in this tournament")
         (round_number, table_number), *_ = found
         game = await self.games.load(game_id)
-        if game.finished:  # its own result counts: the recorder records it
+        if game.finished and not game.adjudicated:  # its own result counts: the recorder records it
             raise errors.Conflict(
                 "game_already_decided", f"game {game_id} has finished; its own result counts"
             )
-        result = game.result()
-        command = AdjudicateGame(
-            round=round_number,
-            table=table_number,
-            game_id=game_id,
-            ranks=tuple(result.ranks),
-            scores=tuple(result.scores),
-            audit_head=game.head.hex(),
-        )
-        events = self._decide(loaded.state, command, Rng(loaded.state.seed, "administer"))
+
+        def adjudication(game: LoadedGame) -> AdjudicateGame:
+            result = game.result()
+            return AdjudicateGame(
+                round=round_number,
+                table=table_number,
+                game_id=game_id,
+                ranks=tuple(result.ranks),
+                scores=tuple(result.scores),
+                audit_head=game.head.hex(),
+            )
+
+        rng = Rng(loaded.state.seed, "administer")
+        self._decide(loaded.state, adjudication(game), rng)  # refused here, the game is left running
+        game = await self._end_adjudicated(tournament_id, game)
+        events = self._decide(loaded.state, adjudication(game), rng)
         loaded = await self._append_for_organizer(loaded, events)
         log.info("tournament_game_adjudicated", tournament_id=tournament_id, game_id=game_id)
-        (row,) = [r for r in TOURNAMENT.results(loaded.state) if r.game_id == game_id]
-        return row
+        rnd = next(r for r in loaded.state.rounds if r.round == round_number)
+        return result_row(rnd.round, next(t for t in rnd.tables if t.game_id == game_id))
+
+    async def _end_adjudicated(self, tournament_id: str, game: LoadedGame) -> LoadedGame:
+        """The game ended by adjudication at the version it is at (409 ``concurrent_request`` if it moved
+        meanwhile); one ended so before (its adjudication not recorded: a crash in between) as it is."""
+        if game.finished:
+            return game
+        try:
+            await self.games.execute(
+                game.game_id,
+                0,
+                None,
+                if_match=game.version,
+                idempotency_key=organizer_key("adjudicated", tournament_id),
+                command=Adjudicate(),
+            )
+        except errors.PreconditionFailed:
+            raise errors.Conflict("concurrent_request", "the game moved on meanwhile; try again") from None
+        return await self.games.load(game.game_id)
 
     # ----------------------------------------------------------------- registration
 

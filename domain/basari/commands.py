@@ -8,7 +8,7 @@ import msgspec
 
 from domain.basari.components import Action, Colour, Gems
 from domain.core import Command
-from domain.resign import Resign
+from domain.resign import Adjudicate, Resign
 
 __all__ = [
     "Accept",
@@ -62,4 +62,4 @@ class TakeGem(Command, frozen=True, kw_only=True, tag="take_gem"):
     colour: Colour
 
 
-BasariCommand = ChooseAction | Bid | BidColour | Accept | ExchangeGems | TakeGem | Resign
+BasariCommand = ChooseAction | Bid | BidColour | Accept | ExchangeGems | TakeGem | Resign | Adjudicate

@@ -12,7 +12,7 @@ import msgspec
 
 from domain.basari.components import Action, Colour, ColourPoints, Gems
 from domain.core import Event
-from domain.resign import SeatResigned
+from domain.resign import Adjudicated, SeatResigned
 
 __all__ = [
     "ActionChosen",
@@ -218,4 +218,5 @@ BasariEvent = (
     | StageScored
     | GameEnded
     | SeatResigned
+    | Adjudicated
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.core import Command
-from domain.resign import Resign
+from domain.resign import Adjudicate, Resign
 
 __all__ = ["BazaarCommand", "Buy", "ChooseColour", "DiscardExcess", "EndTurn", "Roll", "Trade"]
 
@@ -50,5 +50,5 @@ class DiscardExcess(Command, tag="discard_excess", frozen=True, kw_only=True):
     stones: dict[str, int]
 
 
-BazaarCommand = Roll | ChooseColour | Trade | Buy | EndTurn | DiscardExcess | Resign
+BazaarCommand = Roll | ChooseColour | Trade | Buy | EndTurn | DiscardExcess | Resign | Adjudicate
 """The tagged union of Bazaar's commands (``type`` names the command)."""

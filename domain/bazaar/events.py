@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.core import Event
-from domain.resign import SeatResigned
+from domain.resign import Adjudicated, SeatResigned
 
 __all__ = [
     "BazaarDealt",
@@ -166,5 +166,6 @@ BazaarEvent = (
     | ExcessReturned
     | GameEnded
     | SeatResigned
+    | Adjudicated
 )
 """The tagged union of Bazaar's events (``type`` names the event)."""

@@ -62,6 +62,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     players: tuple[str, ...] = ()
     resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    adjudicated: bool = False  # ended by the tournament organizer as it stands (domain/resign.py)
     clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
     double_purchase: bool = False
     exchange: tuple[int, ...] = ()  # the two exchange cards' ids (Z-3)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.core import Command
-from domain.resign import Resign
+from domain.resign import Adjudicate, Resign
 
 ActionName = Literal["purchase", "sale", "trade", "baksheesh", "bribe", "exchange", "doppelganger"]
 Colour = Literal["red", "blue", "green", "white"]
@@ -149,4 +149,5 @@ JohariCommand = (
     | ExchangeGive
     | ExchangeTake
     | Resign
+    | Adjudicate
 )

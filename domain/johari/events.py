@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.core import Event
-from domain.resign import SeatResigned
+from domain.resign import Adjudicated, SeatResigned
 
 
 class GameStarted(Event, tag="game_started", kw_only=True, frozen=True):
@@ -283,4 +283,5 @@ JohariEvent = (
     | DayEnded
     | GameEnded
     | SeatResigned
+    | Adjudicated
 )

@@ -29,6 +29,7 @@ __all__ = [
     "Tally",
     "finished_tables",
     "pairwise_halves",
+    "result_row",
     "results",
     "standings",
     "tallies",
@@ -94,8 +95,13 @@ def pairwise_halves(ranks: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def finished_tables(state: State) -> Iterator[tuple[int, TableState]]:
-    """Every table with an outcome, as (round, table), by round then table."""
+    """Every table with an outcome, as (round, table), by round then table; in duplicate mode a round's
+    tables count once every one of them has its outcome (or the tournament was terminated): they share one
+    deal, so a table's score before then would tell the tables still playing it what it holds (B-12, Z-15,
+    J-18)."""
     for rnd in state.rounds:
+        if state.duplicate and not state.terminated and any(t.outcome is None for t in rnd.tables):
+            continue
         for table in rnd.tables:
             if table.outcome is not None:
                 yield rnd.round, table
@@ -172,21 +178,21 @@ def standings(state: State) -> list[StandingRow]:
 
 def results(state: State) -> list[ResultRow]:
     """One row per finished game, by round then table."""
-    rows: list[ResultRow] = []
-    for rnd, table in finished_tables(state):
-        assert table.outcome is not None and table.game_id is not None
-        seats = tuple(
-            ResultSeat(seat=seat, name=name, score=table.outcome.scores[seat], rank=table.outcome.ranks[seat])
-            for seat, name in enumerate(table.players)
-        )
-        rows.append(
-            ResultRow(
-                round=rnd,
-                table=table.table,
-                game_id=table.game_id,
-                seats=seats,
-                audit_head=table.outcome.audit_head,
-                adjudicated=table.outcome.adjudicated,
-            )
-        )
-    return rows
+    return [result_row(rnd, table) for rnd, table in finished_tables(state)]
+
+
+def result_row(rnd: int, table: TableState) -> ResultRow:
+    """The result row of a table of round ``rnd`` that has its outcome."""
+    assert table.outcome is not None and table.game_id is not None
+    seats = tuple(
+        ResultSeat(seat=seat, name=name, score=table.outcome.scores[seat], rank=table.outcome.ranks[seat])
+        for seat, name in enumerate(table.players)
+    )
+    return ResultRow(
+        round=rnd,
+        table=table.table,
+        game_id=table.game_id,
+        seats=seats,
+        audit_head=table.outcome.audit_head,
+        adjudicated=table.outcome.adjudicated,
+    )

@@ -166,10 +166,9 @@ async def test_a_game_whose_tournament_seed_the_organizer_chose_shows_no_head_wh
             "players": [{"account": "me"}],
             "rounds": 1,
             "open": True,
-            "untimed": True,
         }
-        if seed is not None:
-            body["seed"] = seed
+        if seed is not None:  # unrated: it may be untimed (a rated tournament is timed)
+            body["seed"], body["untimed"] = seed, True
         created = await client.post("/v1/tournaments", json=body, headers=bearer(organizer_token))
         assert created.status_code == 201, created.text
         tournament = created.json()
@@ -187,3 +186,54 @@ async def test_a_game_whose_tournament_seed_the_organizer_chose_shows_no_head_wh
         game_id = seated.json()["tables"][0]["game_id"]
         view = (await client.get(f"/v1/games/{game_id}")).json()
         assert view["status"] == "active" and (view["head"] is not None) is shown, (seed, view["head"])
+
+
+async def organizer_against(
+    client: AsyncTestClient[Any], opponent: str, organizer_token: str
+) -> dict[str, Any]:
+    """A rated one-round Bazaar tournament of the organizer and ``opponent`` (joined), its round seated."""
+    body = {
+        "name": "Own cup",
+        "game": "bazaar",
+        "players": [{"account": "me"}, {"invite": opponent}],
+        "rounds": 1,
+    }
+    created = await client.post("/v1/tournaments", json=body, headers=bearer(organizer_token))
+    assert created.status_code == 201, created.text
+    return created.json()
+
+
+@pytest.mark.parametrize("action", ["withdrawal", "adjudication"])
+async def test_a_game_the_organizer_decides_moves_no_rating(
+    client: AsyncTestClient[Any], action: str
+) -> None:
+    """docs/api.md "Ratings": an organizer who plays in his own rated tournament and withdraws his opponent
+    (whose seat resigns: he wins) or adjudicates the game is not rated for it, nor is the opponent."""
+    organizer_name, organizer_token = await account(client, "org")
+    opponent_name, opponent_token = await account(client, "opp")
+    created = await organizer_against(client, opponent_name, organizer_token)
+    tid, organizer = created["tournament_id"], bearer(created["organizer_token"])
+    joined = await client.post(f"/v1/tournaments/{tid}/join", headers=bearer(opponent_token))
+    assert joined.status_code == 200, joined.text
+    seated = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organizer)
+    assert seated.status_code == 201, seated.text
+    (table,) = seated.json()["tables"]
+    if action == "withdrawal":
+        response = await client.post(
+            f"/v1/tournaments/{tid}/withdrawals", json={"name": opponent_name}, headers=organizer
+        )
+    else:
+        response = await client.post(
+            f"/v1/tournaments/{tid}/adjudications", json={"game_id": table["game_id"]}, headers=organizer
+        )
+    assert response.status_code == 200, response.text
+    game = (await client.get(f"/v1/games/{table['game_id']}")).json()
+    assert game["status"] == "finished"
+    assert (await client.get(f"/v1/games/{table['game_id']}/export")).json()["rated"] is True  # created rated
+    for name in (organizer_name, opponent_name):
+        assert (await client.get(f"/v1/players/{name}")).json()["ratings"] == []
+    listed = {
+        row["name"]
+        for row in (await client.get("/v1/ratings/bazaar", params={"limit": 200})).json()["players"]
+    }
+    assert organizer_name not in listed and opponent_name not in listed

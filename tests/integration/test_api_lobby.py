@@ -10,6 +10,7 @@ import hmac
 import json
 import time
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from litestar.testing import AsyncTestClient
 
+from service.clocks import RATED_FIRST_GRACE_SECONDS
 from tests.support.accounts import account, bearer, refused, unlimited_client
 from tests.support.client_play import create_game, play_existing
 
@@ -418,3 +420,57 @@ async def test_invitations_past_the_invitee_bound_are_429_problems(client: Async
     refused(answer, 429, "invitee_has_too_many_invitations")
     assert int(answer.headers["retry-after"]) > 0
     assert (await client.get("/v1/me/games?limit=200", headers=bearer(host))).json()["games"] == mine
+
+
+async def test_a_rated_game_shows_its_clock_to_the_joiner_and_has_a_floor_and_a_grace(
+    client: AsyncTestClient[Any],
+) -> None:
+    """docs/api.md "Clocks and timeouts": a rated game cannot hide a one-second clock. Under the rated floor
+    it is refused; without a clock it gets the default one; the lobby, the invitation and the invitee's
+    games show the clock before the join, and each seat's first decision has a grace."""
+    _host_name, host = await account(client, "clockhost")
+    guest_name, guest = await account(client, "clockguest")
+    trap = {"decision_seconds": 1, "bank_seconds": 0, "max_timeouts": 1}
+    body = {"game": "bazaar", "players": [{"account": "me"}, {"invite": guest_name}], "rated": True}
+    refused(await create(client, host, {**body, "clock": trap}), 422, "rated_clock_too_short")
+
+    created = await create(client, host, body)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    default = {"decision_seconds": 60, "bank_seconds": 600, "days_per_decision": None, "max_timeouts": 3}
+    assert (await client.get(f"/v1/lobby/{game_id}")).json()["clock"] == default
+    listed = (await client.get("/v1/lobby", params={"game": "bazaar", "limit": 200})).json()["games"]
+    assert next(g for g in listed if g["game_id"] == game_id)["clock"] == default
+    invited = (await client.get("/v1/me/games", headers=bearer(guest))).json()["games"]
+    assert next(g for g in invited if g["game_id"] == game_id)["clock"] == default
+
+    joined = await client.post(f"/v1/games/{game_id}/join", headers=bearer(guest))
+    assert joined.json()["status"] == "started", joined.text
+    detail = (await client.get(f"/v1/games/{game_id}", headers=bearer(host))).json()
+    (due,) = [seat for seat in detail["clock"]["seats"] if seat["due_at"] is not None]
+    started, deadline = (datetime.fromisoformat(due[k]) for k in ("due_at", "deadline"))
+    assert (deadline - started).total_seconds() == 60 + 600 + RATED_FIRST_GRACE_SECONDS
+
+
+async def test_a_rated_tournament_is_timed_and_its_registration_shows_the_clock(
+    client: AsyncTestClient[Any],
+) -> None:
+    _organizer, token = await account(client, "clockorg")
+    body: dict[str, Any] = {"name": "Timed", "game": "basari", "players": [{"account": "me"}], "rounds": 1}
+    refused(
+        await client.post("/v1/tournaments", json={**body, "untimed": True}, headers=bearer(token)),
+        422,
+        "rated_needs_clock",
+    )
+    trap = {"decision_seconds": 1, "max_timeouts": 1}
+    refused(
+        await client.post("/v1/tournaments", json={**body, "clock": trap}, headers=bearer(token)),
+        422,
+        "rated_clock_too_short",
+    )
+    created = await client.post(
+        "/v1/tournaments", json={**body, "clock": {"decision_seconds": 10}}, headers=bearer(token)
+    )
+    assert created.status_code == 201, created.text
+    registration = await client.get(f"/v1/tournaments/{created.json()['tournament_id']}/registration")
+    assert registration.json()["clock"]["decision_seconds"] == 10

@@ -232,12 +232,25 @@ async def test_adjudication_records_the_current_standing_and_closes_the_round(
     )
     assert_problem(await mine.post("adjudications", {"game_id": "not-a-game"}), 422, "wrong_game")
 
+    # a seat can neither adjudicate nor pass for the organizer's action
+    path, seat_token = (
+        f"/v1/games/{stuck['game_id']}/commands",
+        bearer(mine.tokens[stuck["seats"][0]["name"]]),
+    )
+    assert_problem(
+        await client.post(path, json={"type": "adjudicate"}, headers=seat_token), 400, "service_command"
+    )
+    keyed = {**seat_token, "Idempotency-Key": f"organizer-withdrawn-{mine.tid}"}
+    assert_problem(
+        await client.post(path, json={"type": "resign"}, headers=keyed), 400, "bad_idempotency_key"
+    )
+
     response = await mine.post("adjudications", {"game_id": stuck["game_id"]})
     assert response.status_code == 200, response.text
     row = response.json()
     assert row["adjudicated"] is True and row["game_id"] == stuck["game_id"]
     game = (await client.get(f"/v1/games/{stuck['game_id']}")).json()
-    assert game["status"] == "active"  # the game itself is left as it is
+    assert game["status"] == "finished" and game["pending"] == []  # the game ends as it stands
     # Basari (B-10): ranks by points as they stand, equal points share a rank
     scores = [s["score"] for s in row["seats"]]
     assert [s["rank"] for s in row["seats"]] == [1 + sum(o > score for o in scores) for score in scores]
@@ -248,14 +261,40 @@ async def test_adjudication_records_the_current_standing_and_closes_the_round(
     assert [t["adjudicated"] for t in overview["schedule"][0]["tables"]] == [False, True]
     results = await mine.get("/results")
     assert [(r["table"], r["adjudicated"]) for r in results] == [(1, False), (2, True)]
-    assert results[0]["head"] is not None and results[1]["head"] is None  # no receipt: it never finished
+    assert results[0]["head"] is not None and results[1]["head"] is None  # no receipt: not played to its end
     assert_problem(
         await mine.post("adjudications", {"game_id": stuck["game_id"]}), 409, "game_already_decided"
     )
 
-    # the game may still be played out; its end changes nothing
-    await mine.play(stuck)
+    # nothing more is played in it: its seed, and the tournament's, decide nothing any more
+    token = mine.tokens[stuck["seats"][0]["name"]]
+    refused = await client.post(
+        f"/v1/games/{stuck['game_id']}/commands", json={"type": "resign"}, headers=bearer(token)
+    )
+    assert_problem(refused, 409, "game_finished")
     assert await mine.get("/results") == results
+
+
+async def test_adjudicating_the_last_running_game_reveals_the_seed_of_no_game_still_played(
+    client: AsyncTestClient[Any],
+) -> None:
+    """The tournament's seed (every game's seed follows from it) is shown once the tournament completes;
+    adjudicating its last running game ends that game first, so no game is still played when it is."""
+    mine = await organizer(client, seed="adjudicate-last", rounds=1)
+    played, stuck = (await mine.seat())["tables"]
+    await mine.play(played)
+    assert (await mine.get())["seed"] is None
+    response = await mine.post("adjudications", {"game_id": stuck["game_id"]})
+    assert response.status_code == 200, response.text
+    overview = await mine.get()
+    assert overview["status"] == "completed" and overview["seed"] == "adjudicate-last"
+    listed = (await client.get("/v1/games", params={"tournament": mine.tid})).json()["games"]
+    assert sorted(g["status"] for g in listed) == ["finished", "finished"]
+    audit = (await client.get(f"/v1/games/{stuck['game_id']}/audit")).json()
+    assert audit["ok"] and audit["seed"]["matches"] and audit["moves_ok"]
+    token = mine.tokens[stuck["seats"][0]["name"]]
+    detail = (await client.get(f"/v1/games/{stuck['game_id']}", headers=bearer(token))).json()
+    assert detail["legal"] == [] and detail["pending"] == []
 
 
 async def test_tournament_games_get_the_tournaments_clock_by_default(client: AsyncTestClient[Any]) -> None:

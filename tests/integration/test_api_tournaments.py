@@ -261,8 +261,8 @@ async def test_a_rated_solitaire_game_breaks_no_ratings_or_player_page(
 async def test_a_duplicate_rounds_finished_table_keeps_its_secrets_while_another_plays(
     client: AsyncTestClient[Any],
 ) -> None:
-    """J-18 / docs/api.md: the tables of a duplicate round share one deal; a finished table discloses
-    nothing beyond a running game's until every table of the round has finished."""
+    """J-18 / docs/api.md: the tables of a duplicate round share one deal; a finished table is read by its
+    own seats only until every table of the round has finished."""
     created = await create(client, seed="duplicate-secrets", duplicate=True, rounds=1)
     organizer = bearer(created["organizer_token"])
     tokens = {p["name"]: p["token"] for p in created["players"]}
@@ -270,22 +270,31 @@ async def test_a_duplicate_rounds_finished_table_keeps_its_secrets_while_another
         await client.post(f"/v1/tournaments/{created['tournament_id']}/rounds", headers=organizer)
     ).json()
     first, second = seated["tables"]
-    await play_existing(
-        client, first["game_id"], [tokens[s["name"]] for s in first["seats"]], seed=first["game_id"]
-    )
+    first_tokens = [tokens[s["name"]] for s in first["seats"]]
+    await play_existing(client, first["game_id"], first_tokens, seed=first["game_id"], watch_as_seat=True)
     done = first["game_id"]
-    detail = (await client.get(f"/v1/games/{done}")).json()
+    for path in ("", "/events", "/audit", "/export", "/scoresheet"):
+        assert_problem(await client.get(f"/v1/games/{done}{path}"), 403, "duplicate_round_running")
+    detail = (await client.get(f"/v1/games/{done}", headers=bearer(first_tokens[0]))).json()
     assert detail["status"] == "finished"
-    history = (await client.get(f"/v1/games/{done}/events")).json()
+    history = (await client.get(f"/v1/games/{done}/events", headers=bearer(first_tokens[0]))).json()
     assert history["redacted"] is True and all(
         "hash" not in e or e["hash"] is None for e in history["events"]
     )
-    audit = (await client.get(f"/v1/games/{done}/audit")).json()
+    audit = (await client.get(f"/v1/games/{done}/audit", headers=bearer(first_tokens[0]))).json()
     assert audit["ok"] and audit["seed"] is None and audit["head_hash"] is None
-    assert_problem(await client.get(f"/v1/games/{done}/export"), 409, "game_not_finished")
+    assert_problem(
+        await client.get(f"/v1/games/{done}/export", headers=bearer(first_tokens[0])),
+        409,
+        "game_not_finished",
+    )
 
     await play_existing(
-        client, second["game_id"], [tokens[s["name"]] for s in second["seats"]], seed=second["game_id"]
+        client,
+        second["game_id"],
+        [tokens[s["name"]] for s in second["seats"]],
+        seed=second["game_id"],
+        watch_as_seat=True,
     )
     for table in (first, second):
         history = (await client.get(f"/v1/games/{table['game_id']}/events")).json()

@@ -5,6 +5,7 @@ OpenSkill over the rated games in finish order; pages; a rebuild from zero gives
 from __future__ import annotations
 
 import itertools
+import random
 import uuid
 from typing import Any
 
@@ -13,13 +14,23 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
+from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service import errors
 from service.accounts import AccountService
 from service.games import GameService
 from service.models import CreateGame, PlayerIn
 from service.projections import LIVE, REBUILD, GameProjection
-from service.ratings import MODEL, RatingService, initial_rating, rate, rated_identities
+from service.ratings import (
+    LADDER_MIN_GAMES,
+    MIN_OWN_DECISIONS,
+    MODEL,
+    PAIR_GAMES_PER_DAY,
+    RatingService,
+    initial_rating,
+    rate,
+    rated_identities,
+)
 from tests.support.account_seats import SeatingKeyStore
 from tests.support.finished_games import finish
 
@@ -202,3 +213,72 @@ async def test_a_seat_held_by_an_account_is_rated_as_the_account(
         assert (rating.name, rating.games) == (account.name, 1)
     with pytest.raises(errors.NotFound):
         await ratings.player(created.seats[0].name)
+
+
+async def play_then_resign(service: GameService, game_id: str, before_resigning: int) -> None:
+    """Both seats of a two-player game send legal decisions of their own until each has sent
+    ``before_resigning`` (or the game ends), then seat 1 resigns (its opponent wins)."""
+    chooser = random.Random(game_id)
+    sent = [0, 0]
+    while min(sent) < before_resigning:
+        loaded = await service.load(game_id)
+        if loaded.finished:
+            return
+        seat = chooser.choice(loaded.game.pending(loaded.state)).seat
+        command = chooser.choice(decisions(loaded.legal(seat)))
+        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        sent[seat] += 1
+    await service.execute(game_id, 1, {"type": "resign"})
+
+
+async def test_a_seat_resigning_before_deciding_anything_rates_nobody(
+    service: GameService, ratings: RatingService
+) -> None:
+    """docs/api.md "Ratings": a sock account that resigns at once (fewer than MIN_OWN_DECISIONS decisions of
+    its own) feeds no rating; a game resigned after both seats played on is rated."""
+    at_once, played = names("sock", 2), names("played", 2)
+    quick = await service.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=n) for n in at_once], rated=True)
+    )
+    await play_then_resign(service, quick.game_id, 0)
+    later = await service.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=n) for n in played], rated=True)
+    )
+    await play_then_resign(service, later.game_id, MIN_OWN_DECISIONS["bazaar"])
+    assert (await service.load(quick.game_id)).finished and (await service.load(later.game_id)).finished
+    for name in at_once:
+        with pytest.raises(errors.NotFound):
+            await ratings.player(name)
+    for name in played:
+        assert [r.games for r in (await ratings.player(name)).ratings] == [1]
+
+
+async def test_the_same_two_players_are_rated_a_few_games_a_day(
+    service: GameService, ratings: RatingService
+) -> None:
+    """docs/api.md "Ratings": past PAIR_GAMES_PER_DAY rated games of the same two identities in a day, their
+    further games that day are not rated."""
+    pair = names("pair", 2)
+    for _ in range(PAIR_GAMES_PER_DAY + 2):
+        await finished_game(service, "bazaar", pair, {})
+    for name in pair:
+        assert [r.games for r in (await ratings.player(name)).ratings] == [PAIR_GAMES_PER_DAY]
+
+
+async def test_the_public_list_shows_established_ratings_only(
+    service: GameService, ratings: RatingService
+) -> None:
+    """docs/api.md "Ratings": an identity is listed once it has LADDER_MIN_GAMES rated games against
+    LADDER_MIN_OPPONENTS distinct opponents; before that its rating is readable on its own page only."""
+    star, *others = names("ladder", 5)
+    tables = [[star, others[0]], [star, others[1]], [star, others[2]], [star, others[3]], [star, others[0]]]
+    for table in tables[:-1]:
+        await finished_game(service, "bazaar", table, {})
+    listed = {r.name for r in await every_page(ratings, "bazaar", 200)}
+    assert star not in listed and not listed & set(others)
+    assert [r.games for r in (await ratings.player(star)).ratings] == [LADDER_MIN_GAMES - 1]
+    await finished_game(service, "bazaar", tables[-1], {})
+    board = await every_page(ratings, "bazaar", 200)
+    assert star in {r.name for r in board} and not {r.name for r in board} & set(others)
+    (mine,) = (await ratings.player(star)).ratings
+    assert mine.rank == next(r.rank for r in board if r.name == star)

@@ -78,13 +78,20 @@ async def play_to_end(
 
 
 async def play_existing(
-    client: httpx.AsyncClient, game_id: str, tokens: list[str], seed: str, max_commands: int = 20_000
+    client: httpx.AsyncClient,
+    game_id: str,
+    tokens: list[str],
+    seed: str,
+    max_commands: int = 20_000,
+    watch_as_seat: bool = False,
 ) -> dict[str, Any]:
     """Play an existing game to its end with the given seat tokens (index = seat), posting only entries of
-    ``legal``; returns the final spectator detail."""
+    ``legal``; returns the final spectator detail (seat 0's with ``watch_as_seat``, for a game spectators
+    may not read: a running duplicate round's)."""
     chooser = random.Random(seed)
+    watcher = {"Authorization": f"Bearer {tokens[0]}"} if watch_as_seat else {}
     for _ in range(max_commands):
-        spectator = (await client.get(f"/v1/games/{game_id}")).json()
+        spectator = (await client.get(f"/v1/games/{game_id}", headers=watcher)).json()
         if spectator["status"] == "finished":
             final: dict[str, Any] = spectator
             return final

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain.basari.commands import ChooseAction
@@ -177,3 +178,24 @@ def test_a_seat_that_never_answers_still_lets_its_game_end(name: str, players: i
         assert game.result(state).ranks[0] == players
     assert fold(game, events) == state
     assert all(clock.deadline is None for clock in state.clock.seats)
+
+
+def test_each_seats_first_decision_gets_the_grace_and_a_clock_without_one_plays_as_before() -> None:
+    """docs/api.md "Clocks and timeouts": ``first_grace_ms`` is added to each seat's first deadline only (a
+    rated game's grace); a clock without a grace marks no seat ``decided``, so older games re-decide alike."""
+    game = GAMES["basari"]
+    graced = msgspec.structs.replace(CONTROL, first_grace_ms=30_000)
+    events = opening(game, 3, graced)
+    started = events[-1]
+    assert isinstance(started, ClockStarted)
+    first = START + 10_000 + 60_000 + 30_000
+    assert [seat.deadline for seat in started.seats] == [first, first, first]
+    state = fold(game, events)
+    action = decisions(game.legal(state, 0))[0]
+    stamped = given(game, events).when(0, stamp(action, START + 1_000)).decide()[-1]
+    assert isinstance(stamped, ClockStamped)
+    assert stamped.seats[0].decided and not stamped.seats[1].decided
+    assert stamped.seats[1].deadline == first  # still its first decision
+    plain = opening(game, 3)
+    plain_stamp = given(game, plain).when(0, stamp(action, START + 1_000)).decide()[-1]
+    assert isinstance(plain_stamp, ClockStamped) and not any(seat.decided for seat in plain_stamp.seats)

@@ -11,7 +11,7 @@ import pytest
 
 from domain.core import Event, Game, GameConfig, Rng, fold
 from domain.registry import all_games
-from domain.resign import Resign, SeatResigned, decisions
+from domain.resign import Adjudicate, Adjudicated, Resign, SeatResigned, decisions
 from tests.support.scenario import given
 
 GAMES = all_games()
@@ -137,3 +137,19 @@ def test_when_all_but_one_resign_the_last_one_wins(name: str, players: int) -> N
     result = game.result(state)
     assert result.winners == (0,)
     assert result.ranks == (1, *range(players, 1, -1))
+
+
+@pytest.mark.parametrize(("name", "players"), COUNTS)
+def test_an_adjudicated_game_ends_as_it_stands(name: str, players: int) -> None:
+    """docs/api.md "Adjudication": ``adjudicate`` ends a running game with ``adjudicated``; its result is
+    the one it had the moment before; nothing more is decided in it, nor is it adjudicated twice."""
+    game = GAMES[name]
+    events = play_on(game, opening(game, players), random.Random(name), 5)
+    before = fold(game, events)
+    assert not game.is_over(before)
+    state = given(game, events).when(0, Adjudicate()).then([Adjudicated()])
+    assert game.is_over(state) and game.pending(state) == [] and game.legal(state, 0) == []
+    assert game.result(state) == game.result(before)
+    ended = [*events, Adjudicated()]
+    given(game, ended).when(0, Adjudicate()).rejects(None, "game_over")
+    given(game, ended).when(0, Resign()).rejects(None, "game_over")

@@ -211,3 +211,16 @@ def test_results_one_row_per_finished_game_by_round_then_table() -> None:
         ),
         audit_head="h1.2",
     )
+
+
+def test_a_duplicate_rounds_finished_table_counts_only_once_every_table_has_finished() -> None:
+    """J-18: the tables share one deal, so a finished table's score and rank stay out of the standings and
+    results while another table of the round still plays it."""
+    opening = [opened("ABCDEF", (3, 3), duplicate=True)]
+    one_done = [*opening, *played(1, ["ABC", "DEF"], [[3, 2, 1]], [[10, 20, 30]])]
+    assert results(fold(one_done)) == []
+    assert {
+        r.name: (r.points, r.games, r.relative_score) for r in standings(fold(one_done))
+    } == dict.fromkeys("ABCDEF", (0, 0, 0.0))
+    both_done = [*opening, *played(1, ["ABC", "DEF"], [[3, 2, 1], [3, 2, 1]], [[10, 20, 30], [15, 25, 35]])]
+    assert [row.table for row in results(fold(both_done))] == [1, 2]
