@@ -26,9 +26,42 @@ from service.models import EventPage, ScoreSheetOut
 SCHEMAS = "#/components/schemas/"
 BEARER = "bearerAuth"
 
-# Operations by how they use the bearer token: required, optional (a seat's own view), or not at all.
-TOKEN_REQUIRED = {"postCommand", "seatNextRound"}
-TOKEN_OPTIONAL = {"getGame", "getLegal", "getEvents", "getStateAt", "streamGame"}
+# Operations by how they use the bearer token: required (a seat's, an account's or an organizer's), optional
+# (a seat's own view, a creation that may seat the caller's account), or not at all. An optional one carries
+# no ``security`` of its own and inherits the document's ``[{}, {"bearerAuth": []}]``: generators such as
+# openapi-python-client treat any operation-level list as "token required", so a spectator's call would
+# need a token; inherited, it takes a plain client, and an authenticated one still sends its token.
+SEAT_TOKEN = {"postCommand", "createStreamTicket"}
+ACCOUNT_TOKEN = {
+    "getMe",
+    "listMyGames",
+    "streamMe",
+    "rotateToken",
+    "revokeToken",
+    "joinGame",
+    "leaveGame",
+    "declineGame",
+    "joinTournament",
+    "declineTournament",
+    "leaveTournament",
+}
+ORGANIZER_TOKEN = {
+    "seatNextRound",
+    "withdrawTournamentPlayer",
+    "enterTournamentPlayer",
+    "terminateTournament",
+    "adjudicateTournamentGame",
+}
+TOKEN_REQUIRED = SEAT_TOKEN | ACCOUNT_TOKEN | ORGANIZER_TOKEN
+TOKEN_OPTIONAL = {
+    "getGame",
+    "getLegal",
+    "getEvents",
+    "getStateAt",
+    "streamGame",
+    "createGame",
+    "createTournament",
+}
 # Response headers each operation's success carries (every response carries X-Request-ID).
 SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
     "getGame": ("ETag",),
@@ -116,18 +149,31 @@ def tags_of(union_type: Any) -> dict[str, str]:
     return {member.__name__: member.__struct_config__.tag for member in members}
 
 
+def shared_components(per_game: list[dict[str, Any]]) -> set[str]:
+    """The components every game has alike (``Resign``, ``SeatResigned``, the clock's): one schema each, so a
+    command such as ``{"type": "resign"}`` is one model whatever the game."""
+    first, *others = per_game
+    return {key for key, value in first.items() if all(other.get(key) == value for other in others)}
+
+
 def game_schemas(games: dict[str, Game[Any]]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
-    """Each game's command, event and view schemas, named ``<Game><Struct>``; every command's component by
-    its ``type`` (command tags are unique across games, so one union holds them all); each game's view's."""
+    """Each game's command, event and view schemas, named ``<Game><Struct>`` (a component alike in every game
+    keeps its own name); every command's component by its ``type`` (a tag names one command across games,
+    so one union holds them all); each game's view's."""
     schemas: dict[str, Any] = {}
     command_by_tag: dict[str, str] = {}
     views: dict[str, str] = {}
-    for name, game in games.items():
-        prefix = prefix_of(name)
-        (command, event, view), components = msgspec.json.schema_components(
+    found = {
+        name: msgspec.json.schema_components(
             [game.command_type, game.event_type, game.view_type], ref_template=SCHEMAS + "{name}"
         )
-        names = {key: key if key.startswith(prefix) else prefix + key for key in components}
+        for name, game in games.items()
+    }
+    shared = shared_components([components for _, components in found.values()])
+    for name, game in games.items():
+        prefix = prefix_of(name)
+        (command, event, view), components = found[name]
+        names = {key: key if key.startswith(prefix) or key in shared else prefix + key for key in components}
         group = {"command": command, "event": event, "view": view, **components}
         rename_refs(group, names)
         for key, value in components.items():
@@ -252,7 +298,9 @@ def text_pages(document: dict[str, Any]) -> None:
 
 
 def declare_security_and_headers(document: dict[str, Any]) -> None:
-    """Bearer security per operation (required, optional, none) and the response headers each answer carries."""
+    """Bearer security per operation (required, optional by inheritance, none) and the response headers each
+    answer carries."""
+    document["security"] = [{}, {BEARER: []}]
     document.setdefault("components", {})["securitySchemes"] = {
         BEARER: {
             "type": "http",
@@ -269,7 +317,7 @@ def declare_security_and_headers(document: dict[str, Any]) -> None:
             if operation_id in TOKEN_REQUIRED:
                 operation["security"] = [{BEARER: []}]
             elif operation_id in TOKEN_OPTIONAL:
-                operation["security"] = [{}, {BEARER: []}]
+                operation.pop("security", None)  # the document's optional bearer (see TOKEN_OPTIONAL)
             else:
                 operation["security"] = []
             for status, response in operation["responses"].items():
