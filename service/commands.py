@@ -80,13 +80,13 @@ def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -
     return names
 
 
-def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[str], tuple[str, ...]]:
+def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[str | None], tuple[str, ...]]:
     """The seats' tokens for the answer and their hashes to keep: new tokens, or the hashes given (tournament
-    and lobby games, whose answer then carries no tokens)."""
+    and lobby games, whose answer then carries no tokens: nulls)."""
     if token_hashes is not None:
-        return ["" for _ in range(seats)], tuple(token_hashes)
-    tokens = [new_token() for _ in range(seats)]
-    return tokens, tuple(hash_token(t) for t in tokens)
+        return [None for _ in range(seats)], tuple(token_hashes)
+    tokens: list[str | None] = [new_token() for _ in range(seats)]
+    return tokens, tuple(hash_token(t) for t in tokens if t is not None)
 
 
 def creation_metadata(

@@ -56,12 +56,13 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat, its player's name and its secret bearer token (shown once, at creation; empty for a seat
-    held by, reserved for or open to an account: the account's own token acts for it)."""
+    """A seat, its player's name and its secret bearer token (shown once, at creation). ``token`` is null
+    for a seat held by, reserved for or open to an account (the account's own token acts for it); ``name``
+    is null for a seat nobody holds yet (invited or open)."""
 
     seat: int
-    name: str
-    token: str
+    name: str | None
+    token: str | None
     account: str | None = None
     invited: str | None = None
     open: bool = False
