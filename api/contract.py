@@ -330,6 +330,31 @@ def declare_security_and_headers(document: dict[str, Any]) -> None:
                         headers[name] = HEADERS[name]
 
 
+EVENT_STREAM = "text/event-stream"
+STREAMS_NOTE = (
+    " The live streams (GET /v1/games/{game_id}/stream, GET /v1/me/stream: server-sent events that never end"
+    " by themselves, resumed with Last-Event-ID) are not operations of this document, since client generators"
+    " read an answer whole and would wait forever; they are described under `x-event-streams` and in"
+    ' docs/api.md ("Live streams"), and examples/follow.py follows one.'
+)
+
+
+def streams_aside(document: dict[str, Any]) -> None:
+    """Move every operation answering ``text/event-stream`` from ``paths`` to ``x-event-streams`` (the
+    same path items, which generators ignore), and say so in the document's description."""
+    streams: dict[str, Any] = {}
+    for path, item in list(document["paths"].items()):
+        for method, operation in list(item.items()):
+            if isinstance(operation, dict) and EVENT_STREAM in operation.get("responses", {}).get(
+                "200", {}
+            ).get("content", {}):
+                streams.setdefault(path, {})[method] = item.pop(method)
+        if not any(isinstance(operation, dict) and "responses" in operation for operation in item.values()):
+            del document["paths"][path]
+    document["x-event-streams"] = streams
+    document["info"]["description"] += STREAMS_NOTE
+
+
 def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> None:
     """Complete Litestar's generated document (a dict, changed in place) as the module docstring says."""
     schemas: dict[str, Any] = document["components"]["schemas"]
@@ -362,6 +387,7 @@ def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> Non
     without_tuples(document)
     text_pages(document)
     declare_security_and_headers(document)
+    streams_aside(document)
 
 
 def publish(app: Litestar, games: dict[str, Game[Any]]) -> dict[str, Any]:
