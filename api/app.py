@@ -46,6 +46,7 @@ from api.reference import ReferenceController
 from api.responses import describe_responses
 from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
+from api.strict_json import refuse_lax_json
 from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
@@ -103,12 +104,15 @@ def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awai
 
 async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
-    415 when the body is of a type the operation does not take, 400 when a form field is not text."""
+    415 when the body is of a type the operation does not take, 400 when a form field is not text or a JSON
+    value is not of its schema's type."""
     refuse_unacceptable(request)
     expected = body_media_type(request.route_handler)  # read once: the body type the handler takes
     refuse_unsupported_body(request, expected)
     if expected == RequestEncodingType.URL_ENCODED.value:
         await check_form_text(request)
+    elif expected == RequestEncodingType.JSON.value:
+        await refuse_lax_json(request)
 
 
 def create_app(

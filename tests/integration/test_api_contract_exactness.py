@@ -1,0 +1,64 @@
+"""The server accepts exactly what openapi/openapi.json says (docs/api.md, "HTTP conventions"): a JSON value of
+another type than its schema's is refused, not coerced."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from tests.support.accounts import account, bearer, unlimited_client
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to the test database (sign-up limit off)."""
+    async with unlimited_client(database_url) as test_client:
+        yield test_client
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        (
+            {
+                "game": "johari",
+                "players": [{"name": "a"}, {"name": "b"}],
+                "clock": {"decision_seconds": "10"},
+            },
+            "/clock/decision_seconds",
+        ),
+        ({"game": "johari", "players": [{"name": "a"}, {"name": "b"}], "rated": "false"}, "/rated"),
+        ({"game": "johari", "players": [{"name": "a"}, {"name": "b"}], "seed": 7}, "/seed"),
+    ],
+)
+async def test_a_value_of_another_json_type_is_400_and_creates_nothing(
+    client: AsyncTestClient[Any], body: dict[str, Any], pointer: str
+) -> None:
+    before = (await client.get("/v1/games", params={"limit": 200})).json()["games"]
+    answer = await client.post("/v1/games", json=body)
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert [error["pointer"] for error in answer.json()["errors"]] == [pointer]
+    assert (await client.get("/v1/games", params={"limit": 200})).json()["games"] == before
+
+
+async def test_a_string_for_a_number_is_400_in_a_tournament_and_a_join(client: AsyncTestClient[Any]) -> None:
+    tournament = {
+        "name": "cup",
+        "game": "basari",
+        "players": [{"name": f"P{i}"} for i in range(3)],
+        "rounds": "2",
+    }
+    answer = await client.post("/v1/tournaments", json=tournament)
+    assert answer.status_code == 400, answer.text
+    assert [error["pointer"] for error in answer.json()["errors"]] == ["/rounds"]
+    created = (await client.post("/v1/games", json={"game": "bazaar", "players": [{"name": "a"}]})).json()
+    game_id = created["game_id"]
+    _, account_token = await account(client, "strict")
+    join = await client.post(f"/v1/games/{game_id}/join", json={"seat": "0"}, headers=bearer(account_token))
+    assert join.status_code == 400, join.text
