@@ -16,6 +16,7 @@ from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.accounts import AccountsController, signup_router
+from api.allow import options_allow_every_method
 from api.contract import publish
 from api.error_pages import HtmlErrorPages
 from api.formats import refuse_unacceptable, vary_on_accept
@@ -252,6 +253,7 @@ def create_app(
     )
     # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
     app.asgi_handler = head_without_body(app.asgi_handler)
+    app.asgi_handler = options_allow_every_method(app.asgi_handler, app)
     describe_responses(app)
     publish(app, all_games())
     return app

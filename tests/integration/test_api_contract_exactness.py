@@ -1,14 +1,17 @@
 """The server accepts exactly what openapi/openapi.json says (docs/api.md, "HTTP conventions"): a JSON value of
-another type than its schema's is refused, not coerced."""
+another type than its schema's is refused, not coerced; OPTIONS allows every method the path documents."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
+from api.openapi import DEFAULT_PATH
 from tests.support.accounts import account, bearer, unlimited_client
 
 pytestmark = pytest.mark.db
@@ -62,3 +65,24 @@ async def test_a_string_for_a_number_is_400_in_a_tournament_and_a_join(client: A
     _, account_token = await account(client, "strict")
     join = await client.post(f"/v1/games/{game_id}/join", json={"seat": "0"}, headers=bearer(account_token))
     assert join.status_code == 400, join.text
+
+
+def document_paths() -> dict[str, set[str]]:
+    """Each path of openapi/openapi.json (live streams included) with the methods it documents."""
+    document = json.loads(DEFAULT_PATH.read_text())
+    return {
+        path: {method.upper() for method in item if method in ("get", "post", "put", "patch", "delete")}
+        for section in ("paths", "x-event-streams")
+        for path, item in document[section].items()
+    }
+
+
+async def test_options_allows_every_method_of_its_path(client: AsyncTestClient[Any]) -> None:
+    """RFC 9110 9.3.7: ``Allow`` lists what the path takes, e.g. GET and POST on /v1/games."""
+    for path, methods in document_paths().items():
+        concrete = re.sub(r"\{game\}", "basari", re.sub(r"\{(game_id|tournament_id|name|kind)\}", "x", path))
+        answer = await client.options(concrete)
+        assert answer.status_code == 204, (path, answer.text)
+        allowed = {method.strip() for method in answer.headers["allow"].split(",")}
+        expected = methods | {"OPTIONS"} | ({"HEAD"} if "GET" in methods else set())
+        assert allowed == expected, path
