@@ -355,8 +355,98 @@ def streams_aside(document: dict[str, Any]) -> None:
     document["info"]["description"] += STREAMS_NOTE
 
 
-def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> None:
-    """Complete Litestar's generated document (a dict, changed in place) as the module docstring says."""
+# What the input guard (api/middleware.py) lets through, as JSON-schema patterns: text without C0 control
+# characters or DEL (paths, queries, body strings); the headers it reads in visible ASCII; If-Match a list of
+# entity tags or ``*`` (api/games.py).
+TEXT = "^[^\\u0000-\\u001f\\u007f]*$"
+HEADER_TEXT = "^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$"
+ENTITY_TAG = '(W/)?"[\\x21\\x23-\\x7e]*"'
+IF_MATCH = f"^(\\*|{ENTITY_TAG}( *, *{ENTITY_TAG})*)$"
+HEADER_PATTERNS = {"If-Match": IF_MATCH}
+# Query values the handlers check themselves: a listing's status filter; the lobby's options filter.
+QUERY_SCHEMAS: dict[str, dict[str, Any]] = {"status": {"type": "string", "enum": ["active", "finished"]}}
+OPTIONS_FILTER = {"type": "object", "additionalProperties": {}, "description": "Options the game's contain."}
+# A listing's cursor is the ``next_cursor`` of the page before (URL-safe base64); one it did not give out is
+# 400 ``bad_cursor``, which no pattern can say: a client (and the fuzzer) sends one it was given.
+CURSOR = {
+    "pattern": "^[A-Za-z0-9_=-]*$",
+    "description": "The `next_cursor` of the previous page; empty or absent: the first page; any other value "
+    "is 400 `bad_cursor`.",
+}
+
+
+def text_only(schema: dict[str, Any], pattern: str) -> None:
+    """Give every string of ``schema`` (itself, or a member of its ``oneOf``) without a pattern ``pattern``."""
+    for member in [schema, *schema.get("oneOf", [])]:
+        if member.get("type") == "string" and "pattern" not in member and "enum" not in member:
+            member["pattern"] = pattern
+
+
+def exact_parameters(document: dict[str, Any]) -> None:
+    """Parameters as the server takes them: a value or nothing (``oneOf [X, null]`` is X: null cannot be
+    sent), text without control characters, headers in visible ASCII (If-Match a list of entity tags)."""
+    for item in document["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter["schema"]
+                members = schema.get("oneOf")
+                if isinstance(members, list) and {"type": "null"} in members:
+                    others = [member for member in members if member != {"type": "null"}]
+                    if len(others) == 1:
+                        del schema["oneOf"]
+                        schema.update(others[0])
+                if parameter["in"] == "query" and parameter["name"] in QUERY_SCHEMAS:
+                    parameter["schema"] = QUERY_SCHEMAS[parameter["name"]]
+                    continue
+                if parameter["in"] == "query" and parameter["name"] == "options":
+                    # a JSON object in the query (GET /v1/lobby): serialized as JSON, its keys text
+                    del parameter["schema"]
+                    parameter["content"] = {"application/json": {"schema": OPTIONS_FILTER}}
+                    continue
+                if parameter["in"] == "query" and parameter["name"] == "cursor":
+                    schema["pattern"] = CURSOR["pattern"]
+                    parameter["description"] = CURSOR["description"]
+                elif parameter["in"] == "header":
+                    text_only(schema, HEADER_PATTERNS.get(parameter["name"], HEADER_TEXT))
+                else:
+                    text_only(schema, TEXT)
+
+
+def exact_bodies(document: dict[str, Any], body_types: list[Any]) -> None:
+    """Request bodies as the server reads them: an object of a struct that refuses unknown fields says
+    ``additionalProperties: false`` (as msgspec's own schema of it does), and every string of a body is text
+    without control characters (the input guard refuses them with 400)."""
+    schemas: dict[str, Any] = document["components"]["schemas"]
+    _, own = msgspec.json.schema_components(body_types, ref_template=SCHEMAS + "{name}")
+    for name, schema in own.items():
+        if schema.get("additionalProperties") is False and name in schemas:
+            schemas[name]["additionalProperties"] = False
+    reached: set[str] = set()
+
+    def visit(node: dict[str, Any]) -> None:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(SCHEMAS) and ref[len(SCHEMAS) :] not in reached:
+            reached.add(ref[len(SCHEMAS) :])
+            walk(schemas[ref[len(SCHEMAS) :]], visit)
+        for value in (node.get("additionalProperties"),):
+            if isinstance(value, dict):
+                text_only(value, TEXT)
+        text_only(node, TEXT)
+
+    for item in document["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                for content in operation["requestBody"]["content"].values():
+                    walk(content["schema"], visit)
+
+
+def shape_document(
+    document: dict[str, Any], games: dict[str, Game[Any]], body_types: list[Any] | None = None
+) -> None:
+    """Complete Litestar's generated document (a dict, changed in place) as the module docstring says;
+    ``body_types``: the types the handlers read their bodies as."""
     schemas: dict[str, Any] = document["components"]["schemas"]
     for stale in [key for key in schemas if "." in key]:  # older per-game names, if any
         del schemas[stale]
@@ -387,6 +477,8 @@ def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> Non
     without_tuples(document)
     text_pages(document)
     declare_security_and_headers(document)
+    exact_parameters(document)
+    exact_bodies(document, body_types or [])
     streams_aside(document)
 
 
@@ -398,8 +490,24 @@ def publish(app: Litestar, games: dict[str, Game[Any]]) -> dict[str, Any]:
     """
     plugin = app.plugins.get(OpenAPIPlugin)
     document = plugin.provide_openapi_schema()
-    shape_document(document, games)
+    shape_document(document, games, body_types(app))
     return document
+
+
+def body_types(app: Litestar) -> list[Any]:
+    """The types the app's handlers read their JSON bodies as (their ``data``), each once."""
+    found: list[Any] = []
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            data = getattr(handler, "parsed_fn_signature", None)
+            parameter = data.parameters.get("data") if data is not None else None
+            if (
+                parameter is not None
+                and parameter.annotation is not Any
+                and parameter.annotation not in found
+            ):
+                found.append(parameter.annotation)
+    return found
 
 
 def served_document(app: Litestar) -> dict[str, Any]:

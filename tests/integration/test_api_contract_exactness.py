@@ -86,3 +86,21 @@ async def test_options_allows_every_method_of_its_path(client: AsyncTestClient[A
         allowed = {method.strip() for method in answer.headers["allow"].split(",")}
         expected = methods | {"OPTIONS"} | ({"HEAD"} if "GET" in methods else set())
         assert allowed == expected, path
+
+
+async def test_another_games_command_is_422_and_no_command_at_all_400(client: AsyncTestClient[Any]) -> None:
+    """The body's schema is every game's commands: a Basari bid sent to a Johari game is well formed but
+    names a command this game has not (422 ``wrong_game_command``); a type of no game is malformed (400)."""
+    created = (
+        await client.post("/v1/games", json={"game": "johari", "players": [{"name": "a"}, {"name": "b"}]})
+    ).json()
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    before = (await client.get(f"/v1/games/{game_id}")).json()["version"]
+    bid = await client.post(
+        f"/v1/games/{game_id}/commands", json={"type": "bid", "gems": {"green": 1}}, headers=bearer(token)
+    )
+    assert bid.status_code == 422, bid.text
+    assert bid.json()["code"] == "wrong_game_command"
+    fly = await client.post(f"/v1/games/{game_id}/commands", json={"type": "fly"}, headers=bearer(token))
+    assert fly.status_code == 400 and fly.json()["code"] == "malformed_command", fly.text
+    assert (await client.get(f"/v1/games/{game_id}")).json()["version"] == before
