@@ -139,21 +139,9 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     head: SignedHead | None = None  # the hash chain's head at ``version``, signed by the service
 
 
-class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie); a Bazaar solitaire
-    score is the turns taken, ``lower_is_better``, with ``solved`` (Z-12; null for a game scored in points)."""
-
-    seat: int
-    name: str
-    score: int
-    rank: int
-    lower_is_better: bool = False
-    solved: bool | None = None
-
-
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """One game of the listing; ``result`` (per seat score and rank) once it is finished;
-    ``seed_commitment`` as published at creation."""
+    """One game of the listing; ``result`` once it is finished (the game's Result: scores, ranks and winners
+    by seat; ``note`` left empty); ``seed_commitment`` as published at creation."""
 
     game_id: str
     game: str
@@ -164,7 +152,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     updated_at: datetime
     seed_commitment: str | None = None
-    result: list[SeatResult] | None = None
+    result: Result | None = None
 
 
 class GamePage(msgspec.Struct, frozen=True, kw_only=True):
