@@ -428,11 +428,8 @@ def exact_bodies(document: dict[str, Any], body_types: list[Any]) -> None:
     def visit(node: dict[str, Any]) -> None:
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith(SCHEMAS) and ref[len(SCHEMAS) :] not in reached:
-            reached.add(ref[len(SCHEMAS) :])
+            reached.add(ref[len(SCHEMAS) :])  # a schema used by several bodies (or by itself) once
             walk(schemas[ref[len(SCHEMAS) :]], visit)
-        for value in (node.get("additionalProperties"),):
-            if isinstance(value, dict):
-                text_only(value, TEXT)
         text_only(node, TEXT)
 
     for item in document["paths"].values():
