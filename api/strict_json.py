@@ -16,20 +16,21 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 from litestar.handlers import HTTPRouteHandler
 
-_DECODERS: dict[int, msgspec.json.Decoder[Any] | None] = {}
+_DECODERS: dict[Any, msgspec.json.Decoder[Any] | None] = {}  # by body type: a few, built once each
 
 
 def _decoder(handler: HTTPRouteHandler) -> msgspec.json.Decoder[Any] | None:
-    """The strict decoder of the handler's ``data`` type (built once per handler); None without a body or
-    for a type msgspec cannot decode on its own."""
-    key = id(handler)
-    if key not in _DECODERS:
-        data = handler.parsed_fn_signature.parameters.get("data")
+    """The strict decoder of the handler's ``data`` type; None without a body or for a type msgspec cannot
+    decode on its own."""
+    data = handler.parsed_fn_signature.parameters.get("data")
+    if data is None or getattr(type(data.annotation), "__hash__", None) is None:
+        return None
+    if data.annotation not in _DECODERS:
         try:
-            _DECODERS[key] = None if data is None else msgspec.json.Decoder(data.annotation, strict=True)
+            _DECODERS[data.annotation] = msgspec.json.Decoder(data.annotation, strict=True)
         except (TypeError, ValueError):
-            _DECODERS[key] = None
-    return _DECODERS[key]
+            _DECODERS[data.annotation] = None
+    return _DECODERS[data.annotation]
 
 
 async def refuse_lax_json(request: Request[Any, Any, Any]) -> None:
