@@ -16,6 +16,7 @@ from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from api.accounts import AccountsController, signup_router
+from api.allow import options_allow_every_method
 from api.contract import publish
 from api.error_pages import HtmlErrorPages
 from api.formats import refuse_unacceptable, vary_on_accept
@@ -48,6 +49,7 @@ from api.responses import describe_responses
 from api.secure_headers import secure_headers
 from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
+from api.strict_json import refuse_lax_json
 from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
@@ -106,12 +108,15 @@ def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awai
 
 async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
-    415 when the body is of a type the operation does not take, 400 when a form field is not text."""
+    415 when the body is of a type the operation does not take, 400 when a form field is not text or a JSON
+    value is not of its schema's type."""
     refuse_unacceptable(request)
     expected = body_media_type(request.route_handler)  # read once: the body type the handler takes
     refuse_unsupported_body(request, expected)
     if expected == RequestEncodingType.URL_ENCODED.value:
         await check_form_text(request)
+    elif expected == RequestEncodingType.JSON.value:
+        await refuse_lax_json(request)
 
 
 def create_app(
@@ -260,6 +265,7 @@ def create_app(
     )
     # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
     app.asgi_handler = head_without_body(app.asgi_handler)
+    app.asgi_handler = options_allow_every_method(app.asgi_handler, app)
     app.asgi_handler = secure_headers(app.asgi_handler)  # every answer, errors and unrouted paths too
     describe_responses(app)
     publish(app, all_games())

@@ -26,9 +26,42 @@ from service.models import EventPage, ScoreSheetOut
 SCHEMAS = "#/components/schemas/"
 BEARER = "bearerAuth"
 
-# Operations by how they use the bearer token: required, optional (a seat's own view), or not at all.
-TOKEN_REQUIRED = {"postCommand", "seatNextRound"}
-TOKEN_OPTIONAL = {"getGame", "getLegal", "getEvents", "getStateAt", "streamGame"}
+# Operations by how they use the bearer token: required (a seat's, an account's or an organizer's), optional
+# (a seat's own view, a creation that may seat the caller's account), or not at all. An optional one carries
+# no ``security`` of its own and inherits the document's ``[{}, {"bearerAuth": []}]``: generators such as
+# openapi-python-client treat any operation-level list as "token required", so a spectator's call would
+# need a token; inherited, it takes a plain client, and an authenticated one still sends its token.
+SEAT_TOKEN = {"postCommand", "createStreamTicket"}
+ACCOUNT_TOKEN = {
+    "getMe",
+    "listMyGames",
+    "streamMe",
+    "rotateToken",
+    "revokeToken",
+    "joinGame",
+    "leaveGame",
+    "declineGame",
+    "joinTournament",
+    "declineTournament",
+    "leaveTournament",
+}
+ORGANIZER_TOKEN = {
+    "seatNextRound",
+    "withdrawTournamentPlayer",
+    "enterTournamentPlayer",
+    "terminateTournament",
+    "adjudicateTournamentGame",
+}
+TOKEN_REQUIRED = SEAT_TOKEN | ACCOUNT_TOKEN | ORGANIZER_TOKEN
+TOKEN_OPTIONAL = {
+    "getGame",
+    "getLegal",
+    "getEvents",
+    "getStateAt",
+    "streamGame",
+    "createGame",
+    "createTournament",
+}
 # Response headers each operation's success carries (every response carries X-Request-ID).
 SUCCESS_HEADERS: dict[str, tuple[str, ...]] = {
     "getGame": ("ETag",),
@@ -116,18 +149,31 @@ def tags_of(union_type: Any) -> dict[str, str]:
     return {member.__name__: member.__struct_config__.tag for member in members}
 
 
+def shared_components(per_game: list[dict[str, Any]]) -> set[str]:
+    """The components every game has alike (``Resign``, ``SeatResigned``, the clock's): one schema each, so a
+    command such as ``{"type": "resign"}`` is one model whatever the game."""
+    first, *others = per_game
+    return {key for key, value in first.items() if all(other.get(key) == value for other in others)}
+
+
 def game_schemas(games: dict[str, Game[Any]]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
-    """Each game's command, event and view schemas, named ``<Game><Struct>``; every command's component by
-    its ``type`` (command tags are unique across games, so one union holds them all); each game's view's."""
+    """Each game's command, event and view schemas, named ``<Game><Struct>`` (a component alike in every game
+    keeps its own name); every command's component by its ``type`` (a tag names one command across games,
+    so one union holds them all); each game's view's."""
     schemas: dict[str, Any] = {}
     command_by_tag: dict[str, str] = {}
     views: dict[str, str] = {}
-    for name, game in games.items():
-        prefix = prefix_of(name)
-        (command, event, view), components = msgspec.json.schema_components(
+    found = {
+        name: msgspec.json.schema_components(
             [game.command_type, game.event_type, game.view_type], ref_template=SCHEMAS + "{name}"
         )
-        names = {key: key if key.startswith(prefix) else prefix + key for key in components}
+        for name, game in games.items()
+    }
+    shared = shared_components([components for _, components in found.values()])
+    for name, game in games.items():
+        prefix = prefix_of(name)
+        (command, event, view), components = found[name]
+        names = {key: key if key.startswith(prefix) or key in shared else prefix + key for key in components}
         group = {"command": command, "event": event, "view": view, **components}
         rename_refs(group, names)
         for key, value in components.items():
@@ -252,7 +298,9 @@ def text_pages(document: dict[str, Any]) -> None:
 
 
 def declare_security_and_headers(document: dict[str, Any]) -> None:
-    """Bearer security per operation (required, optional, none) and the response headers each answer carries."""
+    """Bearer security per operation (required, optional by inheritance, none) and the response headers each
+    answer carries."""
+    document["security"] = [{}, {BEARER: []}]
     document.setdefault("components", {})["securitySchemes"] = {
         BEARER: {
             "type": "http",
@@ -269,7 +317,7 @@ def declare_security_and_headers(document: dict[str, Any]) -> None:
             if operation_id in TOKEN_REQUIRED:
                 operation["security"] = [{BEARER: []}]
             elif operation_id in TOKEN_OPTIONAL:
-                operation["security"] = [{}, {BEARER: []}]
+                operation.pop("security", None)  # the document's optional bearer (see TOKEN_OPTIONAL)
             else:
                 operation["security"] = []
             for status, response in operation["responses"].items():
@@ -282,8 +330,120 @@ def declare_security_and_headers(document: dict[str, Any]) -> None:
                         headers[name] = HEADERS[name]
 
 
-def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> None:
-    """Complete Litestar's generated document (a dict, changed in place) as the module docstring says."""
+EVENT_STREAM = "text/event-stream"
+STREAMS_NOTE = (
+    " The live streams (GET /v1/games/{game_id}/stream, GET /v1/me/stream: server-sent events that never end"
+    " by themselves, resumed with Last-Event-ID) are not operations of this document, since client generators"
+    " read an answer whole and would wait forever; they are described under `x-event-streams` and in"
+    ' docs/api.md ("Live streams"), and examples/follow.py follows one.'
+)
+
+
+def streams_aside(document: dict[str, Any]) -> None:
+    """Move every operation answering ``text/event-stream`` from ``paths`` to ``x-event-streams`` (the
+    same path items, which generators ignore), and say so in the document's description."""
+    streams: dict[str, Any] = {}
+    for path, item in list(document["paths"].items()):
+        for method, operation in list(item.items()):
+            if isinstance(operation, dict) and EVENT_STREAM in operation.get("responses", {}).get(
+                "200", {}
+            ).get("content", {}):
+                streams.setdefault(path, {})[method] = item.pop(method)
+        if not any(isinstance(operation, dict) and "responses" in operation for operation in item.values()):
+            del document["paths"][path]
+    document["x-event-streams"] = streams
+    document["info"]["description"] += STREAMS_NOTE
+
+
+# What the input guard (api/middleware.py) lets through, as JSON-schema patterns: text without C0 control
+# characters or DEL (paths, queries, body strings); the headers it reads in visible ASCII; If-Match a list of
+# entity tags or ``*`` (api/games.py).
+TEXT = "^[^\\u0000-\\u001f\\u007f]*$"
+HEADER_TEXT = "^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$"
+ENTITY_TAG = '(W/)?"[\\x21\\x23-\\x7e]*"'
+IF_MATCH = f"^(\\*|{ENTITY_TAG}( *, *{ENTITY_TAG})*)$"
+HEADER_PATTERNS = {"If-Match": IF_MATCH}
+# Query values the handlers check themselves: a listing's status filter; the lobby's options filter.
+QUERY_SCHEMAS: dict[str, dict[str, Any]] = {"status": {"type": "string", "enum": ["active", "finished"]}}
+OPTIONS_FILTER = {"type": "object", "additionalProperties": {}, "description": "Options the game's contain."}
+# A listing's cursor is the ``next_cursor`` of the page before (URL-safe base64); one it did not give out is
+# 400 ``bad_cursor``, which no pattern can say: a client (and the fuzzer) sends one it was given.
+CURSOR = {
+    "pattern": "^[A-Za-z0-9_=-]*$",
+    "description": "The `next_cursor` of the previous page; empty or absent: the first page; any other value "
+    "is 400 `bad_cursor`.",
+}
+
+
+def text_only(schema: dict[str, Any], pattern: str) -> None:
+    """Give every string of ``schema`` (itself, or a member of its ``oneOf``) without a pattern ``pattern``."""
+    for member in [schema, *schema.get("oneOf", [])]:
+        if member.get("type") == "string" and "pattern" not in member and "enum" not in member:
+            member["pattern"] = pattern
+
+
+def exact_parameters(document: dict[str, Any]) -> None:
+    """Parameters as the server takes them: a value or nothing (``oneOf [X, null]`` is X: null cannot be
+    sent), text without control characters, headers in visible ASCII (If-Match a list of entity tags)."""
+    for item in document["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter["schema"]
+                members = schema.get("oneOf")
+                if isinstance(members, list) and {"type": "null"} in members:
+                    others = [member for member in members if member != {"type": "null"}]
+                    if len(others) == 1:
+                        del schema["oneOf"]
+                        schema.update(others[0])
+                if parameter["in"] == "query" and parameter["name"] in QUERY_SCHEMAS:
+                    parameter["schema"] = QUERY_SCHEMAS[parameter["name"]]
+                    continue
+                if parameter["in"] == "query" and parameter["name"] == "options":
+                    # a JSON object in the query (GET /v1/lobby): serialized as JSON, its keys text
+                    del parameter["schema"]
+                    parameter["content"] = {"application/json": {"schema": OPTIONS_FILTER}}
+                    continue
+                if parameter["in"] == "query" and parameter["name"] == "cursor":
+                    schema["pattern"] = CURSOR["pattern"]
+                    parameter["description"] = CURSOR["description"]
+                elif parameter["in"] == "header":
+                    text_only(schema, HEADER_PATTERNS.get(parameter["name"], HEADER_TEXT))
+                else:
+                    text_only(schema, TEXT)
+
+
+def exact_bodies(document: dict[str, Any], body_types: list[Any]) -> None:
+    """Request bodies as the server reads them: an object of a struct that refuses unknown fields says
+    ``additionalProperties: false`` (as msgspec's own schema of it does), and every string of a body is text
+    without control characters (the input guard refuses them with 400)."""
+    schemas: dict[str, Any] = document["components"]["schemas"]
+    _, own = msgspec.json.schema_components(body_types, ref_template=SCHEMAS + "{name}")
+    for name, schema in own.items():
+        if schema.get("additionalProperties") is False and name in schemas:
+            schemas[name]["additionalProperties"] = False
+    reached: set[str] = set()
+
+    def visit(node: dict[str, Any]) -> None:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(SCHEMAS) and ref[len(SCHEMAS) :] not in reached:
+            reached.add(ref[len(SCHEMAS) :])  # a schema used by several bodies (or by itself) once
+            walk(schemas[ref[len(SCHEMAS) :]], visit)
+        text_only(node, TEXT)
+
+    for item in document["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                for content in operation["requestBody"]["content"].values():
+                    walk(content["schema"], visit)
+
+
+def shape_document(
+    document: dict[str, Any], games: dict[str, Game[Any]], body_types: list[Any] | None = None
+) -> None:
+    """Complete Litestar's generated document (a dict, changed in place) as the module docstring says;
+    ``body_types``: the types the handlers read their bodies as."""
     schemas: dict[str, Any] = document["components"]["schemas"]
     for stale in [key for key in schemas if "." in key]:  # older per-game names, if any
         del schemas[stale]
@@ -314,6 +474,9 @@ def shape_document(document: dict[str, Any], games: dict[str, Game[Any]]) -> Non
     without_tuples(document)
     text_pages(document)
     declare_security_and_headers(document)
+    exact_parameters(document)
+    exact_bodies(document, body_types or [])
+    streams_aside(document)
 
 
 def publish(app: Litestar, games: dict[str, Game[Any]]) -> dict[str, Any]:
@@ -324,8 +487,24 @@ def publish(app: Litestar, games: dict[str, Game[Any]]) -> dict[str, Any]:
     """
     plugin = app.plugins.get(OpenAPIPlugin)
     document = plugin.provide_openapi_schema()
-    shape_document(document, games)
+    shape_document(document, games, body_types(app))
     return document
+
+
+def body_types(app: Litestar) -> list[Any]:
+    """The types the app's handlers read their JSON bodies as (their ``data``), each once."""
+    found: list[Any] = []
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            data = getattr(handler, "parsed_fn_signature", None)
+            parameter = data.parameters.get("data") if data is not None else None
+            if (
+                parameter is not None
+                and parameter.annotation is not Any
+                and parameter.annotation not in found
+            ):
+                found.append(parameter.annotation)
+    return found
 
 
 def served_document(app: Litestar) -> dict[str, Any]:

@@ -76,6 +76,7 @@ class MeStreamController(Controller):
         account = await accounts.require(token)
         assert token is not None
         after = resume_position(last_event_id)
+        await notifications_of(state).refuse_unreached(after)
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request), client_address(request))
         messages = notifications_of(state).follow(

@@ -86,13 +86,22 @@ def seat_names(game: Game[Any], request: CreateGame, levels: list[str | None]) -
     return names
 
 
-def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[str], tuple[str, ...]]:
+def decodes(decoder: msgspec.json.Decoder[Any], body: Any) -> bool:
+    """Whether a decoded JSON body reads as the decoder's type."""
+    try:
+        decoder.decode(msgspec.json.encode(body))
+    except (msgspec.ValidationError, TypeError):
+        return False
+    return True
+
+
+def seat_credentials(seats: int, token_hashes: list[str] | None) -> tuple[list[str | None], tuple[str, ...]]:
     """The seats' tokens for the answer and their hashes to keep: new tokens, or the hashes given (tournament
-    and lobby games, whose answer then carries no tokens)."""
+    and lobby games, whose answer then carries no tokens: nulls)."""
     if token_hashes is not None:
-        return ["" for _ in range(seats)], tuple(token_hashes)
-    tokens = [new_token() for _ in range(seats)]
-    return tokens, tuple(hash_token(t) for t in tokens)
+        return [None for _ in range(seats)], tuple(token_hashes)
+    tokens: list[str | None] = [new_token() for _ in range(seats)]
+    return tokens, tuple(hash_token(t) for t in tokens if t is not None)
 
 
 BOTS_OWNER = "bots_owner"  # creation metadata of a game of server bots only: the account that created it
@@ -263,12 +272,19 @@ class GameCommands:
     # ----------------------------------------------------------------- commands
 
     def parse_command(self, game: Game[Any], body: Any) -> Command:
-        """The game's command from a decoded JSON body (400 if it is not one of the game's commands)."""
+        """The game's command from a decoded JSON body: 400 if it is no command of any game, 422
+        ``wrong_game_command`` if it is another game's (a well-formed body of POST /commands, whose schema
+        is every game's commands, that this game has no such command for)."""
         # Through JSON and a kept decoder: msgspec.convert works out the game's union of command types on
         # each call (7 us for a Bazaar command, against 0.3 us this way; the errors read the same).
         try:
             command: Command = self._command_decoders[game.name].decode(msgspec.json.encode(body))
         except (msgspec.ValidationError, TypeError) as exc:
+            for other, decoder in self._command_decoders.items():
+                if other != game.name and decodes(decoder, body):
+                    raise errors.RuleViolation(
+                        "wrong_game_command", f"a {other} command, and this game is {game.name}"
+                    ) from None
             raise errors.Malformed.invalid("malformed_command", f"not a {game.name} command", exc) from None
         if isinstance(command, Adjudicate):  # the service's own, for a tournament organizer
             raise errors.Malformed(

@@ -350,7 +350,7 @@ class LobbyService:
         for seat, (kind, player) in enumerate(zip(kinds, request.players, strict=True)):
             if seat in bots:
                 bot = bots[seat]
-                seats.append(SeatToken(seat=seat, name=bot.name, token="", account=bot.name))
+                seats.append(SeatToken(seat=seat, name=bot.name, token=None, account=bot.name))
                 rows.append((game_id, seat, ACCOUNT, bot.account_id, None, None, None, None, True))
             elif kind == HOTSEAT:
                 name = (player.name or "").strip()
@@ -358,16 +358,16 @@ class LobbyService:
                 seats.append(SeatToken(seat=seat, name=name, token=token))
                 rows.append((game_id, seat, kind, None, None, name, hash_token(token), None, True))
             elif kind == ACCOUNT:
-                seats.append(SeatToken(seat=seat, name=creator.name, token="", account=creator.name))
+                seats.append(SeatToken(seat=seat, name=creator.name, token=None, account=creator.name))
                 rows.append(
                     (game_id, seat, kind, creator.account_id, None, None, None, request.entropy, True)
                 )
             elif kind == INVITE:
                 guest = invited[seat]
-                seats.append(SeatToken(seat=seat, name="", token="", invited=guest.name))
+                seats.append(SeatToken(seat=seat, name=None, token=None, invited=guest.name))
                 rows.append((game_id, seat, kind, None, guest.account_id, None, None, None, False))
             else:
-                seats.append(SeatToken(seat=seat, name="", token="", open=True))
+                seats.append(SeatToken(seat=seat, name=None, token=None, open=True))
                 rows.append((game_id, seat, kind, None, None, None, None, None, False))
         full = all(kind in (ACCOUNT, HOTSEAT) or seat in bots for seat, kind in enumerate(kinds))
         # committed (write-once) before the game is listed: the server's half, mixed with the seats'

@@ -73,12 +73,13 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat, its player's name and its secret bearer token (shown once, at creation; empty for a seat
-    held by, reserved for or open to an account: the account's own token acts for it)."""
+    """A seat, its player's name and its secret bearer token (shown once, at creation). ``token`` is null
+    for a seat held by, reserved for or open to an account (the account's own token acts for it); ``name``
+    is null for a seat nobody holds yet (invited or open)."""
 
     seat: int
-    name: str
-    token: str
+    name: str | None
+    token: str | None
     account: str | None = None
     invited: str | None = None
     open: bool = False
@@ -155,21 +156,9 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     head: SignedHead | None = None  # the hash chain's head at ``version``, signed by the service
 
 
-class SeatResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat's final score and rank in a finished game (rank 1 is best; equal ranks tie); a Bazaar solitaire
-    score is the turns taken, ``lower_is_better``, with ``solved`` (Z-12; null for a game scored in points)."""
-
-    seat: int
-    name: str
-    score: int
-    rank: int
-    lower_is_better: bool = False
-    solved: bool | None = None
-
-
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """One game of the listing; ``result`` (per seat score and rank) once it is finished;
-    ``seed_commitment`` as published at creation."""
+    """One game of the listing; ``result`` once it is finished (the game's Result: scores, ranks and winners
+    by seat; ``note`` left empty); ``seed_commitment`` as published at creation."""
 
     game_id: str
     game: str
@@ -180,7 +169,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     updated_at: datetime
     seed_commitment: str | None = None
-    result: list[SeatResult] | None = None
+    result: Result | None = None
 
 
 class GamePage(msgspec.Struct, frozen=True, kw_only=True):

@@ -182,6 +182,12 @@ class Notifications:
             horizon: int = await connection.fetchval(HORIZON)
         return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
 
+    async def refuse_unreached(self, after: NoticeId | None) -> None:
+        """400 ``bad_last_event_id`` for a point past every event final in the feed: no stream gave it out,
+        and a stream following from it would tell the account nothing until the feed got there."""
+        if after is not None and after.at > await self.now():
+            raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out")
+
     async def invitations(self, account: Account) -> list[Notice]:
         """The account's open invitations: seats reserved for it in games waiting for players, and
         tournaments registering players that invited it."""

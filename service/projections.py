@@ -29,6 +29,7 @@ import asyncpg
 import msgspec
 import structlog
 
+from domain.core import Result
 from eventstore import EventStore, FeedPosition, RecordedEvent, pooled_connection
 from eventstore.readmodels import (
     CHECKPOINT,
@@ -51,7 +52,7 @@ from service import errors
 from service.accounts import name_key
 from service.games import ACTIVE, FINISHED, GameService, LoadedGame
 from service.loading import decided_by_organizer
-from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage, SeatResult
+from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage
 from service.ratings import (
     PAIR_GAMES_PER_DAY,
     Rating,
@@ -624,9 +625,7 @@ class GameProjection(FeedFollower):
                     created_at=row["created_at"],
                     updated_at=row["updated_at"],
                     seed_commitment=row["seed_commitment"],
-                    result=_seat_results(row["players"], results[row["game_id"]])
-                    if row["game_id"] in results
-                    else None,
+                    result=_listed_result(results[row["game_id"]]) if row["game_id"] in results else None,
                 )
                 for row in page
             ],
@@ -702,19 +701,19 @@ def _seat_rows(loaded: LoadedGame) -> list[tuple[Any, ...]]:
     ]
 
 
-def _seat_results(players: list[str], rows: list[asyncpg.Record]) -> list[SeatResult]:
-    """The result rows of a finished game with the seats' names (a solitaire score counts turns, Z-12)."""
-    return [
-        SeatResult(
-            seat=row["seat"],
-            name=players[row["seat"]],
-            score=row["score"],
-            rank=row["rank"],
-            lower_is_better=row["lower_is_better"],
-            solved=row["solved"],
-        )
-        for row in rows
-    ]
+def _listed_result(rows: list[asyncpg.Record]) -> Result:
+    """A finished game's result from its result rows, in the shape ``GET /v1/games/{id}`` gives it: the winners
+    are the seats ranked first (B-10, Z-13, J-15; a resigned seat ranks after every seat still playing),
+    none in a solitaire game not solved (Z-12); the note, the game's own explanation, is not kept here."""
+    ordered = sorted(rows, key=lambda row: int(row["seat"]))
+    lower = any(row["lower_is_better"] for row in ordered)
+    return Result(
+        scores=tuple(row["score"] for row in ordered),
+        ranks=tuple(row["rank"] for row in ordered),
+        winners=tuple(row["seat"] for row in ordered if row["rank"] == 1 and (not lower or row["solved"])),
+        lower_is_better=lower,
+        solved=ordered[0]["solved"] if lower else None,
+    )
 
 
 async def rebuild_command(settings: Settings) -> None:

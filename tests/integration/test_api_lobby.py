@@ -54,7 +54,7 @@ async def test_a_game_with_an_open_seat_and_an_invitation_starts_when_the_last_s
     game_id = game["game_id"]
     assert game["status"] == "waiting" and game["version"] == 0
     assert created.headers["location"] == f"/v1/lobby/{game_id}"
-    assert [s["token"] for s in game["seats"]] == ["", "", ""]
+    assert [(s["name"], s["token"]) for s in game["seats"]] == [(host, None), (None, None), (None, None)]
     assert game["seats"][1]["invited"] == guest and game["seats"][2]["open"]
     refused(await client.get(f"/v1/games/{game_id}"), 409, "game_not_started")
     listed = (await client.get("/v1/lobby", params={"game": "basari", "rated": "true", "limit": 200})).json()
@@ -240,7 +240,7 @@ async def test_a_creator_seat_with_hot_seat_seats_starts_at_once(client: AsyncTe
     assert created.status_code == 201, created.text
     game = created.json()
     assert game["status"] == "active" and game["version"] > 0
-    assert [s["token"] != "" for s in game["seats"]] == [False, True, True]
+    assert [s["token"] is not None for s in game["seats"]] == [False, True, True]
     detail = (await client.get(f"/v1/games/{game['game_id']}", headers=bearer(token))).json()
     assert detail["you"] == 0 and detail["seats"][0]["name"] == host
 

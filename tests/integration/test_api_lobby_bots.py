@@ -122,8 +122,8 @@ async def test_a_rated_lobby_game_with_a_bot_seat_starts_at_once_and_the_bot_pla
     game = created.json()
     assert game["status"] == "active" and game["version"] > 0
     assert [(s["name"], s["account"], s["token"]) for s in game["seats"]] == [
-        (host, host, ""),
-        ("greedy-bazaar", "greedy-bazaar", ""),
+        (host, host, None),
+        ("greedy-bazaar", "greedy-bazaar", None),
     ]
     lobby = (await client.get(f"/v1/lobby/{game['game_id']}")).json()
     assert lobby["rated"] and [s["name"] for s in lobby["seats"]] == [host, "greedy-bazaar"]

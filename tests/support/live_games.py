@@ -55,7 +55,7 @@ async def create_live_game(service: GameService, game: str, players: int, label:
         game_id=created.game_id,
         game=game,
         seed=seed,
-        tokens=[s.token for s in created.seats],
+        tokens=[s.token for s in created.seats if s.token is not None],  # hot-seat seats: all have one
         names=names,
     )
 

@@ -29,13 +29,33 @@ def test_every_operation_has_an_operation_id() -> None:
 
 
 def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    """Every (method, path, operation) of a document."""
+    """Every (method, path, operation) of a document, the live streams (``x-event-streams``) included."""
     return [
         (method.upper(), path, operation)
-        for path, item in document["paths"].items()
+        for section in ("paths", "x-event-streams")
+        for path, item in document[section].items()
         for method, operation in item.items()
         if isinstance(operation, dict) and "responses" in operation
     ]
+
+
+def test_the_live_streams_stand_apart_from_the_operations() -> None:
+    """Generators read an answer whole: an operation answering ``text/event-stream`` would never return, so
+    the streams are described under ``x-event-streams`` (docs/api.md, "The OpenAPI document")."""
+    document = json.loads(DEFAULT_PATH.read_text())
+    answers = [
+        content
+        for item in document["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+        for response in operation.get("responses", {}).values()
+        for content in response.get("content", {})
+    ]
+    assert "text/event-stream" not in answers
+    streams = document["x-event-streams"]
+    assert set(streams) == {"/v1/games/{game_id}/stream", "/v1/me/stream"}
+    for item in streams.values():
+        assert "text/event-stream" in item["get"]["responses"]["200"]["content"]
 
 
 def test_every_operation_lists_exactly_its_own_error_statuses() -> None:

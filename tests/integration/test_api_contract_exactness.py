@@ -1,0 +1,106 @@
+"""The server accepts exactly what openapi/openapi.json says (docs/api.md, "HTTP conventions"): a JSON value of
+another type than its schema's is refused, not coerced; OPTIONS allows every method the path documents."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from api.openapi import DEFAULT_PATH
+from tests.support.accounts import account, bearer, unlimited_client
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture(scope="module")
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app wired to the test database (sign-up limit off)."""
+    async with unlimited_client(database_url) as test_client:
+        yield test_client
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        (
+            {
+                "game": "johari",
+                "players": [{"name": "a"}, {"name": "b"}],
+                "clock": {"decision_seconds": "10"},
+            },
+            "/clock/decision_seconds",
+        ),
+        ({"game": "johari", "players": [{"name": "a"}, {"name": "b"}], "rated": "false"}, "/rated"),
+        ({"game": "johari", "players": [{"name": "a"}, {"name": "b"}], "seed": 7}, "/seed"),
+    ],
+)
+async def test_a_value_of_another_json_type_is_400_and_creates_nothing(
+    client: AsyncTestClient[Any], body: dict[str, Any], pointer: str
+) -> None:
+    before = (await client.get("/v1/games", params={"limit": 200})).json()["games"]
+    answer = await client.post("/v1/games", json=body)
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert [error["pointer"] for error in answer.json()["errors"]] == [pointer]
+    assert (await client.get("/v1/games", params={"limit": 200})).json()["games"] == before
+
+
+async def test_a_string_for_a_number_is_400_in_a_tournament_and_a_join(client: AsyncTestClient[Any]) -> None:
+    tournament = {
+        "name": "cup",
+        "game": "basari",
+        "players": [{"name": f"P{i}"} for i in range(3)],
+        "rounds": "2",
+    }
+    answer = await client.post("/v1/tournaments", json=tournament)
+    assert answer.status_code == 400, answer.text
+    assert [error["pointer"] for error in answer.json()["errors"]] == ["/rounds"]
+    created = (await client.post("/v1/games", json={"game": "bazaar", "players": [{"name": "a"}]})).json()
+    game_id = created["game_id"]
+    _, account_token = await account(client, "strict")
+    join = await client.post(f"/v1/games/{game_id}/join", json={"seat": "0"}, headers=bearer(account_token))
+    assert join.status_code == 400, join.text
+
+
+def document_paths() -> dict[str, set[str]]:
+    """Each path of openapi/openapi.json (live streams included) with the methods it documents."""
+    document = json.loads(DEFAULT_PATH.read_text())
+    return {
+        path: {method.upper() for method in item if method in ("get", "post", "put", "patch", "delete")}
+        for section in ("paths", "x-event-streams")
+        for path, item in document[section].items()
+    }
+
+
+async def test_options_allows_every_method_of_its_path(client: AsyncTestClient[Any]) -> None:
+    """RFC 9110 9.3.7: ``Allow`` lists what the path takes, e.g. GET and POST on /v1/games."""
+    for path, methods in document_paths().items():
+        concrete = re.sub(r"\{game\}", "basari", re.sub(r"\{(game_id|tournament_id|name|kind)\}", "x", path))
+        answer = await client.options(concrete)
+        assert answer.status_code == 204, (path, answer.text)
+        allowed = {method.strip() for method in answer.headers["allow"].split(",")}
+        expected = methods | {"OPTIONS"} | ({"HEAD"} if "GET" in methods else set())
+        assert allowed == expected, path
+
+
+async def test_another_games_command_is_422_and_no_command_at_all_400(client: AsyncTestClient[Any]) -> None:
+    """The body's schema is every game's commands: a Basari bid sent to a Johari game is well formed but
+    names a command this game has not (422 ``wrong_game_command``); a type of no game is malformed (400)."""
+    created = (
+        await client.post("/v1/games", json={"game": "johari", "players": [{"name": "a"}, {"name": "b"}]})
+    ).json()
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    before = (await client.get(f"/v1/games/{game_id}")).json()["version"]
+    bid = await client.post(
+        f"/v1/games/{game_id}/commands", json={"type": "bid", "gems": {"green": 1}}, headers=bearer(token)
+    )
+    assert bid.status_code == 422, bid.text
+    assert bid.json()["code"] == "wrong_game_command"
+    fly = await client.post(f"/v1/games/{game_id}/commands", json={"type": "fly"}, headers=bearer(token))
+    assert fly.status_code == 400 and fly.json()["code"] == "malformed_command", fly.text
+    assert (await client.get(f"/v1/games/{game_id}")).json()["version"] == before
