@@ -20,6 +20,7 @@ from litestar import Litestar
 from litestar._openapi.plugin import OpenAPIPlugin
 
 from domain.core import Game
+from domain.resign import Adjudicate
 from domain.tournament import ResultRow, StandingRow
 from service.models import EventPage, ScoreSheetOut
 
@@ -156,6 +157,10 @@ def shared_components(per_game: list[dict[str, Any]]) -> set[str]:
     return {key for key, value in first.items() if all(other.get(key) == value for other in others)}
 
 
+# Commands the service sends itself and refuses from clients (service/commands.py): no body of POST /commands
+SERVICE_COMMANDS = {Adjudicate.__name__}
+
+
 def game_schemas(games: dict[str, Game[Any]]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     """Each game's command, event and view schemas, named ``<Game><Struct>`` (a component alike in every game
     keeps its own name); every command's component by its ``type`` (a tag names one command across games,
@@ -177,8 +182,13 @@ def game_schemas(games: dict[str, Game[Any]]) -> tuple[dict[str, Any], dict[str,
         group = {"command": command, "event": event, "view": view, **components}
         rename_refs(group, names)
         for key, value in components.items():
-            schemas[names[key]] = {**value, "title": names[key]}  # generators name their models by title
-        command_tags = tags_of(game.command_type)
+            if key not in SERVICE_COMMANDS:
+                schemas[names[key]] = {**value, "title": names[key]}  # generators name their models by title
+        command_tags = {
+            struct: tag
+            for struct, tag in tags_of(game.command_type).items()
+            if struct not in SERVICE_COMMANDS
+        }
         event_tags = tags_of(game.event_type)
         schemas[f"{prefix}Command"] = {
             **union(

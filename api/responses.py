@@ -20,6 +20,9 @@ from api.problems import KINDS, kind_of
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_SCHEMA = "ProblemDetails"
 
+# Any request may be answered 431 by the server itself, before routing: its head is over MAX_HEAD_BYTES
+# (api/server.py).
+EVERY_OPERATION = (431,)
 # Every status each operation can answer besides its success, by operation id. 400: the input guard refuses
 # a control character in any path or query; 406: Accept; 429: the rate limit (not for probes and metrics);
 # 503: the database; 408/413/415: request bodies; 401/403: bearer tokens; 404: unknown ids.
@@ -40,9 +43,9 @@ ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "getStateAt": (*V1, *SEAT_TOKEN_WAITING),
     "streamGame": (*V1, *SEAT_TOKEN_WAITING),
     "postCommand": (*V1, *SEAT_TOKEN, *BODY, 409, 412, 422),
-    "getScoreSheet": (*V1, 404, 409),
-    "getAudit": (*V1, 404, 409),
-    "exportGame": (*V1, 404, 409),
+    "getScoreSheet": (*V1, *SEAT_TOKEN_WAITING),  # a duplicate round's running table: its own seats only
+    "getAudit": (*V1, *SEAT_TOKEN_WAITING),  # a duplicate round's running table: its own seats only
+    "exportGame": (*V1, *SEAT_TOKEN_WAITING),  # a duplicate round's running table: its own seats only
     "createTournament": (*V1, *BODY, *ACCOUNT_TOKEN, 422),
     "getTournament": (*V1, 404, 409),
     "seatNextRound": (*V1, *ORGANIZER, 409, 422),
@@ -158,7 +161,7 @@ def describe_responses(app: Litestar) -> None:
         for answered in [key for key in responses if not key.startswith("2")]:
             del responses[answered]  # Litestar's own 400 (plain JSON) is answered as a problem here
         operation_id = operation.operation_id or ""
-        for status in sorted(ERRORS_BY_OPERATION.get(operation_id, ANY_PROBLEM)):
+        for status in sorted({*ERRORS_BY_OPERATION.get(operation_id, ANY_PROBLEM), *EVERY_OPERATION}):
             responses[str(status)] = OpenAPIResponse(
                 description=kind_of(status).title,
                 content={PROBLEM_JSON: OpenAPIMediaType(schema=problem_ref)},
