@@ -8,9 +8,11 @@ import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, FromPath, QueryParameter
+from litestar.plugins.problem_details import ProblemDetailsException
 
 from api.accounts import accounts_of
 from api.games import bearer_token, lobby_of
+from api.middleware import decode_json_body
 from api.ratings import ratings_of
 from service import errors
 from service.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
@@ -27,6 +29,21 @@ class AccountPage(msgspec.Struct, frozen=True, kw_only=True):
     kind: str | None
     ratings: list[PlayerRating]
     games: list[MyGame]
+
+
+def options_filter(options: str | None) -> str | None:
+    """The lobby's ``options`` filter as given: 400 ``bad_options_filter`` unless it is JSON a body could be
+    (``decode_json_body``: no lone surrogate, control character, NaN or deep nesting, which the database
+    cannot compare)."""
+    if options is not None:
+        try:
+            decode_json_body(options.encode("utf-8"))
+        except ProblemDetailsException as refused:
+            detail = f"options: {refused.detail}"
+            raise errors.Malformed(
+                "bad_options_filter", detail, fields=(("/query/options", detail),)
+            ) from None
+    return options
 
 
 class LobbyController(Controller):
@@ -47,7 +64,7 @@ class LobbyController(Controller):
     ) -> LobbyPage:
         """Filter by game, by ``options`` (a JSON object the game's options contain, e.g.
         ``{"double_purchase":true}``) and ``rated``; page with ``cursor``."""
-        return await lobby_of(state).waiting(game, options, rated, cursor, limit)
+        return await lobby_of(state).waiting(game, options_filter(options), rated, cursor, limit)
 
     @get("/lobby/{game_id:str}", operation_id="getLobbyGame", summary="A lobby game and its seats")
     async def lobby_game(self, state: State, game_id: FromPath[str]) -> LobbyGame:

@@ -476,3 +476,25 @@ async def test_an_unknown_documentation_path_is_a_problem_like_any_unknown_path(
     assert (await client.get("/schema")).status_code == 200
     assert (await client.get("/schema/swagger")).status_code == 200
     assert (await client.get("/schema/openapi.json")).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        '{"a": "\\ud8a9"}',  # a lone surrogate: not Unicode text, which a jsonb value must be
+        '{"\\udc00": 1}',
+        '{"a": "\\u0000"}',  # NUL: PostgreSQL text cannot hold it
+        '{"a\\u0001": true}',
+        '{"a": NaN}',  # not JSON, though Python's decoder reads it
+        '{"a": [Infinity]}',
+        '{"a": 1e999}',  # a number no float holds
+        "[" * 1500 + "]" * 1500,  # deeper than any decoder should follow
+        '{"a": ' + "[" * 40 + "]" * 40 + "}",
+    ],
+)
+async def test_a_lobby_options_filter_that_is_not_json_text_is_400(
+    client: AsyncTestClient[Any], options: str
+) -> None:
+    """The lobby's ``options`` filter is a JSON object of printable text (as a JSON body is), else 400."""
+    response = await client.get("/v1/lobby", params={"options": options[:2000]})
+    assert assert_problem(response, 400)["code"] == "bad_options_filter"
