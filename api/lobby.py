@@ -57,7 +57,7 @@ class LobbyController(Controller):
         self,
         state: State,
         game: Annotated[str | None, QueryParameter()] = None,
-        options: Annotated[str | None, QueryParameter(max_length=2000)] = None,
+        options: Annotated[str | None, QueryParameter()] = None,
         rated: Annotated[bool | None, QueryParameter()] = None,
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,

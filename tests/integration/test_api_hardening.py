@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -488,7 +489,7 @@ async def test_an_unknown_documentation_path_is_a_problem_like_any_unknown_path(
         '{"a": NaN}',  # not JSON, though Python's decoder reads it
         '{"a": [Infinity]}',
         '{"a": 1e999}',  # a number no float holds
-        "[" * 1500 + "]" * 1500,  # deeper than any decoder should follow
+        "[" * 1500 + "]" * 1500,  # deeper than Python's decoder follows
         '{"a": ' + "[" * 40 + "]" * 40 + "}",
     ],
 )
@@ -496,5 +497,14 @@ async def test_a_lobby_options_filter_that_is_not_json_text_is_400(
     client: AsyncTestClient[Any], options: str
 ) -> None:
     """The lobby's ``options`` filter is a JSON object of printable text (as a JSON body is), else 400."""
-    response = await client.get("/v1/lobby", params={"options": options[:2000]})
+    response = await client.get("/v1/lobby", params={"options": options})
     assert assert_problem(response, 400)["code"] == "bad_options_filter"
+
+
+async def test_a_long_lobby_options_filter_is_read(client: AsyncTestClient[Any]) -> None:
+    """The ``options`` filter is bounded by the request head (431 over ``MAX_HEAD_BYTES``), as every query
+    value is, and by nothing shorter the document could not say."""
+    options = {f"option_{i}": "x" * 20 for i in range(100)}
+    response = await client.get("/v1/lobby", params={"options": json.dumps(options)})
+    assert response.status_code == 200, response.text
+    assert response.json()["games"] == []
