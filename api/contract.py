@@ -22,6 +22,7 @@ from litestar._openapi.plugin import OpenAPIPlugin
 from domain.core import Game
 from domain.resign import Adjudicate
 from domain.tournament import ResultRow, StandingRow
+from domain.tournament.rules import MAX_SEED_LENGTH
 from service.models import EventPage, ScoreSheetOut
 
 SCHEMAS = "#/components/schemas/"
@@ -366,16 +367,43 @@ def streams_aside(document: dict[str, Any]) -> None:
 
 
 # What the input guard (api/middleware.py) lets through, as JSON-schema patterns: text without C0 control
-# characters or DEL (paths, queries, body strings); the headers it reads in visible ASCII; If-Match a list of
-# entity tags or ``*`` (api/games.py).
+# characters or DEL (paths, queries, body strings and keys); the headers it reads in visible ASCII; If-Match a
+# list of entity tags or ``*`` (api/games.py). The guard refuses lone surrogates too, which no pattern says:
+# a surrogate escape does not compile in many engines (Rust's regex, RE2), and a lone surrogate is no
+# Unicode text, so no string a client can encode holds one (only a JSON escape such as "\\ud800" can).
 TEXT = "^[^\\u0000-\\u001f\\u007f]*$"
+# Any JSON value of a body (a game's options): its strings and keys text, as the input guard requires.
+TEXT_JSON = "TextJson"
+TEXT_JSON_SCHEMA = {
+    "description": "Any JSON value whose strings and keys are text: no control character or lone surrogate "
+    "(else 400 `control_character`), nested at most 32 levels (else 400 `too_deep`).",
+    "anyOf": [
+        {"type": "null"},
+        {"type": "boolean"},
+        {"type": "number"},
+        {"type": "string", "pattern": TEXT},
+        {"type": "array", "items": {"$ref": SCHEMAS + TEXT_JSON}},
+        {
+            "type": "object",
+            "propertyNames": {"pattern": TEXT},
+            "additionalProperties": {"$ref": SCHEMAS + TEXT_JSON},
+        },
+    ],
+}
+# Lengths of body strings the services check themselves (400 ``bad_seed``), by property name.
+BODY_LENGTHS = {"seed": {"minLength": 1, "maxLength": MAX_SEED_LENGTH}}
 HEADER_TEXT = "^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$"
 ENTITY_TAG = '(W/)?"[\\x21\\x23-\\x7e]*"'
 IF_MATCH = f"^(\\*|{ENTITY_TAG}( *, *{ENTITY_TAG})*)$"
 HEADER_PATTERNS = {"If-Match": IF_MATCH}
 # Query values the handlers check themselves: a listing's status filter; the lobby's options filter.
 QUERY_SCHEMAS: dict[str, dict[str, Any]] = {"status": {"type": "string", "enum": ["active", "finished"]}}
-OPTIONS_FILTER = {"type": "object", "additionalProperties": {}, "description": "Options the game's contain."}
+OPTIONS_FILTER = {
+    "type": "object",
+    "propertyNames": {"pattern": TEXT},
+    "additionalProperties": {"$ref": SCHEMAS + TEXT_JSON},
+    "description": "Options the game's contain.",
+}
 # A listing's cursor is the ``next_cursor`` of the page before (URL-safe base64); one it did not give out is
 # 400 ``bad_cursor``, which no pattern can say: a client (and the fuzzer) sends one it was given.
 CURSOR = {
@@ -386,10 +414,14 @@ CURSOR = {
 
 
 def text_only(schema: dict[str, Any], pattern: str) -> None:
-    """Give every string of ``schema`` (itself, or a member of its ``oneOf``) without a pattern ``pattern``."""
+    """Give every string of ``schema`` (itself, or a member of its ``oneOf``) without a pattern ``pattern``,
+    and every free-form object (``additionalProperties: {}``) keys of that pattern and values ``TEXT_JSON``."""
     for member in [schema, *schema.get("oneOf", [])]:
         if member.get("type") == "string" and "pattern" not in member and "enum" not in member:
             member["pattern"] = pattern
+        if member.get("type") == "object" and member.get("additionalProperties") == {}:
+            member["propertyNames"] = {"pattern": pattern}
+            member["additionalProperties"] = {"$ref": SCHEMAS + TEXT_JSON}
 
 
 def exact_parameters(document: dict[str, Any]) -> None:
@@ -426,9 +458,11 @@ def exact_parameters(document: dict[str, Any]) -> None:
 
 def exact_bodies(document: dict[str, Any], body_types: list[Any]) -> None:
     """Request bodies as the server reads them: an object of a struct that refuses unknown fields says
-    ``additionalProperties: false`` (as msgspec's own schema of it does), and every string of a body is text
-    without control characters (the input guard refuses them with 400)."""
+    ``additionalProperties: false`` (as msgspec's own schema of it does), and every string and key of a body
+    is text without control characters or lone surrogates (the input guard refuses them with 400); a seed
+    has the length the services take (``BODY_LENGTHS``)."""
     schemas: dict[str, Any] = document["components"]["schemas"]
+    schemas[TEXT_JSON] = TEXT_JSON_SCHEMA
     _, own = msgspec.json.schema_components(body_types, ref_template=SCHEMAS + "{name}")
     for name, schema in own.items():
         if schema.get("additionalProperties") is False and name in schemas:
@@ -441,6 +475,11 @@ def exact_bodies(document: dict[str, Any], body_types: list[Any]) -> None:
             reached.add(ref[len(SCHEMAS) :])  # a schema used by several bodies (or by itself) once
             walk(schemas[ref[len(SCHEMAS) :]], visit)
         text_only(node, TEXT)
+        properties = node.get("properties", {})
+        for name in BODY_LENGTHS.keys() & properties.keys():
+            for member in [properties[name], *properties[name].get("oneOf", [])]:
+                if member.get("type") == "string":
+                    member.update(BODY_LENGTHS[name])
 
     for item in document["paths"].values():
         for operation in item.values():

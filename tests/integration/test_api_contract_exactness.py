@@ -8,6 +8,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -104,3 +105,35 @@ async def test_another_games_command_is_422_and_no_command_at_all_400(client: As
     fly = await client.post(f"/v1/games/{game_id}/commands", json={"type": "fly"}, headers=bearer(token))
     assert fly.status_code == 400 and fly.json()["code"] == "malformed_command", fly.text
     assert (await client.get(f"/v1/games/{game_id}")).json()["version"] == before
+
+
+GAME = {"game": "bazaar", "players": [{"name": "a"}, {"name": "b"}]}
+TOURNAMENT = {"name": "cup", "game": "basari", "players": [{"name": f"P{i}"} for i in range(4)], "rounds": 2}
+
+
+@pytest.mark.parametrize(
+    ("path", "schema", "body"),
+    [
+        ("/v1/games", "CreateGame", {**GAME, "options": {"double\u0014purchase": True}}),
+        ("/v1/games", "CreateGame", {**GAME, "options": {"a": [{"b": "\u0001"}]}}),
+        ("/v1/games", "CreateGame", {**GAME, "seed": ""}),
+        ("/v1/games", "CreateGame", {**GAME, "seed": "s" * 201}),
+        ("/v1/tournaments", "CreateTournamentIn", {**TOURNAMENT, "options": {"\u001b": {}}}),
+        ("/v1/tournaments", "CreateTournamentIn", {**TOURNAMENT, "seed": ""}),
+    ],
+)
+async def test_a_body_the_server_refuses_as_malformed_the_document_refuses_too(
+    client: AsyncTestClient[Any], path: str, schema: str, body: dict[str, Any]
+) -> None:
+    """A control character in a key or a nested string of a free-form object (options), or a seed of the
+    wrong length, is 400, and the committed document's body schema says so (a client it generates, or a
+    fuzzer, is not told such a body is fine)."""
+
+    response = await client.post(path, json=body)
+    assert response.status_code == 400, response.text
+    components = json.loads(DEFAULT_PATH.read_text())["components"]
+    validator = jsonschema_rs.validator_for(
+        {"$ref": f"#/components/schemas/{schema}", "components": components}
+    )
+    assert not validator.is_valid(body)
+    assert validator.is_valid({**body, "options": None, "seed": None})
