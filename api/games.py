@@ -113,8 +113,11 @@ def projection_of(state: State) -> GameProjection:
     return projection
 
 
-# RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; our strong tags are versions
-_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e]*)"\s*')
+# RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE (a comma is an etagc); our strong tags are
+# versions. If-Match is a comma-separated list of them (RFC 9110 5.6.1), read whole, never split on commas.
+_TAG = r'(W/)?"([\x21\x23-\x7e]*)"'
+_ENTITY_TAG = re.compile(_TAG)
+_ENTITY_TAGS = re.compile(rf"\s*{_TAG}(?:\s*,\s*{_TAG})*\s*")
 # opaque tags compare byte for byte (RFC 9110 8.8.3.2): only the spelling the service gives out matches, a
 # version without leading zeros, followed for a seat's own answers by ".seat<n>" (entity_tag)
 _VERSION = re.compile(r"(0|[1-9][0-9]{0,9})(?:\.seat(0|[1-9][0-9]?))?")
@@ -133,11 +136,10 @@ def parse_if_match(value: str | None, seat: int | None = None) -> tuple[int, ...
     nothing. 400 if it is not a list of entity tags."""
     if value is None or value.strip() == "*":
         return None
+    if _ENTITY_TAGS.fullmatch(value) is None:
+        raise errors.Malformed("bad_if_match", 'If-Match takes entity tags, e.g. If-Match: "12", or *')
     versions: list[int] = []
-    for part in value.split(","):
-        tag = _ENTITY_TAG.fullmatch(part)
-        if tag is None:
-            raise errors.Malformed("bad_if_match", 'If-Match takes entity tags, e.g. If-Match: "12", or *')
+    for tag in _ENTITY_TAG.finditer(value):  # no tag holds a quote, so each match is one tag of the list
         weak, opaque = tag.groups()
         named = _VERSION.fullmatch(opaque)
         if weak or named is None or int(named[1]) > MAX_VERSION:

@@ -158,6 +158,10 @@ async def version_of(client: AsyncTestClient[Any], game_id: str) -> int:
         ('""', 412),
         ('W/"{version}"', 412),  # weak tags never match (strong comparison, RFC 9110 13.1.1)
         ('"0{version}"', 412),  # opaque tags compare byte for byte: "03" is not "3"
+        ('"a,b"', 412),  # a comma is a character of an entity tag (RFC 9110 8.8.3), not a separator there
+        ('W/"x,y" ,  "a,,b"', 412),
+        ('"1" "2"', 400),  # a list of tags is separated by commas
+        ('"1",', 400),
     ],
 )
 async def test_if_match_values_that_name_no_version_write_nothing(
@@ -177,7 +181,9 @@ async def test_if_match_values_that_name_no_version_write_nothing(
     assert await version_of(client, game["game_id"]) == before
 
 
-@pytest.mark.parametrize("value", ["*", '"{version}"', 'W/"1", "{version}"', '"1", "{version}"'])
+@pytest.mark.parametrize(
+    "value", ["*", '"{version}"', 'W/"1", "{version}"', '"1", "{version}"', '"1,2" ,"{version}"']
+)
 async def test_if_match_star_or_a_list_holding_the_version_matches(
     client: AsyncTestClient[Any], value: str
 ) -> None:
