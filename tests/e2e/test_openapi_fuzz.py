@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -152,9 +153,29 @@ async def fuzz_targets(own_server: tuple[str, str]) -> Targets:
     return targets
 
 
+def negated(case: Any) -> set[tuple[ParameterLocation, str | None]]:
+    """Where a negative case breaks the document: (location, parameter name; None: the whole location).
+    Aiming must leave those alone, or it would make the case valid and its acceptance a false failure."""
+    if not case.meta.generation.mode.is_negative:
+        return set()
+    phase = case.meta.phase.data
+    found = {(m.parameter_location, m.parameter) for m in getattr(phase, "mutations", ())}
+    location = getattr(phase, "parameter_location", None)
+    if location is not None:
+        found.add((location, getattr(phase, "parameter", None)))
+    return found
+
+
+def keeps(kept: set[tuple[ParameterLocation, str | None]], location: ParameterLocation, name: str) -> bool:
+    """Whether ``name`` in ``location`` is one a negative case broke (see ``negated``)."""
+    return (location, name) in kept or (location, None) in kept
+
+
 def aim(case: Any, data: st.DataObject, targets: Targets) -> None:
-    """Half of the time point the case's ids, names and token at live things (see the module docstring).
-    A valid case's listing cursor is always one the service gave out (the document cannot say which)."""
+    """Half of the time point the case's ids, names and token at live things (see the module docstring),
+    except what a negative case made invalid (``negated``). A valid case's listing cursor is always one the
+    service gave out (the document cannot say which)."""
+    kept = negated(case)
     query = case.query or {}
     if "cursor" in query and case.meta.generation.mode.is_positive:
         given_out = targets.cursors.get(case.operation.label, [""])
@@ -163,21 +184,27 @@ def aim(case: Any, data: st.DataObject, targets: Targets) -> None:
         return
     live = data.draw(st.sampled_from(targets.games), label="game")
     path = case.path_parameters or {}
-    if "game_id" in path:
-        path["game_id"] = live.game_id
-    if "tournament_id" in path:
-        path["tournament_id"] = targets.tournament_id
-    if "name" in path:
-        path["name"] = data.draw(st.sampled_from(targets.player_names), label="player")
-    if "game" in path:
-        path["game"] = data.draw(st.sampled_from(["basari", "bazaar", "johari"]), label="game name")
+    aimed = {
+        "game_id": lambda: live.game_id,
+        "tournament_id": lambda: targets.tournament_id,
+        "name": lambda: data.draw(st.sampled_from(targets.player_names), label="player"),
+        "game": lambda: data.draw(st.sampled_from(["basari", "bazaar", "johari"]), label="game name"),
+    }
+    for name, target in aimed.items():
+        if name in path and not keeps(kept, ParameterLocation.PATH, name):
+            path[name] = target()
     tokens = [*live.tokens, targets.organizer_token, targets.tournament_tokens[0], None]
     token = data.draw(st.sampled_from(tokens), label="token")
     headers = dict(case.headers or {})
-    headers.pop("Authorization", None)
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    commands = case.operation.label == "POST /v1/games/{game_id}/commands" and targets.legal.get(live.game_id)
+    if not keeps(kept, ParameterLocation.HEADER, "Authorization"):
+        headers.pop("Authorization", None)
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+    commands = (
+        case.operation.label == "POST /v1/games/{game_id}/commands"
+        and targets.legal.get(live.game_id)
+        and not kept  # a legal body and its seat's token would undo a negative case
+    )
     if commands and data.draw(st.booleans(), label="legal body"):
         seat, body = data.draw(st.sampled_from(targets.legal[live.game_id]), label="legal")
         case.body = body
