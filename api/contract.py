@@ -415,13 +415,14 @@ CURSOR = {
 
 def text_only(schema: dict[str, Any], pattern: str) -> None:
     """Give every string of ``schema`` (itself, or a member of its ``oneOf``) without a pattern ``pattern``,
-    and every free-form object (``additionalProperties: {}``) keys of that pattern and values ``TEXT_JSON``."""
+    every object open to more keys keys of that pattern, and any value of such keys ``TEXT_JSON``."""
     for member in [schema, *schema.get("oneOf", [])]:
         if member.get("type") == "string" and "pattern" not in member and "enum" not in member:
             member["pattern"] = pattern
-        if member.get("type") == "object" and member.get("additionalProperties") == {}:
-            member["propertyNames"] = {"pattern": pattern}
-            member["additionalProperties"] = {"$ref": SCHEMAS + TEXT_JSON}
+        if member.get("type") == "object" and member.get("additionalProperties", True) is not False:
+            member.setdefault("propertyNames", {"pattern": pattern})
+            if member.get("additionalProperties", True) in ({}, True):
+                member["additionalProperties"] = {"$ref": SCHEMAS + TEXT_JSON}
 
 
 def exact_parameters(document: dict[str, Any]) -> None:
