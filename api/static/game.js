@@ -1,10 +1,11 @@
 // The game page: the board drawn from the caller's view, the caller's decisions as controls built from
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
-import { el, api, seatTokens, keepSeatToken, pageData } from "/static/common.js";
+import { el, api, apiWithSkew, seatTokens, keepSeatToken, pageData } from "/static/common.js";
 import { drawBoard, cardWords } from "/static/boards.js";
 import { tellEvent, tellCommand } from "/static/narrate.js";
 import { endingBanner, endingLine } from "/static/ending.js";
+import { showClocks } from "/static/clocks.js";
 
 const root = document.getElementById("game");
 const gameId = root.dataset.gameId;
@@ -29,6 +30,7 @@ let stream = null;
 let ended = false;
 let refreshTimer = null;
 let sending = false;
+let skew = 0; // the server's clock minus this browser's, in ms, from the last answer's Date header
 let history = null; // every event's data once the game is over: why it ended (ending.js)
 
 let accountSeat = null; // the seat the signed-in account holds in this game, if any
@@ -167,6 +169,7 @@ function show(next) {
   drawStatus();
   drawControls();
   drawResign();
+  showClocks(detail.clock, names, skew, seat);
   root.dataset.version = detail.version;
   if (followTurn()) return;
 }
@@ -174,12 +177,15 @@ function show(next) {
 let asked = 0;
 async function refresh() {
   const ask = ++asked;
-  const next = await api(`/v1/games/${gameId}`, auth());
+  const answer = await apiWithSkew(`/v1/games/${gameId}`, auth());
+  const next = answer.data;
   if (next.status === "finished" && history === null) {
     const page = await api(`/v1/games/${gameId}/events?limit=10000`, auth());
     history = page.events.map((event) => event.data);
   }
-  if (ask === asked) show(next); // an answer overtaken by a later request (another seat, a newer version) is dropped
+  if (ask !== asked) return; // an answer overtaken by a later request (another seat, a newer version) is dropped
+  skew = answer.skew;
+  show(next);
 }
 
 function scheduleRefresh() {
