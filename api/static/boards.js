@@ -140,7 +140,7 @@ function johari(view, names, components) {
       return el("span", { class: `space${g % 5 === 0 ? " five" : ""}`, title: `${g} gold` }, g % 5 === 0 ? el("span", { class: "num" }, g) : null,
         here.map((p) => el("span", { class: `token t${p.seat}`, role: "img", "aria-label": `${p.name}: ${g} gold` }, p.name[0])));
     }))));
-  const gold = section("Gold track", el("div", { class: "gold-track", tabindex: 0, role: "group", "aria-label": "gold track, scrolls sideways" }, rows));
+  const gold = section("Gold track", el("div", { class: "gold-track", role: "group", "aria-label": "gold track" }, rows));
   const players = section("Players", el("div", { class: "players" }, view.players.map((p) =>
     el("article", { class: `player${p.seat === view.viewer ? " me" : ""}`, "aria-label": `${p.name}${marker(p, view.viewer)}` },
       el("h4", {}, el("span", { class: `token t${p.seat}`, "aria-hidden": "true" }, p.name[0]), ` ${p.name}${marker(p, view.viewer)}`),
