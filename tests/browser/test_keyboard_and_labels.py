@@ -168,10 +168,12 @@ async def test_a_game_created_on_the_home_page_is_played_hot_seat(visit: Visit) 
     await page.wait_for_selector("#controls .choice")
     assert await page.is_checked("#follow-turn"), "every seat is kept here: the page follows the turn"
     for picker in ("Kim", "Max", "Sarah"):  # B-6: each seat picks in secret; the page hands over to the next
-        await page.wait_for_function(f"() => document.getElementById('status').textContent.includes('{picker}')")
+        await page.wait_for_function(
+            f"() => document.getElementById('status').textContent.includes('{picker}')"
+        )
         version = await page.get_attribute("#game", "data-version")
         await page.click("#controls .choice >> nth=0")
         await page.wait_for_function(f"() => document.getElementById('game').dataset.version !== '{version}'")
     await page.wait_for_function(
-        "document.getElementById('log').textContent.includes('The picks are revealed')"
+        "() => document.getElementById('log').textContent.includes('The picks are revealed')"
     )
