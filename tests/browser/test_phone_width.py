@@ -1,5 +1,5 @@
 """Every page fits a phone: at 390 CSS pixels wide (a current phone held upright) no page scrolls sideways
-(the document is no wider than the window)."""
+(the document is no wider than the phone) and nothing sticks out of its panel."""
 
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ OVERFLOW = """(width) => {
   const out = [...document.querySelectorAll('body *')].filter((e) => right(e) > width + 1)
     .filter((e) => right(e.parentElement) <= width + 1)
     .slice(0, 6).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${Math.round(right(e))}px`);
-  return {wide, out};
+  const panels = [...document.querySelectorAll('.panel, .area')].filter((p) => p.scrollWidth > p.clientWidth + 1)
+    .map((p) => `${p.tagName.toLowerCase()}#${p.id}.${p.className}: ${p.scrollWidth - p.clientWidth}px too wide`);
+  return {wide: Math.max(wide, panels.length), out: [...out, ...panels]};
 }"""
 
 
