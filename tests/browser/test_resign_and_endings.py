@@ -71,16 +71,20 @@ def greedy_bazaar(mine: dict[str, Any], chooser: Any) -> dict[str, Any]:
     return picked if picked is not None else chooser.choice(mine["legal"])
 
 
-@pytest.mark.parametrize("game", ["bazaar", "basari"])
+@pytest.mark.parametrize("game", ["bazaar", "basari", "johari"])
 async def test_a_game_s_own_end_says_who_won_the_scores_and_why(visit: Visit, web: str, game: str) -> None:
     page = visit.page
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         strategy = greedy_bazaar if game == "bazaar" else None
-        players = 2 if game == "bazaar" else 3
+        players = {"bazaar": 2, "basari": 3, "johari": 2}[game]
         played = await play_to_end(http, game, players, seed=f"ending-{game}", strategy=strategy)
     result = played.final["result"]
     names = [seat["name"] for seat in played.final["seats"]]
-    why = {"bazaar": "the wares of two stalls were sold out", "basari": "the third stage was scored"}[game]
+    why = {
+        "bazaar": "the wares of two stalls were sold out",
+        "basari": "the third stage was scored",
+        "johari": "market day 10 ended",
+    }[game]
     await page.goto(f"/games/{played.game_id}")
     await page.wait_for_function(STATUS_OVER)
     text = await page.text_content("#board #ending") or ""
