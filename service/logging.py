@@ -94,6 +94,9 @@ def configure_logging(log_format: str = "auto", level: str = "info") -> None:
         if console
         else [json_fields, structlog.processors.JSONRenderer(serializer=json_line)]
     )
+    # alembic says "setup plugin ..." at INFO whenever the service reads its revisions (the /ready check's
+    # head): notes for alembic's developers, not for whoever runs the service
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     structlog.configure(
         processors=[structlog.contextvars.merge_contextvars, *processors],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),

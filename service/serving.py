@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from service.settings import Settings
@@ -19,6 +21,56 @@ HTTP_IMPLEMENTATIONS = {
     "httptools": ("api.server:HttpToolsWithHeadTimeout", "uvloop"),
     "h11": ("api.server:H11WithHeadTimeout", "asyncio"),
 }
+
+
+class ServingLog(logging.Filter):
+    """uvicorn's own log, kept to what a person running the server needs: where it serves ("Serving on
+    http://HOST:PORT", said once uvicorn listens), that it is stopping, and warnings and errors; its other
+    start-up and shut-down lines are dropped, and a request cut when SHUTDOWN_GRACE_SECONDS run out (a live
+    stream never ends by itself) is counted in one line instead of a traceback each."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the records a person reads, drop the rest (see the class)."""
+        message = record.getMessage()
+        if message.startswith("Uvicorn running on "):
+            where = message.removeprefix("Uvicorn running on ").removesuffix(" (Press CTRL+C to quit)")
+            return self._say(record, f"Serving on {where} (Ctrl-C to stop)")
+        if message.startswith("Waiting for connections to close"):
+            return self._say(record, "Stopping: waiting for open requests (Ctrl-C again to stop at once)")
+        if message.startswith("Cancel ") and "timeout graceful shutdown exceeded" in message:
+            cut = message.removeprefix("Cancel ").split(" ", 1)[0]
+            return self._say(
+                record, f"Stopped: cut {cut} open request(s) (live streams resume with Last-Event-ID)"
+            )
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False  # a request cut at the end of the grace, counted above
+        return record.levelno >= logging.WARNING
+
+    @staticmethod
+    def _say(record: logging.LogRecord, words: str) -> bool:
+        """Let ``record`` through as ``words``."""
+        record.msg, record.args = words, None
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging: its server log through ``ServingLog``, plain lines on stderr (the app's own log is
+    structlog's, service/logging.py)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"serving": {"()": ServingLog}},
+        "formatters": {"plain": {"format": "%(message)s"}},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "plain",
+                "filters": ["serving"],
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "loggers": {"uvicorn.error": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
+    }
 
 
 def run_uvicorn(app: str, settings: Settings) -> None:
@@ -45,7 +97,8 @@ def run_uvicorn(app: str, settings: Settings) -> None:
         workers=settings.workers,
         http=protocol,  # request heads that stop arriving are dropped
         loop=loop,
-        log_level="warning",
+        log_config=log_config(),
+        log_level="info",  # ServingLog keeps the lines above and warnings
         access_log=False,
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,

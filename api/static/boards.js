@@ -2,6 +2,7 @@
 // Each function returns one element; the page replaces the old board with it on every update.
 import { el } from "/static/common.js";
 import { amounts } from "/static/narrate.js";
+import { ownEnd } from "/static/ending.js";
 
 const gem = (colour, count, label) =>
   el("span", { class: `chip c-${colour}`, title: `${count} ${colour}` }, el("span", { class: "dot", "aria-hidden": "true" }), `${count}`, label ? ` ${label}` : "");
@@ -30,7 +31,7 @@ function basari(view, names) {
   const order = ["red", "yellow", "green", "blue"];
   const who = (s) => names[s] ?? `seat ${s}`;
   const header = el("div", { class: "row facts" },
-    fact("Stage", `${view.stage} of ${view.stages}`), fact("Round", view.round), fact("Phase", view.phase.replace("_", " ")),
+    fact("Stage", `${view.stage} of ${view.stages}`), fact("Round", view.round), fact("Phase", view.over ? "game over" : view.phase.replace("_", " ")),
     fact("Draw pile", `${view.draw_pile} cards`), fact("Actions", view.actions.join(" ")),
     view.to_resolve.length ? fact("To resolve", view.to_resolve.join(" ")) : null);
   const stock = section("Gem stock", chips(view.stock, order));
@@ -55,7 +56,7 @@ function basari(view, names) {
     talks.classList.add("negotiation");
   }
   const d = view.d_turns.length ? section("Action D", el("p", {}, `Exchanging: ${view.d_turns.map(who).join(", ")}`)) : null;
-  const over = view.over ? el("p", { class: "over" }, `Game over. Winner${view.winners.length > 1 ? "s" : ""}: ${view.winners.map(who).join(", ")}`) : null;
+  const over = view.over ? el("p", { class: "over" }, `Game over. Winner${view.winners.length > 1 ? "s" : ""}: ${view.winners.map(who).join(", ")}. Points: ${view.players.map((p, i) => `${who(i)} ${p.points}`).join(", ")}.`) : null;
   return el("div", { class: "board-basari" }, over, header, el("div", { class: "row wrap" }, stock, talks, d), players);
 }
 
@@ -71,8 +72,8 @@ function ware(w, caption) {
 function bazaar(view, names) {
   const who = (s) => names[s] ?? `seat ${s}`;
   const die = el("div", { class: `die${view.last_roll ? " c-" + view.last_roll : ""}`, role: "img", "aria-label": `die: ${view.last_roll || "not rolled"}` }, view.last_roll === "choice" ? "?" : view.last_roll ? "●" : "–");
-  const header = el("div", { class: "row facts" }, fact("Turn", view.turn), fact("Up", view.current === null ? "–" : who(view.current)),
-    fact("Phase", view.phase.replaceAll("_", " ")), el("div", { class: "fact" }, el("span", { class: "muted" }, "Die "), die, ` ${view.last_roll || ""}`),
+  const header = el("div", { class: "row facts" }, fact("Turn", view.turn), fact("Up", view.current === null || view.over ? "–" : who(view.current)),
+    fact("Phase", view.over ? "game over" : view.phase.replaceAll("_", " ")), el("div", { class: "fact" }, el("span", { class: "muted" }, "Die "), die, ` ${view.last_roll || ""}`),
     fact("Purchases", `${view.purchases_this_turn}/${view.purchases_allowed}`), view.stars_upgraded ? fact("Stars", "upgraded") : null);
   const exchange = section("The exchange", el("ol", { class: "equations" }, view.exchange.map((q) =>
     el("li", { "aria-label": `equation ${q.index + 1}: ${amounts(q.left)} equals ${amounts(q.right)}` },
@@ -86,7 +87,7 @@ function bazaar(view, names) {
       el("div", { class: "row" }, fact("Score", p.score), fact("Stones", `${p.stone_count}/${view.hand_limit}`), fact("Wares", p.wares.length)),
       el("div", {}, chips(p.stones, BAZAAR_ORDER))))));
   const limit = view.hand_limit_decision ? el("p", { class: "notice" }, `${who(view.hand_limit_decision.offender)} holds ${view.hand_limit_decision.excess} stones too many; ${who(view.hand_limit_decision.chooser)} chooses.`) : null;
-  const over = view.over ? el("p", { class: "over" }, `Game over (${view.end_reason}).`) : null;
+  const over = view.over ? el("p", { class: "over" }, view.end_reason ? `Game over: ${ownEnd("bazaar", { reason: view.end_reason })}.` : "Game over.") : null;
   return el("div", { class: "board-bazaar" }, over, header, limit, el("div", { class: "row wrap top" }, exchange, el("div", {}, stalls, bank)), players);
 }
 
@@ -139,7 +140,7 @@ function johari(view, names, components) {
       return el("span", { class: `space${g % 5 === 0 ? " five" : ""}`, title: `${g} gold` }, g % 5 === 0 ? el("span", { class: "num" }, g) : null,
         here.map((p) => el("span", { class: `token t${p.seat}`, role: "img", "aria-label": `${p.name}: ${g} gold` }, p.name[0])));
     }))));
-  const gold = section("Gold track", el("div", { class: "gold-track", tabindex: 0, role: "group", "aria-label": "gold track, scrolls sideways" }, rows));
+  const gold = section("Gold track", el("div", { class: "gold-track", role: "group", "aria-label": "gold track" }, rows));
   const players = section("Players", el("div", { class: "players" }, view.players.map((p) =>
     el("article", { class: `player${p.seat === view.viewer ? " me" : ""}`, "aria-label": `${p.name}${marker(p, view.viewer)}` },
       el("h4", {}, el("span", { class: `token t${p.seat}`, "aria-hidden": "true" }, p.name[0]), ` ${p.name}${marker(p, view.viewer)}`),
@@ -158,8 +159,13 @@ function johari(view, names, components) {
 const BOARDS = { basari, bazaar, johari };
 
 /** The board of `game` for a view; `names` are the seats' names, `components` the game's published data. */
-export function drawBoard(game, view, names, components) {
-  return BOARDS[game](view, names, components);
+/** The board of `view`; `ending` (ending.js: who won, the scores, why), when given, stands in for the
+ * board's own game-over line. */
+export function drawBoard(game, view, names, components, ending = null) {
+  const board = BOARDS[game](view, names, components);
+  const own = board.querySelector(":scope > .over");
+  if (own && ending) own.replaceWith(ending);
+  return board;
 }
 
 /** A card id of `game` in words, for controls (Johari commands name cards by id). */

@@ -28,7 +28,22 @@ const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Call the API; resolves to the parsed JSON (null for 204), rejects with the problem's detail.
  * With a token it acts as that token's seat or account; without one, as the signed-in account (the
  * browser sends its HttpOnly session cookie), or as nobody with `anonymous` (the cookie is not sent). */
-export async function api(path, { method = "GET", body, token, headers = {}, anonymous = false } = {}) {
+export async function api(path, options = {}) {
+  return (await apiAnswer(path, options)).data;
+}
+
+/** `api`, with how far the server's clock is ahead of this browser's, in ms, from the answer's `Date`
+ * header: the header counts whole seconds, so the server's time lies within the second after it (its middle
+ * is taken), and the answer was made somewhere between sending and receiving (their middle is taken). */
+export async function apiWithSkew(path, options = {}) {
+  const sent = Date.now();
+  const { data, response } = await apiAnswer(path, options);
+  const received = Date.now();
+  const date = Date.parse(response.headers.get("Date") || "");
+  return { data, skew: Number.isNaN(date) ? 0 : date + 500 - (sent + received) / 2 };
+}
+
+async function apiAnswer(path, { method = "GET", body, token, headers = {}, anonymous = false } = {}) {
   const init = { method, headers: { Accept: "application/json", ...headers }, credentials: anonymous ? "omit" : "same-origin" };
   if (token) init.headers.Authorization = `Bearer ${token}`;
   if (!SAFE.has(method)) init.headers["X-CSRFToken"] = csrfToken();
@@ -45,7 +60,7 @@ export async function api(path, { method = "GET", body, token, headers = {}, ano
     error.problem = data;
     throw error;
   }
-  return data;
+  return { data, response };
 }
 
 // Seat tokens this browser holds, per game: {"<game id>": {"0": "<token>", ...}} in localStorage.

@@ -1,9 +1,11 @@
 // The game page: the board drawn from the caller's view, the caller's decisions as controls built from
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
-import { el, api, seatTokens, keepSeatToken, pageData } from "/static/common.js";
+import { el, api, apiWithSkew, seatTokens, keepSeatToken, pageData } from "/static/common.js";
 import { drawBoard, cardWords } from "/static/boards.js";
 import { tellEvent, tellCommand } from "/static/narrate.js";
+import { endingBanner, endingLine } from "/static/ending.js";
+import { showClocks } from "/static/clocks.js";
 
 const root = document.getElementById("game");
 const gameId = root.dataset.gameId;
@@ -16,6 +18,9 @@ const controls = document.getElementById("controls");
 const commandError = document.getElementById("command-error");
 const log = document.getElementById("log");
 const picker = document.getElementById("seat-picker");
+const resignArea = document.getElementById("resign-area");
+const resignButton = document.getElementById("resign");
+const resignConfirm = document.getElementById("resign-confirm");
 
 const BUTTONS_AT_MOST = 12; // longer lists of choices (e.g. every beating bid) become a list box
 let names = [];
@@ -25,6 +30,8 @@ let stream = null;
 let ended = false;
 let refreshTimer = null;
 let sending = false;
+let skew = 0; // the server's clock minus this browser's, in ms, from the last answer's Date header
+let history = null; // every event's data once the game is over: why it ended (ending.js)
 
 let accountSeat = null; // the seat the signed-in account holds in this game, if any
 
@@ -100,8 +107,27 @@ async function send(command) {
   }
 }
 
+/** Resigning is apart from the moves and takes two clicks: "Resign…", then "Yes, resign". */
+function drawResign() {
+  const can = (detail.legal || []).some((command) => command.type === "resign");
+  resignArea.hidden = !can;
+  if (!can) askResign(false);
+}
+
+function askResign(asking) {
+  resignConfirm.hidden = !asking;
+  resignButton.hidden = asking;
+}
+
+resignButton.addEventListener("click", () => { askResign(true); document.getElementById("resign-yes").focus(); });
+document.getElementById("resign-no").addEventListener("click", () => { askResign(false); resignButton.focus(); });
+document.getElementById("resign-yes").addEventListener("click", async () => {
+  askResign(false);
+  await send({ type: "resign" });
+});
+
 function drawControls() {
-  const legal = detail.legal || [];
+  const legal = (detail.legal || []).filter((command) => command.type !== "resign");
   decision.hidden = !legal.length;
   if (!legal.length) { controls.replaceChildren(); return; }
   const groups = new Map();
@@ -124,7 +150,11 @@ function drawControls() {
 }
 
 function drawStatus() {
-  if (detail.status === "finished") { status.textContent = "The game is over."; return; }
+  if (detail.status === "finished") { status.textContent = endingLine(detail.result, names); return; }
+  if (seat !== null && !detail.legal.length) {
+    status.textContent = `You resigned, ${names[seat]}: the server plays your seat to the end.`;
+    return;
+  }
   const who = (s) => `${names[s] ?? s}${detail.seats[s]?.bot ? ", the server's bot," : ""}`;
   const waiting = detail.pending.map((p) => `${who(p.seat)} (${p.decision.replaceAll("_", " ")})`);
   const mine = detail.pending.some((p) => p.seat === seat);
@@ -134,9 +164,12 @@ function drawStatus() {
 function show(next) {
   detail = next;
   names = detail.seats.map((s) => s.name);
-  board.replaceChildren(drawBoard(game, detail.view, names, components));
+  const ending = detail.status === "finished" ? endingBanner(gameId, game, detail.result, history || [], names) : null;
+  board.replaceChildren(drawBoard(game, detail.view, names, components, ending));
   drawStatus();
   drawControls();
+  drawResign();
+  showClocks(detail.clock, names, skew, seat);
   root.dataset.version = detail.version;
   if (followTurn()) return;
 }
@@ -144,8 +177,15 @@ function show(next) {
 let asked = 0;
 async function refresh() {
   const ask = ++asked;
-  const next = await api(`/v1/games/${gameId}`, auth());
-  if (ask === asked) show(next); // an answer overtaken by a later request (another seat, a newer version) is dropped
+  const answer = await apiWithSkew(`/v1/games/${gameId}`, auth());
+  const next = answer.data;
+  if (next.status === "finished" && history === null) {
+    const page = await api(`/v1/games/${gameId}/events?limit=10000`, auth());
+    history = page.events.map((event) => event.data);
+  }
+  if (ask !== asked) return; // an answer overtaken by a later request (another seat, a newer version) is dropped
+  skew = answer.skew;
+  show(next);
 }
 
 function scheduleRefresh() {

@@ -1,5 +1,6 @@
 // Events and commands told in plain words ("Hanna raises to 1 red + 3 blue"), for the game log, the
 // replay and the decision buttons. An event type not listed here is told by its name and fields.
+import { ownEnd } from "/static/ending.js";
 
 /** "1 red + 3 blue" from {red: 1, blue: 3}; "nothing" when empty. */
 export function amounts(counts) {
@@ -50,7 +51,7 @@ function bazaar(e, who) {
     case "turn_ended": return `${who(e.seat)} ends the turn.`;
     case "hand_limit_broken": return `${who(e.offender)} holds ${e.excess} stones too many; ${who(e.chooser)} chooses which go back.`;
     case "excess_returned": return `${amounts(e.stones)} go back to the bank from ${who(e.offender)}.`;
-    case "game_ended": return `The game is over (${e.reason}).`;
+    case "game_ended": return `The game is over: ${ownEnd("bazaar", e)}.`;
     default: return null;
   }
 }
@@ -91,17 +92,43 @@ function johari(e, who) {
 
 const TELLERS = { basari, bazaar, johari };
 
+/** A clock time (ms since the epoch, as the clock events carry it) as the reader's local time of day. */
+function clockTime(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** The events every game shares: resigning and the clocks (docs/api.md, "Clocks and timeouts"). */
+function shared(e, who) {
+  const due = (seats) => seats.map((s, seat) => (s.deadline ? `${who(seat)} must decide by ${clockTime(s.deadline)}` : null)).filter(Boolean);
+  switch (e.type) {
+    case "seat_resigned": return `${who(e.seat)} resigns.`;
+    case "seat_timed_out": return `${who(e.seat)} ran out of time (timeout ${e.timeouts}); the server decides for them.`;
+    case "clock_started": return `The clocks start${due(e.seats).length ? `: ${due(e.seats).join(", ")}` : ""}.`;
+    case "clock_stamped": return due(e.seats).length ? `Clock: ${due(e.seats).join(", ")}.` : "Clock: nobody owes a decision.";
+    default: return null;
+  }
+}
+
+/** A field's value in words: a list item by item, a record as its fields, counts as amounts. */
+function valueWords(v) {
+  if (Array.isArray(v)) return v.map(valueWords).join(", ");
+  if (typeof v !== "object" || v === null) return String(v);
+  const entries = Object.entries(v);
+  if (entries.every(([, n]) => typeof n === "number")) return amounts(v);
+  return `(${entries.map(([k, n]) => `${k.replaceAll("_", " ")} ${valueWords(n)}`).join(", ")})`;
+}
+
 function generic(type, fields) {
   const words = type.replaceAll("_", " ");
   const rest = Object.entries(fields || {}).filter(([k]) => k !== "type")
-    .map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" && v !== null ? (Array.isArray(v) ? v.join(", ") : amounts(v)) : v}`);
+    .map(([k, v]) => `${k.replaceAll("_", " ")} ${valueWords(v)}`);
   return `${words[0].toUpperCase()}${words.slice(1)}${rest.length ? ": " + rest.join("; ") : ""}.`;
 }
 
 /** An event (the `data` of /events) in plain words; `names` are the seats' names. */
 export function tellEvent(game, data, names) {
   const who = (seat) => (names[seat] ?? `seat ${seat}`);
-  return (TELLERS[game] && TELLERS[game](data, who)) || generic(data.type, data);
+  return shared(data, who) || (TELLERS[game] && TELLERS[game](data, who)) || generic(data.type, data);
 }
 
 /** A command (an entry of `legal`) as a button label. */

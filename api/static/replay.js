@@ -2,6 +2,7 @@
 import { el, api, pageData } from "/static/common.js";
 import { drawBoard } from "/static/boards.js";
 import { tellEvent } from "/static/narrate.js";
+import { endingBanner } from "/static/ending.js";
 
 const root = document.getElementById("replay");
 const gameId = root.dataset.gameId;
@@ -14,12 +15,14 @@ const at = document.getElementById("at");
 const list = document.getElementById("events");
 let names = [];
 let events = new Map();
+let result = null; // the game's result once it is over: the last version shows how it ended
 
 async function go(version) {
   const v = Math.min(Math.max(1, version), last);
   at.value = v;
   const state = await api(`/v1/games/${gameId}/state?at=${v}`);
-  board.replaceChildren(drawBoard(game, state.view, names, components));
+  const ending = v === last && result ? endingBanner(gameId, game, result, [...events.values()].map((e) => e.data), names) : null;
+  board.replaceChildren(drawBoard(game, state.view, names, components, ending));
   const event = events.get(v);
   told.textContent = event ? `Version ${v}: ${tellEvent(game, event.data, names)}` : `Version ${v}.`;
   root.dataset.at = v;
@@ -37,6 +40,7 @@ at.addEventListener("change", () => go(Number(at.value)));
 (async () => {
   const detail = await api(`/v1/games/${gameId}`);
   names = detail.seats.map((s) => s.name);
+  result = detail.status === "finished" ? detail.result : null;
   const page = await api(`/v1/games/${gameId}/events?limit=10000`);
   events = new Map(page.events.map((e) => [e.version, e]));
   list.replaceChildren(...page.events.map((e) => el("li", { "data-version": e.version },

@@ -113,7 +113,7 @@ async def click_until_over(
                     raise
                 continue  # redrawn between finding and clicking: look again
             await page.wait_for_function(
-                f"document.getElementById('game').dataset.version !== '{version}'"
+                f"() => document.getElementById('game').dataset.version !== '{version}'"
                 " || document.getElementById('command-error').textContent !== ''"
             )
             error = await page.text_content("#command-error")

@@ -47,7 +47,7 @@ async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, w
     await page.select_option("#seat-by-1", "greedy")
     await page.click("#open-table")
     await page.wait_for_url("**/games/*")
-    await page.wait_for_function("document.getElementById('play-as')?.value === '0'")
+    await page.wait_for_function("() => document.getElementById('play-as')?.value === '0'")
     assert "your account" in (await page.text_content("#play-as") or "")
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         against_bot = (await http.get(page.url.replace("/games/", "/v1/games/"))).json()

@@ -1,8 +1,8 @@
 """Every page is accessible by keyboard and labelled (issue 15): on the home page (signed out: the account
 forms), the lobby (signed in), a game being played and one being watched, a replay, a tournament, a player
-page and the error page, axe-core (WCAG 2.1 A and AA rules, run in the page from the package's bundled
-script: no network) finds no violation, every visible control has an accessible name, and Tab reaches every
-one of them; a decision can be made with the keyboard alone."""
+page, a finished game, a timed game, a rule page and the error page, axe-core (WCAG 2.1 A and AA rules, run
+in the page from the package's bundled script: no network) finds no violation, every visible control has an
+accessible name, and Tab reaches every one of them; a decision can be made with the keyboard alone."""
 
 from __future__ import annotations
 
@@ -95,6 +95,15 @@ async def test_every_page_is_labelled_and_reachable_by_keyboard(visit: Visit, we
         await play_existing(http, table["game_id"], [tokens[s["name"]] for s in table["seats"]], seed="a11y")
         watched = await create_game(http, "johari", 2, seed="a11y-johari")
         bazaar = await create_game(http, "bazaar", 2, seed="a11y-bazaar")
+        timed = await http.post(
+            "/v1/games",
+            json={
+                "game": "bazaar",
+                "players": [{"name": "Ann"}, {"name": "Bo"}],
+                "clock": {"decision_seconds": 600},
+            },
+        )
+        assert timed.status_code == 201, timed.text
         played = await create_game(http, "basari", 3, seed="a11y-basari")
         other = (await http.post("/v1/accounts", json={"name": f"Omar {suffix}"})).json()["token"]
         waiting = await http.post(
@@ -118,6 +127,9 @@ async def test_every_page_is_labelled_and_reachable_by_keyboard(visit: Visit, we
         "watch johari": (f"/games/{watched['game_id']}", "#board > *"),
         "watch bazaar": (f"/games/{bazaar['game_id']}", "#board > *"),
         "replay": (f"/games/{table['game_id']}/replay", "#replay[data-at='1']"),
+        "finished game": (f"/games/{table['game_id']}", "#board #ending"),
+        "timed game": (f"/games/{timed.json()['game_id']}", "#clocks .clock.running"),
+        "rules": ("/rules/johari", "#document"),
         "error": ("/no-such-page", "#error-detail"),
     }
     for name, (path, ready) in pages.items():
@@ -140,7 +152,7 @@ async def test_every_page_is_labelled_and_reachable_by_keyboard(visit: Visit, we
     version = await page.get_attribute("#game", "data-version")
     await page.focus("#controls .choice")
     await page.keyboard.press("Enter")
-    await page.wait_for_function(f"document.getElementById('game').dataset.version !== '{version}'")
+    await page.wait_for_function(f"() => document.getElementById('game').dataset.version !== '{version}'")
     assert "picks action" in (await page.text_content("#log") or "")
     assert not any(found.values()), "\n".join(f"{k}: {p}" for k, v in found.items() for p in v)
     assert counted["home, signed out"] >= 8 and counted["lobby"] >= 10 and counted["play"] >= 5, counted
@@ -156,10 +168,12 @@ async def test_a_game_created_on_the_home_page_is_played_hot_seat(visit: Visit) 
     await page.wait_for_selector("#controls .choice")
     assert await page.is_checked("#follow-turn"), "every seat is kept here: the page follows the turn"
     for picker in ("Kim", "Max", "Sarah"):  # B-6: each seat picks in secret; the page hands over to the next
-        await page.wait_for_function(f"document.getElementById('status').textContent.includes('{picker}')")
+        await page.wait_for_function(
+            f"() => document.getElementById('status').textContent.includes('{picker}')"
+        )
         version = await page.get_attribute("#game", "data-version")
         await page.click("#controls .choice >> nth=0")
-        await page.wait_for_function(f"document.getElementById('game').dataset.version !== '{version}'")
+        await page.wait_for_function(f"() => document.getElementById('game').dataset.version !== '{version}'")
     await page.wait_for_function(
-        "document.getElementById('log').textContent.includes('The picks are revealed')"
+        "() => document.getElementById('log').textContent.includes('The picks are revealed')"
     )

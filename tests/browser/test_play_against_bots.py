@@ -30,7 +30,7 @@ async def test_a_person_plays_a_whole_game_against_a_server_bot(visit: Visit, we
     game_id = page.url.rstrip("/").rsplit("/", 1)[-1]
     kept = json.loads(await page.evaluate("localStorage.getItem('bazaar.seats')"))[game_id]
     assert list(kept) == ["0"], "only the person's seat is kept in the browser; the server plays the bot's"
-    await page.wait_for_function("document.getElementById('play-as')?.value === '0'")
+    await page.wait_for_function("() => document.getElementById('play-as')?.value === '0'")
     assert await page.locator("#follow-turn").count() == 0, "one seat here: nothing to hand over"
 
     clicks = await click_until_over(page, web, game_id, kept["0"], "johari", random.Random("bot"))

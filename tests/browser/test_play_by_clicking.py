@@ -38,7 +38,7 @@ async def test_a_person_plays_a_whole_game_by_clicking(visit: Visit, web: str, g
     assert "spectator" in await page.text_content("#seat-picker")
     await page.fill("#seat-token", tokens[0])  # Hanna sits down with her seat token
     await page.click("#seat-token-form button")
-    await page.wait_for_function("document.getElementById('play-as')?.value === '0'")
+    await page.wait_for_function("() => document.getElementById('play-as')?.value === '0'")
 
     marks = {1: "start", 10: "early", 40: "middle"}
 

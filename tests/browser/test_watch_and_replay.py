@@ -33,15 +33,17 @@ async def test_a_spectator_watches_a_game_live(visit: Visit, web: str) -> None:
     tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
     play = asyncio.create_task(play_other_seats(web, game_id, tokens, "johari", seed="watch"))
     # the page moves on by itself (Server-Sent Events), without a reload
-    await page.wait_for_function(f"Number(document.getElementById('game').dataset.version) > {start + 20}")
+    await page.wait_for_function(
+        f"() => Number(document.getElementById('game').dataset.version) > {start + 20}"
+    )
     await screenshot(page, "johari-watched-live")
     await play
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         final: dict[str, Any] = (await http.get(f"/v1/games/{game_id}")).json()
     await page.wait_for_function(
-        f"document.getElementById('game').dataset.version === '{final['version']}'", timeout=30_000
+        f"() => document.getElementById('game').dataset.version === '{final['version']}'", timeout=30_000
     )
-    await page.wait_for_function("document.getElementById('status').textContent.includes('over')")
+    await page.wait_for_function("() => document.getElementById('status').textContent.includes('over')")
     log = await page.text_content("#log")
     assert "The game is over" in log
     assert "plays an action card face down" in log, "a spectator saw secret picks as secret"
@@ -53,7 +55,7 @@ async def test_a_replay_is_stepped_through(visit: Visit, web: str) -> None:
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         played = await play_to_end(http, "basari", 3, seed="replayed")
     await page.goto(f"/games/{played.game_id}/replay")
-    await page.wait_for_function("document.getElementById('replay').dataset.at === '1'")
+    await page.wait_for_function("() => document.getElementById('replay').dataset.at === '1'")
     assert "Verified" in await page.text_content("#audit-verdict")
     assert await page.locator("#scoresheet tbody tr").count() > 0
     assert "The game starts" in await page.text_content("#told")
@@ -61,25 +63,27 @@ async def test_a_replay_is_stepped_through(visit: Visit, web: str) -> None:
     for _ in range(6):  # by keyboard: the Next button, pressed with Enter
         await page.focus("#next")
         await page.keyboard.press("Enter")
-        await page.wait_for_function(f"document.getElementById('replay').dataset.at === '{len(told) + 2}'")
+        await page.wait_for_function(
+            f"() => document.getElementById('replay').dataset.at === '{len(told) + 2}'"
+        )
         told.add(await page.text_content("#told"))
     assert len(told) == 6, "each version is told in its own words"
     await screenshot(page, "basari-replay-v7")
     await page.fill("#at", "60")
     await page.press("#at", "Enter")
-    await page.wait_for_function("document.getElementById('replay').dataset.at === '60'")
+    await page.wait_for_function("() => document.getElementById('replay').dataset.at === '60'")
     assert (await page.text_content("#told") or "").startswith("Version 60:")
     await page.click("#last")
     last = played.final["version"]
-    await page.wait_for_function(f"document.getElementById('replay').dataset.at === '{last}'")
+    await page.wait_for_function(f"() => document.getElementById('replay').dataset.at === '{last}'")
     assert "The game is over" in (await page.text_content("#told") or "")
     await page.click("#events li:nth-child(10) button")
-    await page.wait_for_function("document.getElementById('replay').dataset.at === '10'")
+    await page.wait_for_function("() => document.getElementById('replay').dataset.at === '10'")
     await screenshot(page, "basari-replay")
     # the home page lists it among the results, linked to this replay
     await page.goto("/")
     await page.click(f"a[href='/games/{played.game_id}/replay']")
-    await page.wait_for_function("document.getElementById('replay')?.dataset.at === '1'")
+    await page.wait_for_function("() => document.getElementById('replay')?.dataset.at === '1'")
 
 
 async def test_the_api_docs_render_offline(visit: Visit) -> None:

@@ -420,7 +420,7 @@ async def test_problem_types_resolve_to_pages_and_titles_are_stable(client: Asyn
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/markdown")
     assert first["title"] in page.text
     as_html = await client.get(first["type"], headers={"Accept": "text/html"})
-    assert as_html.headers["content-type"].startswith("text/html") and "<pre>" in as_html.text
+    assert as_html.headers["content-type"].startswith("text/html") and "<h1>" in as_html.text
     assert (await client.get("/problems")).status_code == 200
     assert_problem(await client.get("/problems/no_such_kind"), 404)
 
@@ -442,6 +442,24 @@ async def test_the_catalog_rule_links_resolve(client: AsyncTestClient[Any]) -> N
         assert page.headers["content-type"].startswith("text/markdown")
         assert {"basari": "B-1", "bazaar": "Z-1", "johari": "J-1"}[entry["game"]] in page.text
     assert_problem(await client.get("/rules/chess"), 404)
+
+
+async def test_a_browser_reads_the_rules_as_a_page_of_the_site(client: AsyncTestClient[Any]) -> None:
+    """The rule pages render as HTML (headings, lists) inside the site's layout for a browser, and every
+    game page and the home page link them."""
+    created = await client.post(
+        "/v1/games", json={"game": "bazaar", "players": [{"name": "A"}, {"name": "B"}]}
+    )
+    game_id = created.json()["game_id"]
+    for game in ("basari", "bazaar", "johari"):
+        page = await client.get(f"/rules/{game}", headers={"Accept": "text/html"})
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "<pre>" not in page.text and "<h2>" in page.text and "<li>" in page.text, page.text[:500]
+        assert 'href="/static/style.css"' in page.text and 'class="site-top"' in page.text
+        assert "\n## " not in page.text and "\n- " not in page.text, "the Markdown is rendered, not shown"
+        assert f'href="/rules/{game}"' in (await client.get("/")).text
+    for path in (f"/games/{game_id}", f"/games/{game_id}/replay"):
+        assert 'href="/rules/bazaar"' in (await client.get(path)).text, path
 
 
 async def test_csv_cells_cannot_start_a_formula(client: AsyncTestClient[Any]) -> None:
