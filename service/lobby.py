@@ -76,6 +76,11 @@ class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
     invited: str | None = None
 
 
+def is_option_value(value: Any) -> bool:
+    """A game option's value is a scalar (null, true/false, a number or text): no game has nested options."""
+    return value is None or isinstance(value, bool | int | float | str)
+
+
 class LobbyGame(msgspec.Struct, frozen=True, kw_only=True):
     """A game of the lobby: ``waiting`` for players, ``started`` (play it at /v1/games/{game_id}) or
     ``cancelled``; ``seed_commitment``: SHA-256 of the server's secret seed half (or of a chosen seed), public
@@ -631,9 +636,11 @@ class LobbyService:
                 wanted = json.loads(options)
             except ValueError:
                 wanted = None
-            if not isinstance(wanted, dict):
+            if not isinstance(wanted, dict) or not all(is_option_value(value) for value in wanted.values()):
                 raise errors.Malformed(
-                    "bad_options_filter", 'options is a JSON object, e.g. {"double_purchase": true}'
+                    "bad_options_filter",
+                    "options is a JSON object of option values (true/false, numbers, text),"
+                    ' e.g. {"double_purchase": true}',
                 )
             args.append(json.dumps(wanted))
             clauses.append(f"g.options @> ${len(args)}::jsonb")

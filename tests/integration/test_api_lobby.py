@@ -178,6 +178,8 @@ async def test_lobby_filters_by_game_options_and_rated_and_pages(client: AsyncTe
         if g["game_id"] in ids
     ]
     refused(await client.get("/v1/lobby", params={"options": "[1]"}), 400, "bad_options_filter")
+    nested = '{"double_purchase": [true]}'  # no game's option is nested
+    refused(await client.get("/v1/lobby", params={"options": nested}), 400, "bad_options_filter")
     refused(await client.get("/v1/lobby", params={"cursor": "nonsense"}), 400, "bad_cursor")
 
 
