@@ -19,6 +19,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.db]
 WAIT = 60.0  # generous: the server re-checks the token every STREAM_POLL_SECONDS (5 s), on a loaded machine
 
 
+def requests_to(base: str) -> httpx.AsyncClient:
+    """A client whose every request opens its own connection: while a test waits for a stream to close (up to
+    STREAM_POLL_SECONDS) a kept-alive connection may reach the server's keep-alive timeout, and a request sent
+    on it as the server closes it fails with a read error that has nothing to do with the service."""
+    return httpx.AsyncClient(base_url=base, timeout=WAIT, limits=httpx.Limits(max_keepalive_connections=0))
+
+
 @contextlib.asynccontextmanager
 async def opened(base: str, path: str, token: str) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
     """The stream at ``path`` opened with ``token`` on its own connection, as an iterator of its events."""
@@ -47,7 +54,7 @@ async def change_token(http: httpx.AsyncClient, token: str, change: str) -> None
 
 @pytest.mark.parametrize("change", ["rotate", "revoke"])
 async def test_a_token_change_closes_the_account_stream(any_server: str, change: str) -> None:
-    async with httpx.AsyncClient(base_url=any_server, timeout=WAIT) as http:
+    async with requests_to(any_server) as http:
         _name, token = await account(http, "closing")
         async with opened(any_server, "/v1/me/stream", token) as events:
             first = await asyncio.wait_for(anext(events), WAIT)
@@ -62,7 +69,7 @@ async def test_a_token_change_closes_the_account_stream(any_server: str, change:
 @pytest.mark.parametrize("change", ["rotate", "revoke"])
 async def test_a_token_change_closes_the_game_streams_it_opened(server: str, change: str) -> None:
     """The account's seat stream closes; the same game's stream opened with a hot-seat's seat token stays."""
-    async with httpx.AsyncClient(base_url=server, timeout=WAIT) as http:
+    async with requests_to(server) as http:
         _name, token = await account(http, "closing")
         created = await http.post(
             "/v1/games",
@@ -98,7 +105,7 @@ async def test_a_token_change_closes_the_stream_a_ticket_of_that_token_opened(
 ) -> None:
     """A browser's stream opened with a stream ticket (no Authorization: EventSource cannot send one) that
     the account token obtained closes like the token's own stream; the ticket opens nothing afterwards."""
-    async with httpx.AsyncClient(base_url=server, timeout=WAIT) as http:
+    async with requests_to(server) as http:
         _name, token = await account(http, "ticket")
         created = await http.post(
             "/v1/games",
