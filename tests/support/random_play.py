@@ -32,16 +32,18 @@ def play_randomly(
     max_commands: int = 20_000,
     check_all_legal: bool = False,
     after_command: Callable[[Any], None] | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> Playthrough:
     """Play one game to its end by posting random entries of ``legal`` for random pending seats.
 
     Checks on the way: every chosen legal command is accepted; with ``check_all_legal`` every entry of
     every seat's ``legal`` list is accepted by ``decide``; ``invariant`` holds after every event and
     ``after_command`` on every state a seat can see (after the setup and after each command's events); the
-    game ends within ``max_commands``; replaying all events equals the incremental state.
+    game ends within ``max_commands``; replaying all events equals the incremental state. The seats are
+    named ``names`` (default p0, p1, ...).
     """
     config = GameConfig(
-        players=tuple(f"p{i}" for i in range(players)),
+        players=names or tuple(f"p{i}" for i in range(players)),
         options=options if options is not None else game.options_type(),
     )
     game.validate_config(config)
