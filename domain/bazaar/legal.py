@@ -92,7 +92,7 @@ def _trades(state: State, seat: int) -> list[Command]:
     """Z-6, Z-7: every affordable trade, each equation in each direction; none on a seat's first turn."""
     if state.first_turn:
         return []
-    hand = state.hands[seat]
+    hand = state.players[seat].hand
     out: list[Command] = []
     for index, eq in enumerate(EDITION.equations(state.exchange)):
         if covers(hand, eq.left) and covers(state.bank, eq.right):
@@ -106,7 +106,7 @@ def _buys(state: State, seat: int) -> list[Command]:
     """Z-8, Z-11: every displayed ware the seat can pay for, while the turn allows another purchase."""
     if state.purchases >= state.purchases_allowed:
         return []
-    hand = state.hands[seat]
+    hand = state.players[seat].hand
     out: list[Command] = []
     for cards in state.stalls:
         if cards and cards[0] != UNKNOWN_WARE and covers(hand, EDITION.wares[cards[0]].stones):
@@ -118,7 +118,7 @@ def _discards(state: State) -> list[Command]:
     """Z-10: the whole excess in every possible way if few, else one stone of each colour held."""
     if state.offender is None:
         return []
-    hand = state.hands[state.offender]
+    hand = state.players[state.offender].hand
     excess = sum(hand) - EDITION.hand_limit
     if excess <= 0:
         return []

@@ -216,7 +216,7 @@ def _trade(state: State, seat: int, command: Trade) -> list[Event]:
     gives, takes = (
         (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)
     )
-    if not covers(state.hands[seat], gives):
+    if not covers(state.players[seat].hand, gives):
         raise Rejected(
             "cannot_give", rule="Z-7", detail=f"you do not own the stones {EDITION.named(gives)} to give"
         )
@@ -235,7 +235,7 @@ def _after_action(state: State) -> list[Event]:
     if not state.solitaire or state.phase != "buy_or_end":
         return []
     target = EDITION.wares[state.solitaire_ware] if state.solitaire_ware is not None else None
-    if target is not None and state.hands[0] == target.stones:
+    if target is not None and state.players[0].hand == target.stones:
         return [GameEnded(reason="solitaire_solved", turn=state.turn)]
     return _end_turn_events(state, 0)
 
@@ -254,7 +254,7 @@ def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
     if stall is None:
         raise Rejected("not_on_display", rule="Z-8", detail=f"ware {ware_id} is not on display")
     ware = EDITION.wares[ware_id]
-    if not covers(state.hands[seat], ware.stones):
+    if not covers(state.players[seat].hand, ware.stones):
         raise Rejected(
             "cannot_pay",
             rule="Z-8",
@@ -281,7 +281,7 @@ def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
 
 def _settle(state: State, seat: int) -> list[Event]:
     """Z-9, Z-11: score the turn's purchases by the stones the buyer holds after all of them."""
-    left = sum(state.hands[seat])
+    left = sum(state.players[seat].hand)
     return [
         PurchaseScored(
             seat=seat,
@@ -298,7 +298,7 @@ def _settle(state: State, seat: int) -> list[Event]:
 def _end_turn_events(state: State, seat: int) -> list[Event]:
     """Z-10, Z-12: settle purchases and end the turn; then the hand limit, solitaire limit or next turn."""
     events: list[Event] = _settle(state, seat)
-    held = sum(state.hands[seat])
+    held = sum(state.players[seat].hand)
     events.append(TurnEnded(seat=seat, turn=state.turn, stones=held))
     following = (seat + 1) % len(state.players)
     if state.solitaire and state.turn >= EDITION.solitaire_turn_limit:
@@ -320,7 +320,7 @@ def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Eve
     if any(not isinstance(n, int) or n < 0 for n in command.stones.values()):
         raise Rejected("bad_stones", rule="Z-10", detail="stone counts must be whole numbers >= 0")
     stones = EDITION.stones(command.stones)
-    excess = sum(state.hands[offender]) - EDITION.hand_limit
+    excess = sum(state.players[offender].hand) - EDITION.hand_limit
     if sum(stones) == 0:
         raise Rejected("nothing_returned", rule="Z-10", detail="return at least one stone")
     if sum(stones) > excess:
@@ -330,7 +330,7 @@ def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Eve
             detail=f"only the excess goes back: {excess} stone(s), until seat {offender} holds "
             f"{EDITION.hand_limit}",
         )
-    if not covers(state.hands[offender], stones):
+    if not covers(state.players[offender].hand, stones):
         raise Rejected(
             "offender_lacks", rule="Z-10", detail=f"seat {offender} does not hold {EDITION.named(stones)}"
         )

@@ -74,12 +74,12 @@ def _after(state: State, seat: int, command: Command) -> tuple[int, ...]:
         give, take = (
             (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)
         )
-        return tuple(h - g + t for h, g, t in zip(state.hands[seat], give, take, strict=True))
+        return tuple(h - g + t for h, g, t in zip(state.players[seat].hand, give, take, strict=True))
     if isinstance(command, ChooseColour):
         return tuple(
-            h + (c == command.colour) for h, c in zip(state.hands[seat], EDITION.colours, strict=True)
+            h + (c == command.colour) for h, c in zip(state.players[seat].hand, EDITION.colours, strict=True)
         )
-    return state.hands[seat]
+    return state.players[seat].hand
 
 
 def purposeful(state: State, seat: int, legal: list[Command], chooser: random.Random) -> Command:
@@ -87,7 +87,7 @@ def purposeful(state: State, seat: int, legal: list[Command], chooser: random.Ra
     buys = [c for c in legal if isinstance(c, Buy)]
     if buys and state.double_purchase and state.purchases == 0:
         # Z-11: wait for a pair when possible; buy first the ware that leaves the second affordable.
-        hand = state.hands[seat]
+        hand = state.players[seat].hand
         for buy in buys:
             rest = tuple(h - n for h, n in zip(hand, EDITION.wares[buy.ware].stones, strict=True))
             if any(isinstance(o, Buy) and o != buy and _deficit_of(o.ware, rest) == 0 for o in buys):

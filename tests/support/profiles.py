@@ -108,16 +108,18 @@ def bazaar_invariant(_game: Game[Any], state: Any) -> None:
     if not state.players:
         return
     for index, colour in enumerate(EDITION.colours):
-        held = state.bank[index] + sum(hand[index] for hand in state.hands)
+        held = state.bank[index] + sum(player.hand[index] for player in state.players)
         assert held == EDITION.stones_per_colour, f"{colour}: {held} stones in play, not 20 (Z-2)"
-    assert min(state.bank) >= 0 and all(min(hand) >= 0 for hand in state.hands)
+    assert min(state.bank) >= 0 and all(min(player.hand) >= 0 for player in state.players)
     if state.stalls:
-        cards = sum(len(stall) for stall in state.stalls) + sum(len(w) for w in state.wares)
+        cards = sum(len(stall) for stall in state.stalls) + sum(len(player.wares) for player in state.players)
         assert cards == EDITION.stalls * EDITION.wares_per_stall, "wares lost or doubled (Z-4)"
-    for seat, score in enumerate(state.scores):
-        assert score == sum(row.points for row in state.sheet if row.seat == seat), "score differs from sheet"
+    for seat, player in enumerate(state.players):
+        assert player.score == sum(row.points for row in state.sheet if row.seat == seat), (
+            "score differs from sheet"
+        )
     if state.phase == "roll_or_trade":
-        assert all(sum(hand) <= EDITION.hand_limit for hand in state.hands), (
+        assert all(sum(player.hand) <= EDITION.hand_limit for player in state.players), (
             "a turn began over the limit (Z-10)"
         )
     if state.over and not state.solitaire:
