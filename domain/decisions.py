@@ -17,13 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from domain.core import Command, Pending
 
 __all__ = ["DecisionRule", "DecisionTable"]
 
-S = TypeVar("S")
+
+class Seated(Protocol):
+    """A game's state as a decision table reads it: its seats are its player records."""
+
+    @property
+    def players(self) -> tuple[Any, ...]: ...
+
+
+S = TypeVar("S", bound=Seated)
 D = TypeVar("D", bound=str)
 
 
@@ -42,7 +50,6 @@ class DecisionTable(Generic[S, D]):
 
     owed: Callable[[S, int], D | None]
     rules: Mapping[D, DecisionRule[S]]
-    seats: Callable[[S], int]  # how many seats the state has
 
     @property
     def commands(self) -> frozenset[type[Command]]:
@@ -51,7 +58,7 @@ class DecisionTable(Generic[S, D]):
 
     def pending(self, state: S) -> list[Pending[D]]:
         """Every seat that owes a decision now, in seat order (several at once for secret picks)."""
-        owing = ((seat, self.owed(state, seat)) for seat in range(self.seats(state)))
+        owing = ((seat, self.owed(state, seat)) for seat in range(len(state.players)))
         return [Pending(seat=seat, decision=owed) for seat, owed in owing if owed is not None]
 
     def legal(self, state: S, seat: int) -> list[Command]:

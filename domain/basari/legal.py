@@ -7,7 +7,7 @@ from domain.basari.bids import beating_bids, can_beat, step_counts
 from domain.basari.commands import Accept, Bid, BidColour, ChooseAction, ExchangeGems, TakeGem
 from domain.basari.components import COLOURS, Colour, Gems
 from domain.basari.state import Decision, State
-from domain.core import Command, Pending
+from domain.core import Command
 from domain.decisions import DecisionRule, DecisionTable
 
 __all__ = ["DECISIONS", "TABLE", "decision", "legal", "pending"]
@@ -97,16 +97,8 @@ DECISIONS: dict[Decision, DecisionRule[State]] = {
 }
 """Basari's decisions: each one's ruling, answering commands and legal choices."""
 
-TABLE: DecisionTable[State, Decision] = DecisionTable(
-    owed=decision, rules=DECISIONS, seats=lambda state: len(state.players)
-)
-
-
-def pending(state: State) -> list[Pending[Decision]]:
-    """Who owes a decision: every seat yet to pick (B-6), the negotiator to move (B-8), the D player (B-7)."""
-    return TABLE.pending(state)
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may send now, each complete (bids: whole while few, else step-wise; B-8)."""
-    return TABLE.legal(state, seat)
+TABLE: DecisionTable[State, Decision] = DecisionTable(owed=decision, rules=DECISIONS)
+pending = TABLE.pending
+"""Every seat that owes a decision now, in seat order, with the decision it owes."""
+legal = TABLE.legal
+"""Every command a seat may send now: the legal answers of the decision it owes (complete and finite)."""

@@ -21,7 +21,7 @@ from itertools import combinations_with_replacement
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
 from domain.bazaar.components import EDITION, covers
 from domain.bazaar.state import UNKNOWN_WARE, Decision, State
-from domain.core import Command, Pending
+from domain.core import Command
 from domain.decisions import DecisionRule, DecisionTable
 
 __all__ = ["DECISIONS", "DISCARD_ENUMERATION_LIMIT", "TABLE", "decision", "legal", "pending"]
@@ -73,19 +73,11 @@ DECISIONS: dict[Decision, DecisionRule[State]] = {
 }
 """Bazaar's decisions: each one's ruling, answering commands and legal choices."""
 
-TABLE: DecisionTable[State, Decision] = DecisionTable(
-    owed=decision, rules=DECISIONS, seats=lambda state: len(state.players)
-)
-
-
-def pending(state: State) -> list[Pending[Decision]]:
-    """Z-6..Z-10: who acts: roll (first turn), roll_or_trade, choose_colour, buy_or_end, discard_excess."""
-    return TABLE.pending(state)
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may send now (see the module docstring for how each decision is listed)."""
-    return TABLE.legal(state, seat)
+TABLE: DecisionTable[State, Decision] = DecisionTable(owed=decision, rules=DECISIONS)
+pending = TABLE.pending
+"""Every seat that owes a decision now, in seat order, with the decision it owes."""
+legal = TABLE.legal
+"""Every command a seat may send now: the legal answers of the decision it owes (complete and finite)."""
 
 
 def _trades(state: State, seat: int) -> list[Command]:

@@ -11,7 +11,7 @@ from typing import get_args
 
 import msgspec
 
-from domain.core import Command, Pending
+from domain.core import Command
 from domain.decisions import DecisionRule, DecisionTable
 from domain.johari import actions
 from domain.johari.commands import (
@@ -84,11 +84,6 @@ _BY_STAGE: dict[str, Decision] = {
 }
 
 
-def pending(state: State) -> list[Pending[Decision]]:
-    """Every seat that owes a decision now (several at once for secret plays, cashing and discards)."""
-    return TABLE.pending(state)
-
-
 def _setup_options(state: State, seat: int) -> list[Command]:
     """J-8: any face-up card of a Store or Booth."""
     return [PickCard(card=c) for cards in state.market for c in cards]
@@ -148,16 +143,13 @@ DECISIONS: dict[Decision, DecisionRule[State]] = {
 }
 """Johari's decisions: each one's ruling, answering commands and legal choices."""
 
-TABLE: DecisionTable[State, Decision] = DecisionTable(
-    owed=decision, rules=DECISIONS, seats=lambda state: len(state.players)
-)
+TABLE: DecisionTable[State, Decision] = DecisionTable(owed=decision, rules=DECISIONS)
+pending = TABLE.pending
+"""Every seat that owes a decision now, in seat order, with the decision it owes."""
+legal = TABLE.legal
+"""Every command a seat may send now: the legal answers of the decision it owes (complete and finite)."""
 COMMANDS: frozenset[type[Command]] = TABLE.commands
 """Every Johari command type (any other command is unknown)."""
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may send now (complete and finite)."""
-    return TABLE.legal(state, seat)
 
 
 def has_choice(state: State, seat: int, action: str, cost: int) -> bool:
