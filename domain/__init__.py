@@ -1,7 +1,9 @@
 """The pure game rules: no I/O, no clock, no randomness of its own (standard library and msgspec only).
 
 ``core.py`` holds the ``Game`` protocol the service relies on and ``GameSpec``, the one declaration of what
-a game is; ``registry.py`` lists the games offered; ``data/`` holds the component data (JSON).
+a game is; ``registry.py`` lists the games offered; ``decisions.py`` the decision table each game declares
+(who owes which decision, drawing its pending, legal and decide's guard); ``data/`` holds the component data
+(JSON).
 
 Every game package has the same files with the same roles, so the three read side by side:
 
