@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from service.settings import Settings
 
 # Imports stay inside the commands: ``verify`` must run on the standard library, msgspec and cryptography
-# alone (docs/audit.md), so it imports nothing of the server (database, web framework, logging).
+# alone (docs/decisions/0004-offline-verifier.md), so it imports nothing of the server (database, web
+# framework, logging).
 
 
 def serve(settings: Settings) -> None:
