@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,10 @@ def test_the_installed_verifier_gives_the_repository_verdicts(
         here = capsys.readouterr()
         assert (installed.returncode, installed.stdout, installed.stderr) == (expected, here.out, here.err)
     assert " FAILED: events_differ: " in installed.stderr or " FAILED: replay_failed: " in installed.stderr
+
+
+def test_the_verifier_requires_the_versions_the_server_runs() -> None:
+    """Its two requirements are pinned as the server's own, so both verify with the same msgspec."""
+    server = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    verifier = tomllib.loads((ROOT / "verifier" / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert sorted(verifier) == sorted(d for d in server if d.split("==")[0] in {"msgspec", "cryptography"})
