@@ -20,7 +20,7 @@ The rules, for every game and player count:
   the state reached, and nothing more is played.
 
 ``resignable(spec)`` applies these rules to a game declared with ``GameSpec``; its state needs ``players``
-(one entry per seat), ``resigned`` (the resigned seats in order, folded from ``SeatResigned``) and
+(one record per seat, with its ``name``), ``resigned`` (the resigned seats in order, folded from ``SeatResigned``) and
 ``adjudicated`` (folded from ``Adjudicated``). Why one wrapper for every game:
 docs/decisions/0001-resign-and-clocks.md.
 """
