@@ -20,7 +20,7 @@ The rules, for every game and player count:
   the state reached, and nothing more is played.
 
 ``resignable(spec)`` applies these rules to a game declared with ``GameSpec``; its state needs ``players``
-(one entry per seat), ``resigned`` (the resigned seats in order, folded from ``SeatResigned``) and
+(one record per seat, with its ``name``), ``resigned`` (the resigned seats in order, folded from ``SeatResigned``) and
 ``adjudicated`` (folded from ``Adjudicated``). Why one wrapper for every game:
 docs/decisions/0001-resign-and-clocks.md.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import msgspec
 
@@ -56,11 +56,18 @@ class Adjudicated(Event, frozen=True, kw_only=True, tag="adjudicated"):
     """The game was adjudicated: it ends as it stands."""
 
 
+class Seat(Protocol):
+    """What the resign rules read from a game's player record: the seat's name."""
+
+    @property
+    def name(self) -> str: ...
+
+
 class Resigns(Protocol):
     """What the resign rules read from a game's state."""
 
     @property
-    def players(self) -> tuple[Any, ...]: ...
+    def players(self) -> tuple[Seat, ...]: ...
 
     @property
     def resigned(self) -> tuple[int, ...]: ...
@@ -80,11 +87,6 @@ def playing(state: Resigns) -> list[int]:
 def _ended_by_resignation(state: Resigns) -> bool:
     """The game ends once a resignation leaves fewer than two seats playing."""
     return bool(state.resigned) and len(playing(state)) < 2
-
-
-def _name(player: Any) -> str:
-    """A seat's name: games keep either the name itself or a player record with ``name``."""
-    return player if isinstance(player, str) else str(player.name)
 
 
 def resignable(spec: GameSpec[S]) -> GameSpec[S]:
@@ -164,7 +166,7 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
             ranks[seat] = 1 + sum(base.ranks[other] < base.ranks[seat] for other in still)
         for order, seat in enumerate(state.resigned):
             ranks[seat] = len(still) + len(state.resigned) - order
-        names = ", ".join(_name(state.players[seat]) for seat in state.resigned)
+        names = ", ".join(state.players[seat].name for seat in state.resigned)
         note = f"resigned: {names}" + (f"; {base.note}" if base.note and spec.is_over(state) else "")
         return msgspec.structs.replace(
             base,
@@ -180,7 +182,7 @@ def resignable(spec: GameSpec[S]) -> GameSpec[S]:
         drawn = spec.sheet(state, outcome)
         if not state.resigned:
             return drawn
-        names = ", ".join(_name(state.players[seat]) for seat in state.resigned)
+        names = ", ".join(state.players[seat].name for seat in state.resigned)
         row = ("resigned", names, *([None] * (len(drawn.columns) - 2)))
         at = len(drawn.rows) - 1 if drawn.final else len(drawn.rows)
         return msgspec.structs.replace(drawn, rows=(*drawn.rows[:at], row, *drawn.rows[at:]))

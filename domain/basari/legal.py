@@ -1,4 +1,5 @@
-"""Who owes a decision now (``pending``) and every command a seat may send (``legal``): B-6..B-8."""
+"""Who owes a decision now (``pending``) and every command a seat may send (``legal``): B-6..B-8, both from
+the decision table ``TABLE`` (``domain/decisions.py``), which also guards ``decide``."""
 
 from __future__ import annotations
 
@@ -6,48 +7,10 @@ from domain.basari.bids import beating_bids, can_beat, step_counts
 from domain.basari.commands import Accept, Bid, BidColour, ChooseAction, ExchangeGems, TakeGem
 from domain.basari.components import COLOURS, Colour, Gems
 from domain.basari.state import Decision, State
-from domain.core import Command, Pending
+from domain.core import Command
+from domain.decisions import DecisionRule, DecisionTable
 
-__all__ = ["legal", "pending"]
-
-
-def pending(state: State) -> list[Pending[Decision]]:
-    """Who owes a decision: every seat yet to pick (B-6), the negotiator to move (B-8), the D player (B-7)."""
-    match state.phase:
-        case "choose":
-            return [
-                Pending(seat=seat, decision="choose_action") for seat in state.seats if not state.picked[seat]
-            ]
-        case "negotiate" if state.negotiation is not None:
-            talks = state.negotiation
-            current = talks.current_bid()
-            decision: Decision
-            if current is None:
-                decision = "open_bid"
-            elif can_beat(state.players[talks.to_move].gems, current):
-                decision = "bid_or_accept"
-            else:
-                decision = "accept"  # B-8: cannot beat the bid with the gems owned, so only accepting is left
-            return [Pending(seat=talks.to_move, decision=decision)]
-        case "d_turns" if state.d_turns:
-            return [
-                Pending(seat=state.d_turns[0], decision="choose_d_gems" if state.d_single else "take_d_gem")
-            ]
-        case _:
-            return []
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may send now, each complete (bids: whole while few, else step-wise; B-8)."""
-    match state.phase:
-        case "choose" if seat in state.seats and not state.picked[seat]:
-            return [ChooseAction(action=action) for action in state.actions]
-        case "negotiate" if state.negotiation is not None and state.negotiation.to_move == seat:
-            return _legal_in_negotiation(state, seat)
-        case "d_turns" if state.d_turns and state.d_turns[0] == seat:
-            return _legal_d(state, seat)
-        case _:
-            return []
+__all__ = ["DECISIONS", "TABLE", "decision", "legal", "pending"]
 
 
 def _legal_in_negotiation(state: State, seat: int) -> list[Command]:
@@ -96,3 +59,46 @@ def _legal_d(state: State, seat: int) -> list[Command]:
         stock = state.stock.plus(Gems.one(give)) if give is not None else state.stock
         commands.extend(ExchangeGems(give=give, take=take) for take in _takes(stock, min(2, stock.total())))
     return commands
+
+
+def decision(state: State, seat: int) -> Decision | None:
+    """The decision ``seat`` owes now: its secret pick (B-6), its move in a negotiation (B-8: an opening
+    bid, a raise or acceptance, or only acceptance when it cannot beat the bid), its action D choice (B-7)."""
+    match state.phase:
+        case "choose" if seat in state.seats and not state.picked[seat]:
+            return "choose_action"
+        case "negotiate" if state.negotiation is not None and state.negotiation.to_move == seat:
+            current = state.negotiation.current_bid()
+            if current is None:
+                return "open_bid"
+            # B-8: a seat that cannot beat the bid with the gems it owns can only accept
+            return "bid_or_accept" if can_beat(state.players[seat].gems, current) else "accept"
+        case "d_turns" if state.d_turns and state.d_turns[0] == seat:
+            return "choose_d_gems" if state.d_single else "take_d_gem"
+    return None
+
+
+def _pick_options(state: State, _seat: int) -> list[Command]:
+    """B-6: any action card of the game (B-3)."""
+    return [ChooseAction(action=action) for action in state.actions]
+
+
+# B-8: every move of a negotiation is answered by a bid (whole or step-wise) or an acceptance; ``decide``
+# refuses one the seat cannot make (nothing to accept, a bid it cannot beat) by its content.
+_NEGOTIATING = (Bid, BidColour, Accept)
+
+DECISIONS: dict[Decision, DecisionRule[State]] = {
+    "choose_action": DecisionRule(rule="B-6", answers=(ChooseAction,), options=_pick_options),
+    "open_bid": DecisionRule(rule="B-8", answers=_NEGOTIATING, options=_legal_in_negotiation),
+    "bid_or_accept": DecisionRule(rule="B-8", answers=_NEGOTIATING, options=_legal_in_negotiation),
+    "accept": DecisionRule(rule="B-8", answers=_NEGOTIATING, options=_legal_in_negotiation),
+    "choose_d_gems": DecisionRule(rule="B-7", answers=(ExchangeGems,), options=_legal_d),
+    "take_d_gem": DecisionRule(rule="B-7", answers=(TakeGem,), options=_legal_d),
+}
+"""Basari's decisions: each one's ruling, answering commands and legal choices."""
+
+TABLE: DecisionTable[State, Decision] = DecisionTable(owed=decision, rules=DECISIONS)
+pending = TABLE.pending
+"""Every seat that owes a decision now, in seat order, with the decision it owes."""
+legal = TABLE.legal
+"""Every command a seat may send now: the legal answers of the decision it owes (complete and finite)."""

@@ -33,6 +33,7 @@ from domain.basari.events import (
     WonForFree,
 )
 from domain.basari.evolve import evolve
+from domain.basari.legal import TABLE
 from domain.basari.scoring import score_stage, winners
 from domain.basari.state import Negotiation, State
 from domain.core import Command, Event, GameConfig, Rejected, Rng
@@ -68,6 +69,8 @@ def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
         raise Rejected("game_over", rule="B-10", detail="the game is over: three stages have been scored")
     if state.phase == "new" or seat not in state.seats:
         raise Rejected("no_such_seat", rule="B-1", detail=f"seat {seat} does not play in this game")
+    if TABLE.owes(state, seat, command) is None:
+        raise _not_owed(state, seat, command)
     match command:
         case ChooseAction(action=action):
             events = _choose_action(state, seat, action)
@@ -88,12 +91,45 @@ def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
     return events + advance(state, rng)
 
 
+def _not_owed(state: State, seat: int, command: Command) -> Rejected:
+    """B-6..B-8: why ``command`` answers no decision ``seat`` owes (``TABLE``), citing the ruling."""
+    match command:
+        case ChooseAction():
+            if state.phase != "choose":
+                return Rejected("not_choosing", rule="B-6", detail="action cards are picked in step II only")
+            return Rejected("already_picked", rule="B-6", detail="you have already picked your action card")
+        case Bid() | BidColour() | Accept():
+            negotiation = state.negotiation
+            if state.phase != "negotiate" or negotiation is None:
+                return Rejected("not_negotiating", rule="B-8", detail="no negotiation is under way")
+            return Rejected(
+                "not_your_turn",
+                rule="B-8",
+                detail=f"seat {negotiation.to_move} bids or accepts now (negotiation for {negotiation.action})",
+            )
+        case ExchangeGems() | TakeGem():
+            if state.phase != "d_turns" or not state.d_turns:
+                return Rejected("not_action_d", rule="B-7", detail="action D is not being resolved")
+            if state.d_turns[0] != seat:
+                return Rejected(
+                    "not_your_turn", rule="B-7", detail=f"seat {state.d_turns[0]} takes its D gems now"
+                )
+            if isinstance(command, TakeGem):
+                _known_colours(command.colour)
+                return Rejected(
+                    "exchange_gems",
+                    rule="B-7",
+                    detail="you alone chose D: return one gem and take two (exchange_gems)",
+                )
+            _known_colours(command.give)
+            return Rejected(
+                "take_one_gem", rule="B-7", detail="several players chose D: each takes one gem (take_gem)"
+            )
+    return Rejected("unknown_command", detail=f"Basari has no command {type(command).__name__}")
+
+
 def _choose_action(state: State, seat: int, action: Action) -> list[Event]:
     """B-6: every player secretly picks one action card; the last pick reveals all picks in one event."""
-    if state.phase != "choose":
-        raise Rejected("not_choosing", rule="B-6", detail="action cards are picked in step II only")
-    if state.picked[seat]:
-        raise Rejected("already_picked", rule="B-6", detail="you have already picked your action card")
     if action not in state.actions:
         held = ", ".join(state.actions)
         raise Rejected("no_such_card", rule="B-3", detail=f"you hold the action cards {held}, not {action}")
@@ -105,18 +141,10 @@ def _choose_action(state: State, seat: int, action: Action) -> list[Event]:
     return events
 
 
-def _negotiation_turn(state: State, seat: int) -> Negotiation:
-    """B-8: the negotiation under way, if it is ``seat``'s turn in it."""
-    negotiation = state.negotiation
-    if state.phase != "negotiate" or negotiation is None:
-        raise Rejected("not_negotiating", rule="B-8", detail="no negotiation is under way")
-    if seat != negotiation.to_move:
-        raise Rejected(
-            "not_your_turn",
-            rule="B-8",
-            detail=f"seat {negotiation.to_move} bids or accepts now (negotiation for {negotiation.action})",
-        )
-    return negotiation
+def _negotiation_turn(state: State) -> Negotiation:
+    """B-8: the negotiation under way (``TABLE`` lets only its seat to move answer)."""
+    assert state.negotiation is not None
+    return state.negotiation
 
 
 def _too_low(current: Gems | None) -> Rejected:
@@ -135,7 +163,7 @@ def _too_low(current: Gems | None) -> Rejected:
 
 def _bid(state: State, seat: int, gems: Gems) -> list[Event]:
     """B-8: a bid of gems the bidder owns that beats the current bid; it replaces the bidder's earlier bid."""
-    negotiation = _negotiation_turn(state, seat)
+    negotiation = _negotiation_turn(state)
     if not gems.valid():
         raise Rejected("bad_gems", rule="B-8", detail="gem counts cannot be negative")
     if gems.total() == 0:
@@ -154,7 +182,7 @@ def _bid(state: State, seat: int, gems: Gems) -> list[Event]:
 
 def _bid_colour(state: State, seat: int, colour: Colour, count: int) -> list[Event]:
     """B-8, step-wise: fix the next colour's count; the fourth step (blue) places the bid."""
-    negotiation = _negotiation_turn(state, seat)
+    negotiation = _negotiation_turn(state)
     step = len(negotiation.draft)
     if colour != COLOURS[step]:
         raise Rejected(
@@ -177,7 +205,7 @@ def _bid_colour(state: State, seat: int, colour: Colour, count: int) -> list[Eve
 
 def _accept(state: State, seat: int) -> list[Event]:
     """B-8: the accepting player receives the current bid's gems from the bidder, who wins the action."""
-    negotiation = _negotiation_turn(state, seat)
+    negotiation = _negotiation_turn(state)
     current = negotiation.current_bid()
     if current is None:
         raise Rejected(
@@ -197,22 +225,9 @@ def _known_colours(*colours: Colour | None) -> None:
             )
 
 
-def _d_turn(state: State, seat: int) -> None:
-    """B-7: refuse unless ``seat`` owes its action D choice now."""
-    if state.phase != "d_turns" or not state.d_turns:
-        raise Rejected("not_action_d", rule="B-7", detail="action D is not being resolved")
-    if state.d_turns[0] != seat:
-        raise Rejected("not_your_turn", rule="B-7", detail=f"seat {state.d_turns[0]} takes its D gems now")
-
-
 def _exchange_gems(state: State, seat: int, give: Colour | None, take: Gems) -> list[Event]:
     """B-7 action D alone: return one gem (if you own any) to the stock, then take two of your choice."""
-    _d_turn(state, seat)
     _known_colours(give)
-    if not state.d_single:
-        raise Rejected(
-            "take_one_gem", rule="B-7", detail="several players chose D: each takes one gem (take_gem)"
-        )
     owned = state.players[seat].gems
     if give is None and owned.total() > 0:
         raise Rejected("must_return_gem", rule="B-7", detail="return one of your gems first (give)")
@@ -234,14 +249,7 @@ def _exchange_gems(state: State, seat: int, give: Colour | None, take: Gems) -> 
 
 def _take_gem(state: State, seat: int, colour: Colour) -> list[Event]:
     """B-7 action D chosen by several: each in turn takes one gem of their choice from the stock."""
-    _d_turn(state, seat)
     _known_colours(colour)
-    if state.d_single:
-        raise Rejected(
-            "exchange_gems",
-            rule="B-7",
-            detail="you alone chose D: return one gem and take two (exchange_gems)",
-        )
     if state.stock.count(colour) == 0:
         raise Rejected("not_in_stock", rule="B-7", detail=f"the stock has no {colour} gem")
     return [GemsExchanged(seat=seat, returned=NO_GEMS, taken=Gems.one(colour))]

@@ -24,7 +24,7 @@ from domain.bazaar.events import (
     TurnStarted,
     WareBought,
 )
-from domain.bazaar.state import UNKNOWN_WARE, ScoreRow, State, Unscored
+from domain.bazaar.state import UNKNOWN_WARE, Player, ScoreRow, State, Unscored
 from domain.core import Event
 
 __all__ = ["evolve"]
@@ -44,11 +44,12 @@ def _one(colour: str) -> Stones:
     return _ONE.get(colour, _NONE)
 
 
-def _set(items: tuple[Stones, ...], index: int, value: Stones) -> tuple[Stones, ...]:
-    """``items`` with entry ``index`` replaced (out of range: unchanged)."""
-    if not 0 <= index < len(items):
-        return items
-    return (*items[:index], value, *items[index + 1 :])
+def _with_player(state: State, seat: int, **changes: Any) -> tuple[Player, ...]:
+    """The players with ``changes`` made to ``seat``'s record (a seat out of range: unchanged)."""
+    players = state.players
+    if not 0 <= seat < len(players):
+        return players
+    return (*players[:seat], _replace(players[seat], **changes), *players[seat + 1 :])
 
 
 def evolve(state: State, event: Event) -> State:
@@ -61,14 +62,9 @@ def evolve(state: State, event: Event) -> State:
 
 def _game_started(state: State, event: GameStarted) -> State:
     """Z-1: the players sit down with empty hands, no wares and no points."""
-    players = event.players
     return State(
-        players=tuple(players),
+        players=tuple(Player(name=name, hand=_NONE) for name in event.players),
         double_purchase=event.double_purchase,
-        hands=tuple(_NONE for _ in players),
-        wares=tuple(() for _ in players),
-        scores=tuple(0 for _ in players),
-        turns_played=tuple(0 for _ in players),
     )
 
 
@@ -96,12 +92,12 @@ def _solitaire_ware_dealt(state: State, event: SolitaireWareDealt) -> State:
 def _turn_started(state: State, event: TurnStarted) -> State:
     """Z-6: the seat's turn begins: nothing rolled, bought or owed yet."""
     seat = event.seat
-    played = tuple(n + 1 if i == seat else n for i, n in enumerate(state.turns_played))
+    turns = state.players[seat].turns + 1 if 0 <= seat < len(state.players) else 0
     return _replace(
         state,
         turn=event.turn,
         current=seat,
-        turns_played=played,
+        players=_with_player(state, seat, turns=turns),
         phase="roll_or_trade",
         last_roll=None,
         purchases=0,
@@ -140,11 +136,11 @@ def _ware_bought(state: State, event: WareBought) -> State:
         if revealed is not None:  # the turned-up card, known even to a fold of redacted events
             rest = (revealed, *rest[1:])
         stalls_now[stall] = rest
-    wares = tuple((*w, event.ware) if i == seat else w for i, w in enumerate(paid_state.wares))
+    wares = (*paid_state.players[seat].wares, event.ware) if 0 <= seat < len(paid_state.players) else ()
     return _replace(
         paid_state,
         stalls=tuple(stalls_now),
-        wares=wares,
+        players=_with_player(paid_state, seat, wares=wares),
         purchases=paid_state.purchases + 1,
         unscored=(*paid_state.unscored, Unscored(ware=event.ware, stars=event.stars)),
     )
@@ -153,13 +149,13 @@ def _ware_bought(state: State, event: WareBought) -> State:
 def _purchase_scored(state: State, event: PurchaseScored) -> State:
     """Z-9, Z-11, Z-14: a purchase scores its points onto the sheet."""
     seat, ware, gained = event.seat, event.ware, event.points
-    scores = tuple(s + gained if i == seat else s for i, s in enumerate(state.scores))
+    score = state.players[seat].score + gained if 0 <= seat < len(state.players) else 0
     row = ScoreRow(
         turn=event.turn, seat=seat, ware=ware, stars=event.stars, stones_left=event.stones_left, points=gained
     )
     return _replace(
         state,
-        scores=scores,
+        players=_with_player(state, seat, score=score),
         sheet=(*state.sheet, row),
         unscored=tuple(u for u in state.unscored if u.ware != ware),
     )
@@ -206,11 +202,11 @@ _APPLY: dict[type[Any], Callable[[State, Any], State]] = {
 def _moved(state: State, seat: int, takes: Stones | None, gives: Stones | None, **changes: Any) -> State:
     """``seat`` takes ``takes`` from the bank and returns ``gives`` to it (None: nothing), with ``changes``
     made in the same copy of the state (a seat out of range moves no stones)."""
-    if 0 <= seat < len(state.hands):
-        bank, hand = state.bank, state.hands[seat]
+    if 0 <= seat < len(state.players):
+        bank, hand = state.bank, state.players[seat].hand
         if takes is not None:
             bank, hand = minus(bank, takes), plus(hand, takes)
         if gives is not None:
             bank, hand = plus(bank, gives), minus(hand, gives)
-        changes["bank"], changes["hands"] = bank, _set(state.hands, seat, hand)
+        changes["bank"], changes["players"] = bank, _with_player(state, seat, hand=hand)
     return _replace(state, **changes) if changes else state

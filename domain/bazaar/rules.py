@@ -39,6 +39,7 @@ from domain.bazaar.events import (
     WareBought,
 )
 from domain.bazaar.evolve import evolve
+from domain.bazaar.legal import TABLE
 from domain.bazaar.options import BazaarOptions
 from domain.bazaar.scoring import points, stars_for
 from domain.bazaar.state import State
@@ -97,19 +98,8 @@ def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
         raise Rejected("game_over", rule=rule, detail="the game is over")
     if not 0 <= seat < len(state.players):
         raise Rejected("no_such_seat", rule="Z-1", detail=f"there is no seat {seat}")
-    if state.phase == "discard_excess":
-        if not isinstance(command, DiscardExcess):
-            raise Rejected(
-                "hand_limit_first",
-                rule="Z-10",
-                detail=f"before anything else seat {state.chooser} must return seat {state.offender}'s "
-                f"excess stones to the bank",
-            )
-        return _discard_excess(state, seat, command)
-    if isinstance(command, DiscardExcess):
-        raise Rejected("no_excess", rule="Z-10", detail="nobody is over the hand limit")
-    if seat != state.current:
-        raise Rejected("not_your_turn", rule="Z-1", detail=f"it is seat {state.current}'s turn")
+    if TABLE.owes(state, seat, command) is None:
+        raise _not_owed(state, seat, command)
     match command:
         case Roll():
             return _roll(state, seat, rng)
@@ -120,28 +110,67 @@ def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
         case Buy(ware=ware):
             return _buy(state, seat, ware)
         case EndTurn():
-            return _end_turn(state, seat)
-        case _:
-            raise Rejected(
-                "unknown_command", rule=None, detail=f"Bazaar has no command {type(command).__name__}"
+            return _end_turn_events(state, seat)
+        case DiscardExcess():
+            return _discard_excess(state, seat, command)
+    raise _unknown(command)
+
+
+def _unknown(command: Command) -> Rejected:
+    """A command that is not Bazaar's."""
+    return Rejected("unknown_command", rule=None, detail=f"Bazaar has no command {type(command).__name__}")
+
+
+def _not_owed(state: State, seat: int, command: Command) -> Rejected:
+    """Z-1, Z-6..Z-10: why ``command`` answers no decision ``seat`` owes (``TABLE``), citing the ruling."""
+    if state.phase == "discard_excess":
+        if not isinstance(command, DiscardExcess):
+            return Rejected(
+                "hand_limit_first",
+                rule="Z-10",
+                detail=f"before anything else seat {state.chooser} must return seat {state.offender}'s "
+                f"excess stones to the bank",
             )
-
-
-def _must_act_now(state: State, what: str) -> None:
-    """Z-6, Z-7: a roll or trade is allowed only as the turn's one action, not after *choice* is pending."""
-    if state.phase == "choose_colour":
-        raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
-    if state.phase != "roll_or_trade":
-        raise Rejected(
-            "one_action_per_turn",
-            rule="Z-6",
-            detail=f"you cannot {what}: a turn has one roll or one trade, never both, never two trades",
+        return Rejected(
+            "not_your_decision",
+            rule="Z-10",
+            detail=f"seat {state.chooser} chooses which of seat {state.offender}'s excess stones go back",
         )
+    if isinstance(command, DiscardExcess):
+        return Rejected("no_excess", rule="Z-10", detail="nobody is over the hand limit")
+    if seat != state.current:
+        return Rejected("not_your_turn", rule="Z-1", detail=f"it is seat {state.current}'s turn")
+    if isinstance(command, Buy) and state.solitaire:
+        return Rejected("no_purchase_in_solitaire", rule="Z-12", detail="solitaire has no purchases")
+    if state.phase == "choose_colour" and isinstance(command, Roll | Trade | Buy | EndTurn):
+        return Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
+    match command:
+        case Roll() | Trade() if state.phase != "roll_or_trade":
+            what = "roll" if isinstance(command, Roll) else "trade"
+            return Rejected(
+                "one_action_per_turn",
+                rule="Z-6",
+                detail=f"you cannot {what}: a turn has one roll or one trade, never both, never two trades",
+            )
+        case Trade():
+            return Rejected("first_turn_roll", rule="Z-6", detail="on your first turn you must roll the die")
+        case ChooseColour():
+            return Rejected(
+                "no_choice_rolled", rule="Z-7", detail="a colour is chosen only after rolling choice"
+            )
+        case Buy():
+            return Rejected(
+                "roll_or_trade_first", rule="Z-8", detail="you must roll the die or trade before you may buy"
+            )
+        case EndTurn():
+            return Rejected(
+                "must_roll_or_trade", rule="Z-6", detail="a turn must have its roll or trade before it ends"
+            )
+    return _unknown(command)
 
 
 def _roll(state: State, seat: int, rng: Rng) -> list[Event]:
     """Z-5..Z-7: roll the die (drawn as ``rng.below(6)`` over the data's face order) and take the stone."""
-    _must_act_now(state, "roll")
     face = EDITION.die_faces[rng.below(len(EDITION.die_faces))]
     if face == CHOICE:
         rolled = DieRolled(seat=seat, face=face, stone=None, choose=sum(state.bank) > 0)
@@ -156,8 +185,6 @@ def _roll(state: State, seat: int, rng: Rng) -> list[Event]:
 
 def _choose_colour(state: State, seat: int, colour: str) -> list[Event]:
     """Z-7: after *choice*, take one stone of a colour the bank still has."""
-    if state.phase != "choose_colour":
-        raise Rejected("no_choice_rolled", rule="Z-7", detail="a colour is chosen only after rolling choice")
     if colour not in EDITION.colours:
         raise Rejected(
             "no_such_colour",
@@ -176,9 +203,6 @@ def _choose_colour(state: State, seat: int, colour: str) -> list[Event]:
 
 def _trade(state: State, seat: int, command: Trade) -> list[Event]:
     """Z-3, Z-6, Z-7: one trade by one equation in either direction, if both sides can pay."""
-    _must_act_now(state, "trade")
-    if state.first_turn:
-        raise Rejected("first_turn_roll", rule="Z-6", detail="on your first turn you must roll the die")
     equations = EDITION.equations(state.exchange)
     if not 0 <= command.equation < len(equations):
         raise Rejected(
@@ -192,7 +216,7 @@ def _trade(state: State, seat: int, command: Trade) -> list[Event]:
     gives, takes = (
         (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)
     )
-    if not covers(state.hands[seat], gives):
+    if not covers(state.players[seat].hand, gives):
         raise Rejected(
             "cannot_give", rule="Z-7", detail=f"you do not own the stones {EDITION.named(gives)} to give"
         )
@@ -211,21 +235,13 @@ def _after_action(state: State) -> list[Event]:
     if not state.solitaire or state.phase != "buy_or_end":
         return []
     target = EDITION.wares[state.solitaire_ware] if state.solitaire_ware is not None else None
-    if target is not None and state.hands[0] == target.stones:
+    if target is not None and state.players[0].hand == target.stones:
         return [GameEnded(reason="solitaire_solved", turn=state.turn)]
     return _end_turn_events(state, 0)
 
 
 def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
     """Z-8, Z-11, Z-13: buy a displayed ware after this turn's roll or trade, paying exactly its stones."""
-    if state.solitaire:
-        raise Rejected("no_purchase_in_solitaire", rule="Z-12", detail="solitaire has no purchases")
-    if state.phase == "choose_colour":
-        raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
-    if state.phase != "buy_or_end":
-        raise Rejected(
-            "roll_or_trade_first", rule="Z-8", detail="you must roll the die or trade before you may buy"
-        )
     if state.purchases >= state.purchases_allowed:
         rule = "Z-11" if state.double_purchase else "Z-8"
         raise Rejected(
@@ -238,7 +254,7 @@ def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
     if stall is None:
         raise Rejected("not_on_display", rule="Z-8", detail=f"ware {ware_id} is not on display")
     ware = EDITION.wares[ware_id]
-    if not covers(state.hands[seat], ware.stones):
+    if not covers(state.players[seat].hand, ware.stones):
         raise Rejected(
             "cannot_pay",
             rule="Z-8",
@@ -265,7 +281,7 @@ def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
 
 def _settle(state: State, seat: int) -> list[Event]:
     """Z-9, Z-11: score the turn's purchases by the stones the buyer holds after all of them."""
-    left = sum(state.hands[seat])
+    left = sum(state.players[seat].hand)
     return [
         PurchaseScored(
             seat=seat,
@@ -279,21 +295,10 @@ def _settle(state: State, seat: int) -> list[Event]:
     ]
 
 
-def _end_turn(state: State, seat: int) -> list[Event]:
-    """Z-6, Z-8: the turn ends, after its roll or trade, with or without a purchase."""
-    if state.phase == "choose_colour":
-        raise Rejected("choose_colour_first", rule="Z-7", detail="you rolled choice: pick a colour first")
-    if state.phase != "buy_or_end":
-        raise Rejected(
-            "must_roll_or_trade", rule="Z-6", detail="a turn must have its roll or trade before it ends"
-        )
-    return _end_turn_events(state, seat)
-
-
 def _end_turn_events(state: State, seat: int) -> list[Event]:
     """Z-10, Z-12: settle purchases and end the turn; then the hand limit, solitaire limit or next turn."""
     events: list[Event] = _settle(state, seat)
-    held = sum(state.hands[seat])
+    held = sum(state.players[seat].hand)
     events.append(TurnEnded(seat=seat, turn=state.turn, stones=held))
     following = (seat + 1) % len(state.players)
     if state.solitaire and state.turn >= EDITION.solitaire_turn_limit:
@@ -307,20 +312,15 @@ def _end_turn_events(state: State, seat: int) -> list[Event]:
 
 def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Event]:
     """Z-10: the next seat returns some of the offender's excess stones; the turn starts once at the limit."""
-    if seat != state.chooser or state.offender is None:
-        raise Rejected(
-            "not_your_decision",
-            rule="Z-10",
-            detail=f"seat {state.chooser} chooses which of seat {state.offender}'s excess stones go back",
-        )
     offender = state.offender
+    assert offender is not None  # TABLE: a discard is owed only with an offender
     unknown = [c for c in command.stones if c not in EDITION.colours]
     if unknown:
         raise Rejected("no_such_colour", rule="Z-2", detail=f"unknown colours {unknown}")
     if any(not isinstance(n, int) or n < 0 for n in command.stones.values()):
         raise Rejected("bad_stones", rule="Z-10", detail="stone counts must be whole numbers >= 0")
     stones = EDITION.stones(command.stones)
-    excess = sum(state.hands[offender]) - EDITION.hand_limit
+    excess = sum(state.players[offender].hand) - EDITION.hand_limit
     if sum(stones) == 0:
         raise Rejected("nothing_returned", rule="Z-10", detail="return at least one stone")
     if sum(stones) > excess:
@@ -330,7 +330,7 @@ def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Eve
             detail=f"only the excess goes back: {excess} stone(s), until seat {offender} holds "
             f"{EDITION.hand_limit}",
         )
-    if not covers(state.hands[offender], stones):
+    if not covers(state.players[offender].hand, stones):
         raise Rejected(
             "offender_lacks", rule="Z-10", detail=f"seat {offender} does not hold {EDITION.named(stones)}"
         )

@@ -40,7 +40,7 @@ def points(stones_left: int, stars: int, edition: Edition = EDITION) -> int:
 
 def _ranks(state: State) -> tuple[int, ...]:
     """Z-13: higher score first; on a tie fewer wares first; still tied, equal rank."""
-    keys = [(-score, len(wares)) for score, wares in zip(state.scores, state.wares, strict=False)]
+    keys = [(-player.score, len(player.wares)) for player in state.players]
     return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
 
 
@@ -71,17 +71,19 @@ def result(state: State) -> Result:
     ranks = _ranks(state)
     winners = tuple(seat for seat, rank in enumerate(ranks) if rank == 1)
     note = "highest score wins; a tie goes to fewer wares, then the win is shared (Z-13)"
-    return Result(scores=state.scores, ranks=ranks, winners=winners, note=note)
+    return Result(
+        scores=tuple(player.score for player in state.players), ranks=ranks, winners=winners, note=note
+    )
 
 
 def _solitaire_sheet(state: State, outcome: Result | None) -> ScoreSheet:
     """Z-12: the player, the turns taken (fewer is better) and the outcome's ``solved`` (None while it runs)."""
     solved = None if outcome is None else outcome.solved
-    name = state.players[0]
+    name = state.players[0].name
     return ScoreSheet(
         columns=SOLITAIRE_COLUMNS,
         rows=((name, state.turn, solved),),
-        winners=() if outcome is None else tuple(state.players[seat] for seat in outcome.winners),
+        winners=() if outcome is None else tuple(state.players[seat].name for seat in outcome.winners),
         final=outcome is not None,
     )
 
@@ -100,11 +102,11 @@ def sheet(state: State, outcome: Result | None) -> ScoreSheet:
     rows: list[tuple[str | int | None, ...]] = []
     for row in state.sheet:
         totals[row.seat] += row.points
-        name = state.players[row.seat]
+        name = state.players[row.seat].name
         rows.append((row.turn, name, row.ware, row.stars, row.stones_left, row.points, totals[row.seat]))
     winners: tuple[str, ...] = ()
     if outcome is not None:
-        winners = tuple(state.players[seat] for seat in outcome.winners)
+        winners = tuple(state.players[seat].name for seat in outcome.winners)
         best = outcome.scores[outcome.winners[0]] if outcome.winners else outcome.scores[0]
         label = ", ".join(winners) if winners else "unsolved"
         rows.append(("final", label, None, None, None, None, best))

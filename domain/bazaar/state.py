@@ -14,7 +14,7 @@ import msgspec
 from domain.bazaar.components import EDITION, Stones
 from domain.clock import Clock
 
-__all__ = ["UNKNOWN_WARE", "Decision", "Phase", "ScoreRow", "State", "Unscored"]
+__all__ = ["UNKNOWN_WARE", "Decision", "Phase", "Player", "ScoreRow", "State", "Unscored"]
 
 UNKNOWN_WARE = 0
 """A face-down card whose identity was redacted (no ware has id 0)."""
@@ -57,10 +57,20 @@ class ScoreRow(msgspec.Struct, frozen=True, kw_only=True):
     points: int
 
 
+class Player(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat (Z-1): its stones in hand, the wares it bought (in order), its points and turns begun."""
+
+    name: str
+    hand: Stones = EDITION.none()
+    wares: tuple[int, ...] = ()
+    score: int = 0
+    turns: int = 0  # turns begun (1 during the seat's first turn, Z-6)
+
+
 class State(msgspec.Struct, frozen=True, kw_only=True):
     """Everything about one Bazaar game, secrets included."""
 
-    players: tuple[str, ...] = ()
+    players: tuple[Player, ...] = ()
     resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them
     adjudicated: bool = False  # ended by the tournament organizer as it stands (domain/resign.py)
     clock: Clock | None = None  # a timed game's clock, None if untimed
@@ -69,12 +79,8 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     stalls: tuple[tuple[int, ...], ...] = ()  # ware ids, top first (Z-4)
     solitaire_ware: int | None = None  # the target ware of solitaire (Z-12)
     bank: Stones = (EDITION.stones_per_colour,) * len(EDITION.colours)
-    hands: tuple[Stones, ...] = ()
-    wares: tuple[tuple[int, ...], ...] = ()  # wares bought, per seat, in order
-    scores: tuple[int, ...] = ()
     turn: int = 0  # the turn under way, counted over all seats from 1
     current: int = 0  # whose turn it is
-    turns_played: tuple[int, ...] = ()  # turns begun, per seat (1 during a seat's first turn, Z-6)
     phase: Phase = "setup"
     last_roll: str | None = None  # this turn's die face, if it rolled
     purchases: int = 0  # purchases made this turn (Z-8, Z-11)
@@ -104,7 +110,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def first_turn(self) -> bool:
         """Z-6: whether the current turn is the current seat's first."""
-        return bool(self.turns_played) and self.turns_played[self.current] <= 1
+        return bool(self.players) and self.players[self.current].turns <= 1
 
     @property
     def over(self) -> bool:

@@ -114,7 +114,7 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BazaarView:
     equations = EDITION.equations(state.exchange)
     limit_view = None
     if state.phase == "discard_excess" and state.offender is not None and state.chooser is not None:
-        excess = sum(state.hands[state.offender]) - EDITION.hand_limit
+        excess = sum(state.players[state.offender].hand) - EDITION.hand_limit
         limit_view = HandLimitView(offender=state.offender, chooser=state.chooser, excess=excess)
     return BazaarView(
         game="bazaar",
@@ -140,13 +140,13 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BazaarView:
         players=tuple(
             PlayerView(
                 seat=i,
-                name=name,
-                stones=EDITION.full(state.hands[i]),
-                stone_count=sum(state.hands[i]),
-                wares=state.wares[i],
-                score=state.scores[i],
+                name=player.name,
+                stones=EDITION.full(player.hand),
+                stone_count=sum(player.hand),
+                wares=player.wares,
+                score=player.score,
             )
-            for i, name in enumerate(state.players)
+            for i, player in enumerate(state.players)
         ),
         turn=state.turn,
         current=state.current if state.phase in ("roll_or_trade", "choose_colour", "buy_or_end") else None,

@@ -46,7 +46,9 @@ class BazaarKit:
         unknown = sum(1 for stall in known.stalls for ware in stall if ware == UNKNOWN_WARE)
         if not unknown:
             return known
-        seen = {w for stall in known.stalls for w in stall} | {w for bought in known.wares for w in bought}
+        seen = {w for stall in known.stalls for w in stall} | {
+            w for player in known.players for w in player.wares
+        }
         if known.solitaire_ware is not None:
             seen.add(known.solitaire_ware)
         pool = iter(rng.shuffle([w for w in EDITION.wares if w not in seen]))
@@ -65,21 +67,22 @@ class BazaarKit:
             EDITION.wares[stall[0]].stones for stall in state.stalls if stall and stall[0] in EDITION.wares
         ]
         values = []
-        for seat, hand in enumerate(state.hands):
+        for player in state.players:
             progress = max(
                 (
-                    sum(min(h, c) for h, c in zip(hand, cost, strict=False)) / max(1, sum(cost))
+                    sum(min(h, c) for h, c in zip(player.hand, cost, strict=False)) / max(1, sum(cost))
                     for cost in displayed
                 ),
                 default=0.0,
             )
-            values.append(float(state.scores[seat]) + 3.0 * progress * progress)
+            values.append(float(player.score) + 3.0 * progress * progress)
         return tuple(values)
 
     def holdings(self, state: State) -> tuple[tuple[str, ...], ...]:
         """The wares each seat bought, as ``ware <id>`` (with ``*`` for a star ware)."""
         return tuple(
-            tuple(f"ware {w}{'*' if EDITION.wares[w].star else ''}" for w in bought) for bought in state.wares
+            tuple(f"ware {w}{'*' if EDITION.wares[w].star else ''}" for w in player.wares)
+            for player in state.players
         )
 
 

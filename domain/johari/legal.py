@@ -1,17 +1,18 @@
 """Who owes which decision now (``decision``, ``pending``) and every command a seat may send (``legal``).
 
-``DECISIONS`` is Johari's one table of decisions: for each, the ruling that governs it, the turn stage
-that owes it, the commands that answer it and the function listing its legal choices.
+``TABLE`` (``domain/decisions.py``) is Johari's one table of decisions, which also guards ``decide``: for
+each decision (``DECISIONS``), the ruling that governs it, the commands that answer it and the function
+listing its legal choices; ``decision`` tells which one a seat owes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import get_args
 
 import msgspec
 
-from domain.core import Command, Pending
+from domain.core import Command
+from domain.decisions import DecisionRule, DecisionTable
 from domain.johari import actions
 from domain.johari.commands import (
     ActionName,
@@ -35,7 +36,7 @@ from domain.johari.commands import (
 )
 from domain.johari.state import Decision, State, card, with_player
 
-__all__ = ["COMMANDS", "DECISIONS", "DecisionRule", "blocked", "decision", "has_choice", "legal", "pending"]
+__all__ = ["COMMANDS", "DECISIONS", "TABLE", "blocked", "decision", "has_choice", "legal", "pending"]
 
 replace = msgspec.structs.replace
 
@@ -70,14 +71,17 @@ def decision(state: State, seat: int) -> Decision | None:
     return None
 
 
-def pending(state: State) -> list[Pending[Decision]]:
-    """Every seat that owes a decision now (several at once for secret plays, cashing and discards)."""
-    out = []
-    for seat in range(len(state.players)):
-        owed = decision(state, seat)
-        if owed is not None:
-            out.append(Pending(seat=seat, decision=owed))
-    return out
+# The decision owed by the seat whose action is being resolved, by its turn's stage (J-11..J-13, J-16);
+# the ``jeweler`` stage owes one of two, which ``decision`` tells.
+_BY_STAGE: dict[str, Decision] = {
+    "purchase": "resolve_purchase",
+    "sale": "resolve_sale",
+    "trade": "resolve_trade",
+    "pay_noble": "pay_noble",
+    "place_noble": "place_noble",
+    "exchange": "resolve_exchange",
+    "exchange_take": "exchange_take",
+}
 
 
 def _setup_options(state: State, seat: int) -> list[Command]:
@@ -108,66 +112,44 @@ def _fake_options(state: State, seat: int) -> list[Command]:
     return [DiscardFake(card=c) for c in display if card(c).kind == "gem" and card(c).fake]
 
 
-class DecisionRule(msgspec.Struct, frozen=True, kw_only=True):
-    """One decision a seat can owe: its ruling, the turn stage owing it, its answers and legal choices."""
-
-    rule: str  # cited when a command is refused
-    stage: str | None  # the ``Turn.stage`` that owes it (None: owed outside an action's resolution)
-    answers: tuple[type[Command], ...]  # the commands that answer it
-    options: Callable[[State, int], list[Command]]  # every legal answer of ``seat`` now
-
-
-DECISIONS: dict[Decision, DecisionRule] = {
-    "setup_pick": DecisionRule(rule="J-8", stage=None, answers=(PickCard,), options=_setup_options),
-    "play_action_card": DecisionRule(
-        rule="J-10", stage=None, answers=(PlayActionCard,), options=_play_options
-    ),
+DECISIONS: dict[Decision, DecisionRule[State]] = {
+    "setup_pick": DecisionRule(rule="J-8", answers=(PickCard,), options=_setup_options),
+    "play_action_card": DecisionRule(rule="J-10", answers=(PlayActionCard,), options=_play_options),
     "cash_gold_cards": DecisionRule(
-        rule="J-13", stage=None, answers=(CashGoldCard, KeepGoldCards), options=_cash_options
+        rule="J-13", answers=(CashGoldCard, KeepGoldCards), options=_cash_options
     ),
-    "discard_fake": DecisionRule(rule="J-13", stage=None, answers=(DiscardFake,), options=_fake_options),
-    "resolve_purchase": DecisionRule(
-        rule="J-13", stage="purchase", answers=(Purchase,), options=actions.purchase_options
-    ),
+    "discard_fake": DecisionRule(rule="J-13", answers=(DiscardFake,), options=_fake_options),
+    "resolve_purchase": DecisionRule(rule="J-13", answers=(Purchase,), options=actions.purchase_options),
     "resolve_sale": DecisionRule(
         rule="J-13",
-        stage="sale",
         answers=(SellToCollector, AddJewelerCard, DiscardForAdvance),
         options=actions.sale_options,
     ),
-    "jeweler_pick": DecisionRule(
-        rule="J-13", stage=None, answers=(AddJewelerCard,), options=actions.jeweler_add_options
-    ),
+    "jeweler_pick": DecisionRule(rule="J-13", answers=(AddJewelerCard,), options=actions.jeweler_add_options),
     "jeweler_choose_gem": DecisionRule(
-        rule="J-13", stage=None, answers=(ChooseJewelerGem,), options=actions.jeweler_gem_options
+        rule="J-13", answers=(ChooseJewelerGem,), options=actions.jeweler_gem_options
     ),
     "resolve_trade": DecisionRule(
-        rule="J-13", stage="trade", answers=(TradeFromStore, HireNoble), options=actions.trade_options
+        rule="J-13", answers=(TradeFromStore, HireNoble), options=actions.trade_options
     ),
-    "pay_noble": DecisionRule(
-        rule="J-13", stage="pay_noble", answers=(PayNobleCard, PayNobleGold), options=actions.pay_options
-    ),
-    "place_noble": DecisionRule(
-        rule="J-16", stage="place_noble", answers=(PlaceNoble,), options=actions.place_options
-    ),
+    "pay_noble": DecisionRule(rule="J-13", answers=(PayNobleCard, PayNobleGold), options=actions.pay_options),
+    "place_noble": DecisionRule(rule="J-16", answers=(PlaceNoble,), options=actions.place_options),
     "resolve_exchange": DecisionRule(
-        rule="J-13", stage="exchange", answers=(ExchangeGive,), options=actions.exchange_give_options
+        rule="J-13", answers=(ExchangeGive,), options=actions.exchange_give_options
     ),
     "exchange_take": DecisionRule(
-        rule="J-13", stage="exchange_take", answers=(ExchangeTake,), options=actions.exchange_take_options
+        rule="J-13", answers=(ExchangeTake,), options=actions.exchange_take_options
     ),
 }
-"""Johari's decisions (``jeweler`` is the one stage owing two: ``decision`` tells which)."""
+"""Johari's decisions: each one's ruling, answering commands and legal choices."""
 
-_BY_STAGE: dict[str, Decision] = {d.stage: name for name, d in DECISIONS.items() if d.stage is not None}
-COMMANDS: frozenset[type[Command]] = frozenset(c for d in DECISIONS.values() for c in d.answers)
+TABLE: DecisionTable[State, Decision] = DecisionTable(owed=decision, rules=DECISIONS)
+pending = TABLE.pending
+"""Every seat that owes a decision now, in seat order, with the decision it owes."""
+legal = TABLE.legal
+"""Every command a seat may send now: the legal answers of the decision it owes (complete and finite)."""
+COMMANDS: frozenset[type[Command]] = TABLE.commands
 """Every Johari command type (any other command is unknown)."""
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    """Every command ``seat`` may send now (complete and finite)."""
-    owed = decision(state, seat)
-    return [] if owed is None else DECISIONS[owed].options(state, seat)
 
 
 def has_choice(state: State, seat: int, action: str, cost: int) -> bool:

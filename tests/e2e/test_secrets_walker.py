@@ -266,7 +266,7 @@ def later(stop: Stop, after_version: int) -> Stop:
 
 def bazaar_bought(loaded: LoadedGame) -> bool:
     """Z-8: a ware was bought, so a face-down card was turned up."""
-    return any(loaded.state.wares[s] for s in range(len(loaded.state.players)))
+    return any(player.wares for player in loaded.state.players)
 
 
 # (game, players, points of play to stop at and walk, besides set-up and the end)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.golden.record import RECORDINGS, record
+from tests.golden.tournament import TOURNAMENT_RECORDINGS, record_tournament
+
+
+def write(path: Path, content: bytes) -> None:
+    """Write one golden file and say whether it changed."""
+    changed = not path.exists() or path.read_bytes() != content
+    path.write_bytes(content)
+    print(f"{path.name}: {len(content):,} bytes{' (changed)' if changed else ''}")
+
 
 if __name__ == "__main__":
     for recording in RECORDINGS:
-        content = record(recording)
-        changed = not recording.path.exists() or recording.path.read_bytes() != content
-        recording.path.write_bytes(content)
-        print(f"{recording.path.name}: {len(content):,} bytes{' (changed)' if changed else ''}")
+        write(recording.path, record(recording))
+    for tournament in TOURNAMENT_RECORDINGS:
+        write(tournament.path, record_tournament(tournament))

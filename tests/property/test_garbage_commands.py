@@ -234,7 +234,9 @@ def bazaar_twin(state: Any, seat: int, shuffle: random.Random) -> Any:
     """Z-15: the same stalls with other face-down wares (drawn from the face-down and the unused ones)."""
     from domain.bazaar.components import EDITION
 
-    seen = {c for stall in state.stalls for c in stall[:1]} | {w for wares in state.wares for w in wares}
+    seen = {c for stall in state.stalls for c in stall[:1]} | {
+        w for player in state.players for w in player.wares
+    }
     if state.solitaire_ware is not None:
         seen.add(state.solitaire_ware)
     hidden = [w for w in EDITION.wares if w not in seen]

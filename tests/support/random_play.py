@@ -31,15 +31,19 @@ def play_randomly(
     invariant: Callable[[Any], None] | None = None,
     max_commands: int = 20_000,
     check_all_legal: bool = False,
+    after_command: Callable[[Any], None] | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> Playthrough:
     """Play one game to its end by posting random entries of ``legal`` for random pending seats.
 
     Checks on the way: every chosen legal command is accepted; with ``check_all_legal`` every entry of
-    every seat's ``legal`` list is accepted by ``decide``; ``invariant`` holds after every event;
-    the game ends within ``max_commands``; replaying all events equals the incremental state.
+    every seat's ``legal`` list is accepted by ``decide``; ``invariant`` holds after every event and
+    ``after_command`` on every state a seat can see (after the setup and after each command's events); the
+    game ends within ``max_commands``; replaying all events equals the incremental state. The seats are
+    named ``names`` (default p0, p1, ...).
     """
     config = GameConfig(
-        players=tuple(f"p{i}" for i in range(players)),
+        players=names or tuple(f"p{i}" for i in range(players)),
         options=options if options is not None else game.options_type(),
     )
     game.validate_config(config)
@@ -49,6 +53,8 @@ def play_randomly(
     state = fold(game, run.events)
     if invariant:
         invariant(state)
+    if after_command:
+        after_command(state)
     while not game.is_over(state):
         assert run.commands < max_commands, f"game did not end within {max_commands} commands"
         pending = game.pending(state)
@@ -68,6 +74,8 @@ def play_randomly(
                 invariant(state)
         run.events.extend(new_events)
         run.commands += 1
+        if after_command:
+            after_command(state)
     assert fold(game, run.events) == state, "replaying all events differs from the incremental state"
     decoded = msgspec.json.decode(msgspec.json.encode(run.events), type=list[game.event_type])  # type: ignore[name-defined]
     assert decoded == run.events, "events do not survive a JSON round trip through the game's event union"

@@ -78,9 +78,7 @@ def test_basari_mid_pick_leaks_are_found() -> None:
 def test_bazaar_face_down_leaks_are_found() -> None:
     """Z-15: the stalls' face-down cards and the unused wares in the unredacted history."""
     game = GAMES["bazaar"]
-    state, events = play_to(
-        "bazaar", 3, lambda s: any(s.wares[i] for i in range(len(s.players))), "checks-bz"
-    )
+    state, events = play_to("bazaar", 3, lambda s: any(player.wares for player in s.players), "checks-bz")
     dealt = next(e for e in events if isinstance(e, BazaarDealt))
     secrets = bazaar_secrets(state, dealt.set_aside or (), False)
     assert not leaks(detail(game, state, None), JSON, "detail", secrets)

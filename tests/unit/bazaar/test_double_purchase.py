@@ -20,7 +20,7 @@ def test_two_purchases_scored_by_the_stones_left_after_both_z11() -> None:
     history = act(history, 0, Buy(ware=13))
     assert history[-1] == WareBought(seat=0, ware=13, stall=0, paid=ONE_OF_EACH, stars=0, revealed=1)
     state = given(GAME, history).state
-    assert state.scores[0] == 0, "the first purchase waits for the second"
+    assert state.players[0].score == 0, "the first purchase waits for the second"
     assert GAME.pending(state) == [Pending(seat=0, decision="buy_or_end")]
     assert decisions(GAME.legal(state, 0)) == [Buy(ware=23), EndTurn()]
     state = (
@@ -34,7 +34,7 @@ def test_two_purchases_scored_by_the_stones_left_after_both_z11() -> None:
             ]
         )
     )
-    assert state.scores[0] == 6 and state.wares[0] == (13, 23)
+    assert state.players[0].score == 6 and state.players[0].wares == (13, 23)
     assert decisions(GAME.legal(state, 0)) == [EndTurn()]
 
 

@@ -8,7 +8,7 @@ from domain.bazaar import GAME
 from domain.bazaar.commands import Buy, EndTurn, Roll
 from domain.bazaar.events import GameEnded, PurchaseScored, WareBought
 from domain.bazaar.scoring import SCORESHEET_COLUMNS
-from domain.bazaar.state import State
+from domain.bazaar.state import Player, State
 from domain.core import Event, Result
 from tests.support.scenario import given
 
@@ -61,7 +61,7 @@ def test_tie_on_points_goes_to_fewer_wares_z13() -> None:
     """Z-13: on a tie for high score, the tied player with the fewer ware cards wins."""
     state = given(GAME, tie_on_points_game()).state
     assert GAME.is_over(state)
-    assert state.scores == (8, 8) and state.wares == ((2,), (13, 23))
+    assert [(player.score, player.wares) for player in state.players] == [(8, (2,)), (8, (13, 23))]
     result = GAME.result(state)
     assert (result.scores, result.ranks, result.winners) == ((8, 8), (1, 2), (0,))
 
@@ -82,9 +82,11 @@ def test_ranks_by_score_then_fewer_wares_then_shared_z13(
     winners: tuple[int, ...],
 ) -> None:
     """Z-13: highest score; on a tie fewer wares; still tied, the tied players share the victory."""
-    state = State(
-        players=tuple(f"p{i}" for i in range(len(scores))), scores=scores, wares=wares, phase="over"
+    players = tuple(
+        Player(name=f"p{i}", score=score, wares=bought)
+        for i, (score, bought) in enumerate(zip(scores, wares, strict=True))
     )
+    state = State(players=players, phase="over")
     result = GAME.result(state)
     assert result.ranks == ranks and result.winners == winners
 
@@ -124,7 +126,12 @@ def test_scoresheet_while_the_game_runs_has_no_final_row_z14() -> None:
 
 def test_scoresheet_final_row_names_every_sharing_winner_z14() -> None:
     """Z-14, Z-13: a shared victory names all the tied winners."""
-    state = State(players=("ann", "bob", "cy"), scores=(5, 5, 1), wares=((1,), (2,), (3,)), phase="over")
+    players = (
+        Player(name="ann", score=5, wares=(1,)),
+        Player(name="bob", score=5, wares=(2,)),
+        Player(name="cy", score=1, wares=(3,)),
+    )
+    state = State(players=players, phase="over")
     sheet = GAME.scoresheet(state)
     assert sheet.rows[-1] == ("final", "ann, bob", None, None, None, None, 5)
     assert sheet.winners == ("ann", "bob")

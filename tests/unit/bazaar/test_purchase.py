@@ -34,9 +34,9 @@ def test_buy_after_the_roll_pays_the_five_stones_z8() -> None:
             ]
         )
     )
-    assert state.hands[0] == EDITION.stones({"red": 1})
+    assert state.players[0].hand == EDITION.stones({"red": 1})
     assert state.bank == EDITION.stones({"red": 19, "blue": 20, "green": 20, "yellow": 20, "white": 20})
-    assert state.wares[0] == (13,) and state.scores[0] == 3
+    assert state.players[0].wares == (13,) and state.players[0].score == 3
 
 
 def test_buying_turns_up_the_next_card_of_the_stall_z4() -> None:
@@ -88,7 +88,7 @@ def test_buying_is_never_compulsory_z8() -> None:
         .when(0, EndTurn())
         .then([TurnEnded(seat=0, turn=3, stones=6), TurnStarted(turn=4, seat=1)])
     )
-    assert state.wares[0] == () and state.hands[0] == EDITION.stones({**ONE_OF_EACH, "red": 2})
+    assert state.players[0].wares == () and state.players[0].hand == EDITION.stones({**ONE_OF_EACH, "red": 2})
 
 
 def test_only_displayed_wares_can_be_bought_z4_z8() -> None:
@@ -120,7 +120,7 @@ def test_score_by_stones_left_and_stars_z9(left: int, star: bool, upgraded: bool
     state = given(GAME, history).when(0, Buy(ware=ware)).then()
     assert state.sheet[-1].stars == stars
     assert state.sheet[-1].stones_left == left
-    assert state.sheet[-1].points == expected == state.scores[0]
+    assert state.sheet[-1].points == expected == state.players[0].score
 
 
 def test_upgrade_starts_with_the_purchase_after_a_stall_empties_z9() -> None:

@@ -1,4 +1,5 @@
-"""Z-1..Z-15 in random legal play: replay equals state, 20 stones a colour, legal accepted, games end.
+"""Z-11, Z-12, Z-13, Z-15 in Bazaar's own random play (every game's uniform random play, Bazaar's with its
+invariants, is tests/property/test_random_play.py).
 
 Uniform random play (``play_randomly``) ends every game, but slowly: most legal entries are trades (up to
 twenty a turn against one roll), a random walk of trades rarely lands on a displayed ware's exact stones,
@@ -24,66 +25,16 @@ from domain.bazaar.events import WareBought
 from domain.bazaar.state import State
 from domain.core import Command, Event, GameConfig, Rng, fold
 from domain.resign import decisions
+from tests.support.profiles import bazaar_invariant
 from tests.support.random_play import play_randomly
 
 PLAYER_COUNTS = [1, 2, 3, 4, 5, 6]
-MAX_COMMANDS = 10_000  # uniform play needs ~700 commands a game (at most ~2,700 seen over 1,200 games)
-
-
-def invariant(state: State) -> None:
-    """Z-2, Z-4, Z-9, Z-10: conservation of stones and wares, scores match the sheet, limit kept."""
-    if not state.players:
-        return
-    for index, colour in enumerate(EDITION.colours):
-        held = state.bank[index] + sum(hand[index] for hand in state.hands)
-        assert held == EDITION.stones_per_colour, f"{colour}: {held} stones in play, not 20 (Z-2)"
-    assert min(state.bank) >= 0 and all(min(hand) >= 0 for hand in state.hands)
-    if state.stalls:
-        cards = sum(len(stall) for stall in state.stalls) + sum(len(w) for w in state.wares)
-        assert cards == EDITION.stalls * EDITION.wares_per_stall, "wares lost or doubled (Z-4)"
-    for seat, score in enumerate(state.scores):
-        assert score == sum(row.points for row in state.sheet if row.seat == seat), "score differs from sheet"
-    if state.phase == "roll_or_trade":
-        assert all(sum(hand) <= EDITION.hand_limit for hand in state.hands), (
-            "a turn began over the limit (Z-10)"
-        )
-    if state.over and not state.solitaire:
-        assert state.empty_stalls == 2, "the game ends exactly when two stalls are sold out (Z-13)"
+MAX_COMMANDS = 10_000
 
 
 def options(double: bool) -> BazaarOptions:
     """The game options."""
     return BazaarOptions(double_purchase=double)
-
-
-@pytest.mark.parametrize("double", [False, True], ids=["single", "double"])
-@pytest.mark.parametrize("players", PLAYER_COUNTS)
-@pytest.mark.parametrize("seed", [f"uniform-{i}" for i in range(10)])
-def test_uniform_random_play_ends_and_keeps_the_invariants(players: int, double: bool, seed: str) -> None:
-    """Z-1..Z-14: random entries of ``legal`` are accepted, stones are conserved, every game ends."""
-    run = play_randomly(
-        GAME, players, f"{seed}-{players}-{double}", options(double), invariant, max_commands=MAX_COMMANDS
-    )
-    assert GAME.is_over(run.state)
-    result = GAME.result(run.state)
-    assert len(result.scores) == len(result.ranks) == players
-    assert GAME.scoresheet(run.state).final
-
-
-@pytest.mark.parametrize("double", [False, True], ids=["single", "double"])
-@pytest.mark.parametrize("players", PLAYER_COUNTS)
-@pytest.mark.parametrize("seed", ["all-legal-a", "all-legal-b"])
-def test_every_legal_entry_is_accepted(players: int, double: bool, seed: str) -> None:
-    """``legal`` is sound: every entry of every pending seat's list is accepted by ``decide``."""
-    play_randomly(
-        GAME,
-        players,
-        f"{seed}-{players}-{double}",
-        options(double),
-        invariant,
-        max_commands=MAX_COMMANDS,
-        check_all_legal=True,
-    )
 
 
 @pytest.mark.parametrize("players", [1, 2, 4, 6])
@@ -123,12 +74,12 @@ def _after(state: State, seat: int, command: Command) -> tuple[int, ...]:
         give, take = (
             (equation.left, equation.right) if command.give == "left" else (equation.right, equation.left)
         )
-        return tuple(h - g + t for h, g, t in zip(state.hands[seat], give, take, strict=True))
+        return tuple(h - g + t for h, g, t in zip(state.players[seat].hand, give, take, strict=True))
     if isinstance(command, ChooseColour):
         return tuple(
-            h + (c == command.colour) for h, c in zip(state.hands[seat], EDITION.colours, strict=True)
+            h + (c == command.colour) for h, c in zip(state.players[seat].hand, EDITION.colours, strict=True)
         )
-    return state.hands[seat]
+    return state.players[seat].hand
 
 
 def purposeful(state: State, seat: int, legal: list[Command], chooser: random.Random) -> Command:
@@ -136,7 +87,7 @@ def purposeful(state: State, seat: int, legal: list[Command], chooser: random.Ra
     buys = [c for c in legal if isinstance(c, Buy)]
     if buys and state.double_purchase and state.purchases == 0:
         # Z-11: wait for a pair when possible; buy first the ware that leaves the second affordable.
-        hand = state.hands[seat]
+        hand = state.players[seat].hand
         for buy in buys:
             rest = tuple(h - n for h, n in zip(hand, EDITION.wares[buy.ware].stones, strict=True))
             if any(isinstance(o, Buy) and o != buy and _deficit_of(o.ware, rest) == 0 for o in buys):
@@ -175,7 +126,7 @@ def play_purposefully(
         new = GAME.decide(state, seat, command, Rng(seed, f"v{len(events)}"))
         for event in new:
             state = GAME.evolve(state, event)
-            invariant(state)
+            bazaar_invariant(GAME, state)
         events.extend(new)
         commands += 1
     assert fold(GAME, events) == state
