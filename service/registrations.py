@@ -73,9 +73,12 @@ class Registrations:
         organizer: Account,
         plays: bool,
         invited: list[Account],
+        registered: list[Account],
     ) -> None:
-        """Open registration: the organizer's account registered if it plays, the invited accounts invited."""
+        """Open registration: the organizer's account registered if it plays, the invited accounts invited,
+        the ``registered`` ones (the server's bots, which accept at once) joined."""
         entries = [(tournament_id, a.account_id, INVITED) for a in invited]
+        entries += [(tournament_id, a.account_id, JOINED) for a in registered]
         if plays:
             entries.append((tournament_id, organizer.account_id, JOINED))
         async with self.accounts.connection() as connection, connection.transaction():

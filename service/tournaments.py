@@ -90,6 +90,17 @@ class LoadedTournament:
     version: int
 
 
+def bot_accepts(account: Account, game: str) -> bool:
+    """Whether an invited account is one of the server's bots, which accepts every invitation to a tournament
+    of the game it plays at once (no client acts for it); 422 ``bot_plays_another_game`` for a tournament of
+    another game, as for a game's invitation (service/lobby.py). Any other account answers for itself."""
+    if account.bot_game is None:
+        return False
+    if account.bot_game != game:
+        raise errors.RuleViolation("bot_plays_another_game", f"{account.name} plays {account.bot_game} only")
+    return True
+
+
 def refusal(rejected: Rejected) -> errors.ServiceError:
     """The problem a tournament refusal becomes: 409 for a request the tournament's state does not allow now
     (a round asked too early or too late, a player already withdrawn, ...), else 422."""
@@ -311,6 +322,7 @@ class TournamentService:
         self._clock(request)  # refused now, not when registration closes
         plays = False
         invited: list[Account] = []
+        bots: list[Account] = []  # the server's bots invited: registered at once
         for player in request.players:
             kind = seat_kind(player)
             if kind == "account":
@@ -319,13 +331,16 @@ class TournamentService:
                 account = await self.accounts.by_name(player.invite or "")
                 if account is None:
                     raise errors.RuleViolation("unknown_account", f"no account called {shown(player.invite)}")
-                invited.append(account)
+                if bot_accepts(account, request.game):
+                    bots.append(account)
+                else:
+                    invited.append(account)
             else:
                 raise errors.RuleViolation(
                     "bad_player",
                     'tournament players are {account: "me"} or {invite}; "open": true is the tournament\'s',
                 )
-        ids = [a.account_id for a in invited] + ([organizer.account_id] if plays else [])
+        ids = [a.account_id for a in invited + bots] + ([organizer.account_id] if plays else [])
         if len(set(ids)) != len(ids):
             raise errors.RuleViolation("duplicate_account", "an account is invited at most once")
         # The rules' refusals that do not depend on who registers (name, rounds, options...) come now.
@@ -343,7 +358,7 @@ class TournamentService:
             tournament_id, request.seed if request.seed is not None else new_seed()
         )
         await self.registrations.open(
-            tournament_id, request, hash_token(organizer_token), organizer, plays, invited
+            tournament_id, request, hash_token(organizer_token), organizer, plays, invited, bots
         )
         log.info("tournament_registration_opened", tournament_id=tournament_id, invited=len(invited))
         return TournamentCreatedOut(
@@ -445,11 +460,15 @@ class TournamentService:
         state = loaded.state
         metadata = (await self.store.stream_info(tournament_id)).metadata  # type: ignore[union-attr]
         account_of = dict(zip(metadata.get("players", []), metadata.get("accounts") or [], strict=False))
+        bot_level_of = await self._bot_levels(list(account_of.values()))
         game_ids: list[str] = []
         for table in rnd.tables:
             request = CreateGame(
                 game=state.game,
-                players=[PlayerIn(name=name) for name in table.players],
+                players=[  # a server bot's account: the bot runner plays its seat (bot_levels in the metadata)
+                    PlayerIn(name=name, bot=bot_level_of.get(account_of.get(name, ""), False))
+                    for name in table.players
+                ],
                 seed=table.seed,
                 options=state.options,
                 rated=bool(metadata.get("rated")),
@@ -483,6 +502,13 @@ class TournamentService:
         )
         await self._resign_withdrawn(loaded)  # a player withdrawn while the round was being seated
         return round_view(loaded.state.rounds[-1])
+
+    async def _bot_levels(self, account_ids: list[str]) -> dict[str, str]:
+        """The level of each of these accounts that is one of the server's bots, by account id."""
+        if self.accounts is None or not account_ids:
+            return {}
+        found = await self.accounts.by_ids(account_ids)
+        return {i: a.bot_level for i, a in found.items() if a.bot_level is not None}
 
     async def seat_accounts(self, accounts: list[str]) -> str:
         """A new game id whose seats these accounts hold (in seat order), so their tokens act for them."""
