@@ -70,7 +70,8 @@ class TournamentsController(Controller):
     async def seat_round(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
     ) -> RoundView:
-        """Needs ``Authorization: Bearer <organizer token>``; 409 while the current round is still running or
+        """Needs the organizer: ``Authorization: Bearer <organizer token>``, or the organizer's account token
+        (or signed-in session); 409 while the current round is still running or
         once the tournament is complete."""
         service = tournaments_of(state)
         await service.require_organizer(tournament_id, bearer_token(request))
@@ -89,7 +90,8 @@ class TournamentsController(Controller):
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> TournamentView:
-        """Organizer token. Later rounds skip the player; a game of theirs still running goes on, their seat
+        """The organizer (organizer token, or the organizer's account).
+        Later rounds skip the player; a game of theirs still running goes on, their seat
         played by a stand-in (as on resignation). 422 ``unknown_player``; 409 ``already_withdrawn``,
         ``tournament_complete``, ``tournament_terminated``."""
         service = tournaments_of(state)
@@ -109,7 +111,8 @@ class TournamentsController(Controller):
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> PlayerToken:
-        """Organizer token. The player plays from the next round seated on (nothing for the rounds missed);
+        """The organizer (organizer token, or the organizer's account).
+        The player plays from the next round seated on (nothing for the rounds missed);
         the answer carries their player token (shown only here). 422 ``bad_player_name``,
         ``duplicate_player_name``, ``too_many_players``; 409 ``no_rounds_left``, ``late_entry_closed`` (an
         account tournament), ``tournament_complete``, ``tournament_terminated``."""
@@ -126,7 +129,8 @@ class TournamentsController(Controller):
     async def terminate(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
     ) -> TournamentView:
-        """Organizer token. No more rounds; the standings are final as they stand (status ``terminated``);
+        """The organizer (organizer token, or the organizer's account).
+        No more rounds; the standings are final as they stand (status ``terminated``);
         games still running no longer count. 409 ``tournament_complete``, ``tournament_terminated``."""
         service = tournaments_of(state)
         await service.require_organizer(tournament_id, bearer_token(request))
@@ -145,7 +149,8 @@ class TournamentsController(Controller):
         tournament_id: FromPath[str],
         data: JSONBody[AdjudicationIn],
     ) -> ResultRow:
-        """Organizer token. Records the game's result as it stands now (its own scoring and tie-breaks on the
+        """The organizer (organizer token, or the organizer's account).
+        Records the game's result as it stands now (its own scoring and tie-breaks on the
         current state, resigned seats last) as the table's result, ``adjudicated: true``; the last open
         table closes the round. 422 ``wrong_game``; 409 ``game_already_decided``, ``tournament_complete``,
         ``tournament_terminated``."""

@@ -97,13 +97,15 @@ class Registrations:
                 entries,
             )
 
-    async def organizer_hash(self, tournament_id: str) -> str | None:
-        """The organizer token hash of a tournament in registration (None if it never registered)."""
+    async def organizer(self, tournament_id: str) -> tuple[str, str | None] | None:
+        """The organizer token hash and the organizer's account id of a tournament that registered accounts
+        (None if it never did)."""
         async with self.accounts.connection() as connection:
-            found: str | None = await connection.fetchval(
-                "SELECT organizer_hash FROM tournament_registrations WHERE tournament_id = $1", tournament_id
+            row = await connection.fetchrow(
+                "SELECT organizer_hash, organizer_id FROM tournament_registrations WHERE tournament_id = $1",
+                tournament_id,
             )
-        return found
+        return None if row is None else (row["organizer_hash"], row["organizer_id"])
 
     async def status(self, tournament_id: str) -> str | None:
         """``registering``, ``started``, or None for a tournament that never registered accounts."""

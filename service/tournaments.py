@@ -65,6 +65,7 @@ from service.tokens import hash_token, new_seed, new_token, seed_commitment, tok
 log = structlog.get_logger("service.tournaments")
 
 CATEGORY = "tournament"
+ORGANIZER_ACCOUNT = "organizer_account"  # creation metadata: the account that created a tournament, if any
 MAX_RETRIES = 8
 CONFLICT_CODES = frozenset(
     {
@@ -184,20 +185,46 @@ class TournamentService:
             raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
         return keys
 
-    async def require_organizer(self, tournament_id: str, token: str | None) -> None:
-        """401 without a token, 403 with a token that is not this tournament's organizer token."""
+    async def organizer(self, tournament_id: str) -> tuple[str, str | None]:
+        """The tournament's organizer: the organizer token's hash and the organizer's account id (None for
+        a tournament of ``{name}`` players created without an account); 404 if unknown."""
+        if self.registrations is not None and (
+            registered := await self.registrations.organizer(tournament_id)
+        ):
+            return registered
         stored = await self.keys.get(tournament_id)
-        organizer = stored.organizer_hash if stored is not None else None
-        if organizer is None and self.registrations is not None:
-            organizer = await self.registrations.organizer_hash(tournament_id)
-        if organizer is None:
+        if stored is None:
             raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
+        info = await self.store.stream_info(tournament_id)
+        account_id = None if info is None else info.metadata.get(ORGANIZER_ACCOUNT)
+        return stored.organizer_hash, account_id
+
+    async def is_organizer(self, tournament_id: str, token: str | None) -> bool:
+        """Whether ``token`` is the tournament's organizer token or its organizer's account token."""
+        organizer_hash, account_id = await self.organizer(tournament_id)
         if token is None:
+            return False
+        if token_matches(token, organizer_hash):
+            return True
+        if account_id is None or self.accounts is None:
+            return False
+        account = await self.accounts.by_token(token)
+        return account is not None and account.account_id == account_id
+
+    async def require_organizer(self, tournament_id: str, token: str | None) -> None:
+        """401 without a token, 403 with a token that is neither the tournament's organizer token nor its
+        organizer's account token (an organizer who lost the organizer token acts with her account)."""
+        if token is None:
+            await self.organizer(tournament_id)  # 404 first for an unknown tournament
             raise errors.Unauthorized(
-                "token_required", "the organizer's requests need 'Authorization: Bearer <organizer token>'"
+                "token_required",
+                "the organizer's requests need 'Authorization: Bearer <organizer token>' or the organizer's"
+                " account token",
             )
-        if not token_matches(token, organizer):
-            raise errors.Forbidden("not_organizer", "this token is not the tournament's organizer token")
+        if not await self.is_organizer(tournament_id, token):
+            raise errors.Forbidden(
+                "not_organizer", "this token is neither the tournament's organizer token nor its organizer's"
+            )
 
     # ----------------------------------------------------------------- creation
 
@@ -216,10 +243,21 @@ class TournamentService:
         names = tuple((player.name or "").strip() for player in request.players)
         seed = request.seed if request.seed is not None else new_seed()
         events = self._creation(request, names, seed)
+        # created by a signed-in account (a token that opens none is 401): that account organizes it too
+        creator = None if token is None or self.accounts is None else await self.accounts.require(token)
         tournament_id = str(uuid.uuid4())
         organizer = new_token()
         player_tokens = [new_token() for _ in names]
-        await self._store(tournament_id, request, hash_token(organizer), names, player_tokens, None, events)
+        await self._store(
+            tournament_id,
+            request,
+            hash_token(organizer),
+            names,
+            player_tokens,
+            None,
+            events,
+            organizer_account=None if creator is None else creator.account_id,
+        )
         return TournamentCreatedOut(
             tournament_id=tournament_id,
             organizer_token=organizer,
@@ -283,9 +321,11 @@ class TournamentService:
         player_tokens: list[str] | None,
         account_ids: list[str] | None,
         events: list[Event],
+        organizer_account: str | None = None,
     ) -> None:
         """Store the keys and the stream of a new tournament (an account tournament's games are rated when
-        the server chose the seed; its players act with their account tokens, so they have no token here)."""
+        the server chose the seed; its players act with their account tokens, so they have no token here;
+        ``organizer_account``: the account that created a tournament of ``{name}`` players, if any)."""
         if await self.keys.get(tournament_id) is None:
             await self.keys.save(
                 TournamentKeys(
@@ -298,6 +338,8 @@ class TournamentService:
                 )
             )
         metadata: dict[str, Any] = {"name": request.name, "game": request.game, "players": list(names)}
+        if organizer_account is not None:
+            metadata[ORGANIZER_ACCOUNT] = organizer_account
         if account_ids is not None:
             metadata["accounts"] = account_ids
             metadata["rated"] = request.seed is None
