@@ -3,7 +3,7 @@ and the organizer's administration (withdraw, late entry, terminate, adjudicate)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
@@ -12,7 +12,7 @@ from litestar.params import FromPath, JSONBody
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.games import accepts, bearer_token
-from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
+from domain.tournament import Crosstable, CrosstableRow, ResultRow, RoundView, StandingRow, TournamentView
 from service.models import AdjudicationIn, CreateTournamentIn, PlayerNameIn, PlayerToken, TournamentCreatedOut
 from service.registrations import Registration
 from service.tournaments import TournamentService
@@ -33,6 +33,30 @@ def standings_csv(rows: list[StandingRow]) -> str:
         columns.append("relative_score")
     cells = [msgspec.to_builtins(row) for row in rows]
     return csv_text(columns, ([data.get(column) for column in columns] for data in cells))
+
+
+def crosstable_csv(table: Crosstable) -> str:
+    """The crosstable as CSV: a header line, then a player a line in standings order with the standings'
+    columns (``relative_score`` in duplicate mode) and two columns per seated round, ``round_<n>_place``
+    (``<place>/<table size>``, ``bye``, ``playing`` or empty when absent) and ``round_<n>_points``."""
+    columns = list(STANDING_COLUMNS)
+    duplicate = any(row.relative_score is not None for row in table.players)
+    if duplicate:
+        columns.append("relative_score")
+    for number in range(1, table.rounds_seated + 1):
+        columns += [f"round_{number}_place", f"round_{number}_points"]
+
+    def line(row: CrosstableRow) -> list[Any]:
+        data = msgspec.to_builtins(row)
+        cells: list[Any] = [data.get(column) for column in columns[: len(STANDING_COLUMNS) + duplicate]]
+        for cell in row.rounds:
+            place = {"game": f"{cell.place}/{cell.size}", "bye": "bye", "playing": "playing"}.get(
+                cell.kind, ""
+            )
+            cells += [place, cell.points]
+        return cells
+
+    return csv_text(columns, (line(row) for row in table.players))
 
 
 class TournamentsController(Controller):
@@ -220,6 +244,33 @@ class TournamentsController(Controller):
         if accepts(request, CSV):
             return Response(standings_csv(rows), media_type=CSV)
         return Response(rows)
+
+    @get(
+        "/{tournament_id:str}/crosstable",
+        operation_id="getTournamentCrosstable",
+        summary="The crosstable: standings with every round's place and points (JSON or CSV)",
+        opt={OFFERS: (JSON, CSV)},
+    )
+    async def crosstable(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        tournament_id: FromPath[str],
+        download: Literal["csv", "json"] | None = None,
+    ) -> Response[Any]:
+        """``{format: "bazaar-games/crosstable", format_version: 1, name, game, status, rounds, rounds_seated,
+        players}``: the standings' rows, best first, each with ``rounds``, one cell per seated round
+        ``{round, kind (game/bye/playing/absent), table, place, size, score, points, opponents, game_id,
+        adjudicated}``. ``Accept: text/csv`` gives one line per player; ``download=csv`` or ``download=json``
+        (a link has no ``Accept``) gives that form as a file to save (``Content-Disposition: attachment``)."""
+        table = await tournaments_of(state).crosstable(tournament_id)
+        as_csv = download == "csv" or (download is None and accepts(request, CSV))
+        headers = {}
+        if download is not None:
+            headers["Content-Disposition"] = f'attachment; filename="crosstable-{tournament_id}.{download}"'
+        if as_csv:
+            return Response(crosstable_csv(table), media_type=CSV, headers=headers)
+        return Response(table, media_type=JSON, headers=headers)
 
     @get(
         "/{tournament_id:str}/results",

@@ -25,6 +25,7 @@ from domain.tournament import (
     AdjudicateGame,
     AttachGames,
     CreateTournament,
+    Crosstable,
     EnterPlayer,
     RecordGame,
     ResultRow,
@@ -729,6 +730,11 @@ class TournamentService:
         """The standings, best first."""
         await self._recorded()
         return TOURNAMENT.standings((await self.load(tournament_id)).state)
+
+    async def crosstable(self, tournament_id: str) -> Crosstable:
+        """The standings with every player's place, score and points round by round (no seeds)."""
+        await self._recorded()
+        return TOURNAMENT.crosstable((await self.load(tournament_id)).state)
 
     async def results(self, tournament_id: str) -> list[SignedResultRow]:
         """One row per finished game, by round then table, with the game's final head signed (a receipt:
