@@ -202,6 +202,17 @@ class Registrations:
             clock=registration_clock(request),
         )
 
+    async def registering(self, limit: int) -> list[Registration]:
+        """The tournaments still registering players, newest first (at most ``limit``)."""
+        async with self.accounts.connection() as connection:
+            ids = await connection.fetch(
+                "SELECT tournament_id FROM tournament_registrations WHERE status = $1"
+                " ORDER BY created_at DESC LIMIT $2",
+                REGISTERING,
+                limit,
+            )
+        return [await self.registration(row["tournament_id"]) for row in ids]
+
     async def close(self, tournament_id: str, start: Any) -> None:
         """Close registration holding its lock: ``await start(closing)`` opens the tournament (its refusal,
         e.g. too few players, leaves registration open); then the registration is ``started``."""

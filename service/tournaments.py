@@ -731,6 +731,23 @@ class TournamentService:
         await self._recorded()
         return TOURNAMENT.standings((await self.load(tournament_id)).state)
 
+    async def latest(self, limit: int) -> list[tuple[str, TournamentView]]:
+        """The newest tournaments past registration, newest first (at most ``limit``): id and overview."""
+        await self._recorded()
+        streams = await self.store.list_streams(category=CATEGORY, limit=limit)
+        return [
+            (info.stream_id, TOURNAMENT.overview((await self.load(info.stream_id)).state)) for info in streams
+        ]
+
+    async def registering(self, limit: int) -> list[Registration]:
+        """The newest tournaments still registering players (none without accounts)."""
+        return [] if self.registrations is None else await self.registrations.registering(limit)
+
+    async def of_accounts(self, tournament_id: str) -> bool:
+        """Whether the tournament's players are accounts (else ``{name}`` players with tokens)."""
+        info = await self.store.stream_info(tournament_id)
+        return info is not None and info.metadata.get("accounts") is not None
+
     async def crosstable(self, tournament_id: str) -> Crosstable:
         """The standings with every player's place, score and points round by round (no seeds)."""
         await self._recorded()
