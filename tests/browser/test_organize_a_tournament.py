@@ -136,3 +136,78 @@ async def test_an_organizer_runs_an_account_tournament_from_her_browser(
     assert organizer_token not in page_text
     assert not [url for url in visit.requests if organizer_token in url], "the organizer token is in no URL"
     assert olga  # she organized it all with her account's session
+
+
+async def test_a_tournament_of_named_players_hands_out_tokens_once_and_takes_a_late_entry(
+    visit: Visit, web: str
+) -> None:
+    suffix = uuid.uuid4().hex[:6]
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        made = (await http.post("/v1/accounts", json={"name": f"Rita {suffix}"})).json()
+    page = visit.page
+    await sign_in(page, made["token"])
+    await page.goto("/tournaments/new")
+    await page.fill("#t-name", f"Club night {suffix}")
+    await page.select_option("#t-game", "johari")
+    await page.fill("#t-rounds", "2")
+    await page.select_option("#t-kind", "named")
+    assert await page.is_hidden("#t-invite") and await page.is_visible("#t-names")
+    await page.fill("#t-names", "Ada\nBo\nCyd\nDot")
+    await page.select_option("#t-clock", "untimed")
+    await page.click("#create-tournament")
+    await page.wait_for_selector("#player-tokens")
+    tokens = await page.locator("#player-tokens code").all_text_contents()
+    assert len(tokens) == 4 and all(len(token) > 20 for token in tokens)
+    await page.click("#tournament-link")
+    await page.wait_for_selector("#organizer-panel")
+    assert not [t for t in tokens if t in await page.content()], "the players' tokens were shown once only"
+
+    await page.click("#seat-round")
+    await page.wait_for_selector("#crosstable td.cell-playing")
+    await page.fill("#enter-name", "Eve")
+    await page.click("#enter")
+    await page.wait_for_selector("#late-entry-token")
+    late_token = await page.text_content("#late-entry-token")
+    assert late_token and late_token not in tokens
+    await page.click("#continue")
+    await page.wait_for_selector("#crosstable th >> text=Eve")
+    cells = await page.locator("#crosstable tr:has(th:has-text('Eve')) td").all_text_contents()
+    assert cells[-1] == "—", "Eve was not seated in round 1"
+
+    await page.fill("#enter-name", "Ada")  # a name the tournament has: refused in words, nothing changes
+    await page.click("#enter")
+    await page.wait_for_selector("#action-error >> text=Refused")
+    assert await page.is_enabled("#enter")
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        tournament_id = page.url.rsplit("/", 1)[-1]
+        overview = (await http.get(f"/v1/tournaments/{tournament_id}")).json()
+    assert overview["entered"] == ["Eve"]
+
+
+async def test_a_registering_tournament_page_answers_an_invitation(visit: Visit, web: str) -> None:
+    suffix = uuid.uuid4().hex[:6]
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        host = (await http.post("/v1/accounts", json={"name": f"Host {suffix}"})).json()
+        guest = (await http.post("/v1/accounts", json={"name": f"Guest {suffix}"})).json()
+        created = await http.post(
+            "/v1/tournaments",
+            json={
+                "name": f"Invitational {suffix}",
+                "game": "johari",
+                "rounds": 1,
+                "players": [{"account": "me"}, {"invite": guest["name"]}],
+            },
+            headers={"Authorization": f"Bearer {host['token']}"},
+        )
+    tournament_id = created.json()["tournament_id"]
+    page = visit.page
+    response = await page.goto(f"/tournaments/{tournament_id}")
+    assert response is not None and response.status == 200
+    assert await page.locator("#organizer-panel").count() == 0, "not signed in: no organizer's actions"
+    await sign_in(page, guest["token"])
+    await page.goto(f"/tournaments/{tournament_id}")
+    assert await page.locator("#organizer-panel").count() == 0, "a guest is no organizer"
+    await page.click("text=Decline")
+    await page.wait_for_selector(f"#entries >> text={guest['name']}: declined")
+    await page.goto("/tournaments")
+    assert f"Invitational {suffix}" in (await page.text_content("#registering") or "")
