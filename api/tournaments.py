@@ -39,16 +39,14 @@ def crosstable_csv(table: Crosstable) -> str:
     """The crosstable as CSV: a header line, then a player a line in standings order with the standings'
     columns (``relative_score`` in duplicate mode) and two columns per seated round, ``round_<n>_place``
     (``<place>/<table size>``, ``bye``, ``playing`` or empty when absent) and ``round_<n>_points``."""
-    columns = list(STANDING_COLUMNS)
-    duplicate = any(row.relative_score is not None for row in table.players)
-    if duplicate:
-        columns.append("relative_score")
-    for number in range(1, table.rounds_seated + 1):
-        columns += [f"round_{number}_place", f"round_{number}_points"]
+    standing = list(STANDING_COLUMNS)
+    if any(row.relative_score is not None for row in table.players):
+        standing.append("relative_score")
+    rounds = [f"round_{n}_{part}" for n in range(1, table.rounds_seated + 1) for part in ("place", "points")]
 
     def line(row: CrosstableRow) -> list[Any]:
         data = msgspec.to_builtins(row)
-        cells: list[Any] = [data.get(column) for column in columns[: len(STANDING_COLUMNS) + duplicate]]
+        cells: list[Any] = [data.get(column) for column in standing]
         for cell in row.rounds:
             place = {"game": f"{cell.place}/{cell.size}", "bye": "bye", "playing": "playing"}.get(
                 cell.kind, ""
@@ -56,7 +54,7 @@ def crosstable_csv(table: Crosstable) -> str:
             cells += [place, cell.points]
         return cells
 
-    return csv_text(columns, (line(row) for row in table.players))
+    return csv_text(standing + rounds, (line(row) for row in table.players))
 
 
 class TournamentsController(Controller):

@@ -13,7 +13,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.tournament.standings import bye_halves, finished_tables, pairwise_halves, standings
+from domain.tournament.standings import StandingRow, bye_halves, finished_tables, pairwise_halves, standings
 from domain.tournament.state import State, TableState
 from domain.tournament.view import Status, status
 
@@ -42,18 +42,9 @@ class CrosstableCell(msgspec.Struct, frozen=True, kw_only=True):
     adjudicated: bool = False
 
 
-class CrosstableRow(msgspec.Struct, frozen=True, kw_only=True):
+class CrosstableRow(StandingRow, frozen=True, kw_only=True):
     """A player's line: the standings' figures and one cell per seated round."""
 
-    rank: int
-    name: str
-    points: float
-    buchholz: float
-    firsts: int
-    games: int
-    byes: int
-    withdrawn: bool
-    relative_score: float | None = None  # duplicate mode only
     rounds: tuple[CrosstableCell, ...]
 
 
