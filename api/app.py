@@ -176,7 +176,7 @@ def create_app(
                 any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
                 wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
                 loops.append(asyncio.create_task(follower.run(wake), name=name))
-            # issue 13: this process's bot runner, woken by any process's append (service/bots.py)
+            # this process's bot runner, woken by any process's append (service/bots.py)
             runner = BotRunner(games, settings.bot_think_seconds, settings.bot_iterations)
             bots_woken = watches.enter_context(store.watch())
             start = await app.state.notifications.now()
@@ -185,7 +185,7 @@ def create_app(
                     runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
                 )
             )
-            # issue 14: this process's clock scheduler, woken by any process's append (service/timeouts.py)
+            # this process's clock scheduler, woken by any process's append (service/timeouts.py)
             scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
             clocks_woken = watches.enter_context(store.watch())
             loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))

@@ -1,6 +1,6 @@
-"""The web pages (issue 15): home, game, replay and player pages, server-rendered with Jinja2 (the
-tournament pages: api/tournament_pages.py), plus the static assets (plain JavaScript modules, CSS, the
-pinned Swagger UI) that ship in this package.
+"""The web pages: home, game, replay and player pages, server-rendered with Jinja2 (the tournament pages:
+api/tournament_pages.py), plus the static assets (plain JavaScript modules, CSS, the pinned Swagger UI) that
+ship in this package.
 
 The pages are one more client of the service layer: lists, score sheets, audits and standings are rendered
 here; a game's board is drawn in the browser from the same view JSON the API serves (it is redrawn on every
