@@ -3,12 +3,12 @@ and the organizer's administration (withdraw, late entry, terminate, adjudicate)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.games import accepts, bearer_token
@@ -254,7 +254,7 @@ class TournamentsController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         tournament_id: FromPath[str],
-        download: Literal["csv", "json"] | None = None,
+        download: Annotated[Literal["csv", "json"] | None, QueryParameter()] = None,
     ) -> Response[Any]:
         """``{format: "bazaar-games/crosstable", format_version: 1, name, game, status, rounds, rounds_seated,
         players}``: the standings' rows, best first, each with ``rounds``, one cell per seated round
