@@ -224,7 +224,8 @@ class TournamentService:
             )
         if not await self.is_organizer(tournament_id, token):
             raise errors.Forbidden(
-                "not_organizer", "this token is neither the tournament's organizer token nor its organizer's"
+                "not_organizer",
+                "this token is neither the tournament's organizer token nor its organizer's account token",
             )
 
     # ----------------------------------------------------------------- creation
