@@ -1,8 +1,8 @@
 """An organizer runs a tournament in the browser, signed in with her account: she creates an account
 tournament on the page, inviting two people and one of the server's bots; the bot is registered at once and
 the tournament's page shows its registration (not an error); one person accepts in a second browser, the
-other over the API; she seats round 1, withdraws a player, adjudicates the game, ends the tournament and
-downloads the crosstable, all from the page and without the organizer token. The pages are accessible (axe,
+other over the API; she seats round 1, withdraws a player, adjudicates the game, seats round 2, ends the
+tournament and downloads the crosstable, all from the page and without the organizer token. The pages are accessible (axe,
 labels, Tab) and fit a 390 px phone."""
 
 from __future__ import annotations
@@ -113,6 +113,12 @@ async def test_an_organizer_runs_an_account_tournament_from_her_browser(
     assert await page.locator("#crosstable td.cell-game").count() == 3
     assert "adjudicated" in (await page.text_content("#rounds-h + section") or "")
 
+    await page.click("#seat-round")  # round 2: the two players left, the withdrawn one absent
+    await page.wait_for_selector("#crosstable th >> text=R2")
+    quinns = await page.locator(f"#crosstable tr:has(th:has-text('{quinn}')) td").all_text_contents()
+    assert quinns[-1] == "—"
+    assert await page.locator("#crosstable td.cell-playing").count() == 2
+
     await page.click("#terminate")
     await page.click("#terminate-yes")
     await page.wait_for_selector("#tournament-status >> text=terminated")
@@ -128,6 +134,7 @@ async def test_an_organizer_runs_an_account_tournament_from_her_browser(
     rows = list(csv.DictReader(io.StringIO(saved.read_text())))
     assert sorted(row["name"] for row in rows) == sorted([pia, quinn, BOT])
     assert all(row["round_1_place"].endswith("/3") for row in rows)
+    assert {row["name"]: row["round_2_place"] for row in rows} == {pia: "playing", BOT: "playing", quinn: ""}
     assert next(row for row in rows if row["name"] == quinn)["withdrawn"] == "true"
 
     await page.goto("/tournaments")
