@@ -2,8 +2,8 @@
 tournament on the page, inviting two people and one of the server's bots; the bot is registered at once and
 the tournament's page shows its registration (not an error); one person accepts in a second browser, the
 other over the API; she seats round 1, withdraws a player, adjudicates the game, seats round 2, ends the
-tournament and downloads the crosstable, all from the page and without the organizer token. The pages are accessible (axe,
-labels, Tab) and fit a 390 px phone."""
+tournament and downloads the crosstable, all from the page and without the organizer token. The pages are
+accessible (axe, labels, Tab) and fit a 390 px phone."""
 
 from __future__ import annotations
 
