@@ -41,6 +41,7 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
+from domain.tournament.seating import MIN_TABLE
 from domain.tournament.standings import result_row
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service import errors
@@ -384,12 +385,19 @@ class TournamentService:
                     "bad_player",
                     'tournament players are {account: "me"} or {invite}; "open": true is the tournament\'s',
                 )
+        game = self.games.game_named(request.game)
+        fewest_seats = max(MIN_TABLE, game.min_players)
+        if len(bots) >= fewest_seats:  # a table of server bots only would be played with nobody to pace it
+            raise errors.RuleViolation(
+                "too_many_bots",
+                f"every table has a person: a {game.name} tournament invites at most {fewest_seats - 1} of the"
+                " server's bots",
+            )
         ids = [a.account_id for a in invited + bots] + ([organizer.account_id] if plays else [])
         if len(set(ids)) != len(ids):
             raise errors.RuleViolation("duplicate_account", "an account is invited at most once")
         # The rules' refusals that do not depend on who registers (name, rounds, options...) come now.
         # (checked as for one full table; the number registering is only known when the first round starts)
-        game = self.games.game_named(request.game)
         try:
             self._creation(request, tuple(f"player {i}" for i in range(game.max_players)), "check")
         except errors.RuleViolation as refused:

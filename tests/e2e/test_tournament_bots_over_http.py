@@ -1,6 +1,7 @@
 """The server's bots in account tournaments, over real HTTP: a bot invited to a tournament of its game is
 registered at once, its seat is played by the server's bot runner once the round is seated, and the
-tournament completes; a bot invited to a tournament of another game is refused and nothing is created."""
+tournament completes; a bot invited to a tournament of another game is refused and nothing is created, and
+so are as many bots as could fill a table by themselves."""
 
 from __future__ import annotations
 
@@ -95,3 +96,19 @@ async def test_a_bot_invited_to_another_games_tournament_is_refused(http: httpx.
     assert refused.status_code == 422, refused.text
     assert refused.json()["code"] == "bot_plays_another_game"
     assert (await http.get("/v1/me/games", headers=bearer(token))).json() == before
+
+
+async def test_a_tournament_never_seats_the_servers_bots_alone(http: httpx.AsyncClient) -> None:
+    """Johari's tables seat two or more: two of the server's bots could fill one with nobody to pace it."""
+    _, token = await account(http, "org")
+    before = (await http.get("/v1/me/games", headers=bearer(token))).json()
+    players = [{"account": "me"}, {"invite": "random-johari"}, {"invite": "greedy-johari"}]
+    refused = await http.post(
+        "/v1/tournaments", json=tournament_body("johari", players), headers=bearer(token)
+    )
+    assert refused.status_code == 422 and refused.json()["code"] == "too_many_bots", refused.text
+    assert (await http.get("/v1/me/games", headers=bearer(token))).json() == before
+    one = await http.post(
+        "/v1/tournaments", json=tournament_body("johari", players[:2]), headers=bearer(token)
+    )
+    assert one.status_code == 201, one.text
