@@ -51,6 +51,7 @@ from api.sessions import SessionController, csrf_middleware
 from api.streams import GameStreamController, StreamLimiter
 from api.strict_json import refuse_lax_json
 from api.system import SystemController
+from api.tournament_pages import TournamentPagesController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
@@ -226,6 +227,7 @@ def create_app(
         ReferenceController,
         PrometheusController,
         PagesController,
+        TournamentPagesController,
         static_files(),
     ]
     app = Litestar(

@@ -316,8 +316,8 @@ def declare_security_and_headers(document: dict[str, Any]) -> None:
         BEARER: {
             "type": "http",
             "scheme": "bearer",
-            "description": "A seat token (acts as that seat) or a tournament's organizer token; none is a "
-            "spectator.",
+            "description": "A seat token (acts as that seat), an account token (acts for the account: its "
+            "seats, and the tournaments it organizes) or a tournament's organizer token; none is a spectator.",
         }
     }
     for item in document["paths"].values():

@@ -1,5 +1,6 @@
-"""The web pages: home, game, replay, tournament and player pages, server-rendered with Jinja2,
-plus the static assets (plain JavaScript modules, CSS, the pinned Swagger UI) that ship in this package.
+"""The web pages: home, game, replay and player pages, server-rendered with Jinja2 (the tournament pages:
+api/tournament_pages.py), plus the static assets (plain JavaScript modules, CSS, the pinned Swagger UI) that
+ship in this package.
 
 The pages are one more client of the service layer: lists, score sheets, audits and standings are rendered
 here; a game's board is drawn in the browser from the same view JSON the API serves (it is redrawn on every
@@ -159,24 +160,6 @@ class PagesController(Controller):
                 "finished": loaded.finished,
                 "components": components_json(loaded.game.name),
                 **extra,
-            },
-        )
-
-    @get("/tournaments/{tournament_id:str}", name="tournament-page")
-    async def tournament(self, state: State, tournament_id: FromPath[str]) -> Template:
-        """A tournament: rounds and tables (linked to their games), standings, results."""
-        tournaments = state.tournaments
-        overview = builtins(await tournaments.overview(tournament_id))
-        standings = builtins(await tournaments.standings(tournament_id))
-        results = builtins(await tournaments.results(tournament_id))
-        return Template(
-            template_name="tournament.html.j2",
-            context={
-                "tournament_id": tournament_id,
-                "t": overview,
-                "standings": standings,
-                "results": results,
-                "titles": titles(state),
             },
         )
 

@@ -32,7 +32,7 @@ BODY = (408, 413, 415)
 PAGE = (400, 406, 429)
 SEAT_TOKEN_WAITING = (*SEAT_TOKEN, 409)  # ... and 409 for a game still waiting in the lobby (or cancelled)
 ACCOUNT_TOKEN = (401,)  # no token, or no account's current token
-ORGANIZER = (401, 403, 404)  # no token, not this tournament's organizer token, an unknown tournament
+ORGANIZER = (401, 403, 404)  # no token, no organizer's token (nor its account's), an unknown tournament
 ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "getCatalog": PAGE,
     "listGames": V1,
@@ -55,6 +55,7 @@ ERRORS_BY_OPERATION: dict[str, tuple[int, ...]] = {
     "adjudicateTournamentGame": (*V1, *ORGANIZER, *BODY, 409, 422),
     "getTournamentStandings": (*V1, 404, 409),
     "getTournamentResults": (*V1, 404, 409),
+    "getTournamentCrosstable": (*V1, 404, 409),
     "getRatings": (*V1, 404),
     "getPlayer": (*V1, 404),
     "listPlayerGames": V1,
@@ -89,6 +90,7 @@ OTHER_MEDIA: dict[str, str] = {
     "getEvents": NDJSON,
     "getScoreSheet": CSV,
     "getTournamentStandings": CSV,
+    "getTournamentCrosstable": CSV,
     "getTournamentResults": NDJSON,
 }
 

@@ -3,16 +3,16 @@ and the organizer's administration (withdraw, late entry, terminate, adjudicate)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.games import accepts, bearer_token
-from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
+from domain.tournament import Crosstable, CrosstableRow, ResultRow, RoundView, StandingRow, TournamentView
 from service.models import AdjudicationIn, CreateTournamentIn, PlayerNameIn, PlayerToken, TournamentCreatedOut
 from service.registrations import Registration
 from service.tournaments import TournamentService
@@ -33,6 +33,28 @@ def standings_csv(rows: list[StandingRow]) -> str:
         columns.append("relative_score")
     cells = [msgspec.to_builtins(row) for row in rows]
     return csv_text(columns, ([data.get(column) for column in columns] for data in cells))
+
+
+def crosstable_csv(table: Crosstable) -> str:
+    """The crosstable as CSV: a header line, then a player a line in standings order with the standings'
+    columns (``relative_score`` in duplicate mode) and two columns per seated round, ``round_<n>_place``
+    (``<place>/<table size>``, ``bye``, ``playing`` or empty when absent) and ``round_<n>_points``."""
+    standing = list(STANDING_COLUMNS)
+    if any(row.relative_score is not None for row in table.players):
+        standing.append("relative_score")
+    rounds = [f"round_{n}_{part}" for n in range(1, table.rounds_seated + 1) for part in ("place", "points")]
+
+    def line(row: CrosstableRow) -> list[Any]:
+        data = msgspec.to_builtins(row)
+        cells: list[Any] = [data.get(column) for column in standing]
+        for cell in row.rounds:
+            place = {"game": f"{cell.place}/{cell.size}", "bye": "bye", "playing": "playing"}.get(
+                cell.kind, ""
+            )
+            cells += [place, cell.points]
+        return cells
+
+    return csv_text(standing + rounds, (line(row) for row in table.players))
 
 
 class TournamentsController(Controller):
@@ -70,7 +92,8 @@ class TournamentsController(Controller):
     async def seat_round(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
     ) -> RoundView:
-        """Needs ``Authorization: Bearer <organizer token>``; 409 while the current round is still running or
+        """Needs the organizer: ``Authorization: Bearer <organizer token>``, or the organizer's account token
+        (or signed-in session); 409 while the current round is still running or
         once the tournament is complete."""
         service = tournaments_of(state)
         await service.require_organizer(tournament_id, bearer_token(request))
@@ -89,7 +112,8 @@ class TournamentsController(Controller):
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> TournamentView:
-        """Organizer token. Later rounds skip the player; a game of theirs still running goes on, their seat
+        """The organizer (organizer token, or the organizer's account).
+        Later rounds skip the player; a game of theirs still running goes on, their seat
         played by a stand-in (as on resignation). 422 ``unknown_player``; 409 ``already_withdrawn``,
         ``tournament_complete``, ``tournament_terminated``."""
         service = tournaments_of(state)
@@ -109,7 +133,8 @@ class TournamentsController(Controller):
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> PlayerToken:
-        """Organizer token. The player plays from the next round seated on (nothing for the rounds missed);
+        """The organizer (organizer token, or the organizer's account).
+        The player plays from the next round seated on (nothing for the rounds missed);
         the answer carries their player token (shown only here). 422 ``bad_player_name``,
         ``duplicate_player_name``, ``too_many_players``; 409 ``no_rounds_left``, ``late_entry_closed`` (an
         account tournament), ``tournament_complete``, ``tournament_terminated``."""
@@ -126,7 +151,8 @@ class TournamentsController(Controller):
     async def terminate(
         self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
     ) -> TournamentView:
-        """Organizer token. No more rounds; the standings are final as they stand (status ``terminated``);
+        """The organizer (organizer token, or the organizer's account).
+        No more rounds; the standings are final as they stand (status ``terminated``);
         games still running no longer count. 409 ``tournament_complete``, ``tournament_terminated``."""
         service = tournaments_of(state)
         await service.require_organizer(tournament_id, bearer_token(request))
@@ -145,7 +171,8 @@ class TournamentsController(Controller):
         tournament_id: FromPath[str],
         data: JSONBody[AdjudicationIn],
     ) -> ResultRow:
-        """Organizer token. Records the game's result as it stands now (its own scoring and tie-breaks on the
+        """The organizer (organizer token, or the organizer's account).
+        Records the game's result as it stands now (its own scoring and tie-breaks on the
         current state, resigned seats last) as the table's result, ``adjudicated: true``; the last open
         table closes the round. 422 ``wrong_game``; 409 ``game_already_decided``, ``tournament_complete``,
         ``tournament_terminated``."""
@@ -215,6 +242,33 @@ class TournamentsController(Controller):
         if accepts(request, CSV):
             return Response(standings_csv(rows), media_type=CSV)
         return Response(rows)
+
+    @get(
+        "/{tournament_id:str}/crosstable",
+        operation_id="getTournamentCrosstable",
+        summary="The crosstable: standings with every round's place and points (JSON or CSV)",
+        opt={OFFERS: (JSON, CSV)},
+    )
+    async def crosstable(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        tournament_id: FromPath[str],
+        download: Annotated[Literal["csv", "json"] | None, QueryParameter()] = None,
+    ) -> Response[Any]:
+        """``{format: "bazaar-games/crosstable", format_version: 1, name, game, status, rounds, rounds_seated,
+        players}``: the standings' rows, best first, each with ``rounds``, one cell per seated round
+        ``{round, kind (game/bye/playing/absent), table, place, size, score, points, opponents, game_id,
+        adjudicated}``. ``Accept: text/csv`` gives one line per player; ``download=csv`` or ``download=json``
+        (a link has no ``Accept``) gives that form as a file to save (``Content-Disposition: attachment``)."""
+        table = await tournaments_of(state).crosstable(tournament_id)
+        as_csv = download == "csv" or (download is None and accepts(request, CSV))
+        headers = {}
+        if download is not None:
+            headers["Content-Disposition"] = f'attachment; filename="crosstable-{tournament_id}.{download}"'
+        if as_csv:
+            return Response(crosstable_csv(table), media_type=CSV, headers=headers)
+        return Response(table, media_type=JSON, headers=headers)
 
     @get(
         "/{tournament_id:str}/results",

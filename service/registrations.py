@@ -73,9 +73,12 @@ class Registrations:
         organizer: Account,
         plays: bool,
         invited: list[Account],
+        registered: list[Account],
     ) -> None:
-        """Open registration: the organizer's account registered if it plays, the invited accounts invited."""
+        """Open registration: the organizer's account registered if it plays, the invited accounts invited,
+        the ``registered`` ones (the server's bots, which accept at once) joined."""
         entries = [(tournament_id, a.account_id, INVITED) for a in invited]
+        entries += [(tournament_id, a.account_id, JOINED) for a in registered]
         if plays:
             entries.append((tournament_id, organizer.account_id, JOINED))
         async with self.accounts.connection() as connection, connection.transaction():
@@ -94,13 +97,15 @@ class Registrations:
                 entries,
             )
 
-    async def organizer_hash(self, tournament_id: str) -> str | None:
-        """The organizer token hash of a tournament in registration (None if it never registered)."""
+    async def organizer(self, tournament_id: str) -> tuple[str, str | None] | None:
+        """The organizer token hash and the organizer's account id of a tournament that registered accounts
+        (None if it never did)."""
         async with self.accounts.connection() as connection:
-            found: str | None = await connection.fetchval(
-                "SELECT organizer_hash FROM tournament_registrations WHERE tournament_id = $1", tournament_id
+            row = await connection.fetchrow(
+                "SELECT organizer_hash, organizer_id FROM tournament_registrations WHERE tournament_id = $1",
+                tournament_id,
             )
-        return found
+        return None if row is None else (row["organizer_hash"], row["organizer_id"])
 
     async def status(self, tournament_id: str) -> str | None:
         """``registering``, ``started``, or None for a tournament that never registered accounts."""
@@ -196,6 +201,17 @@ class Registrations:
             seed_commitment=row["commitment"],
             clock=registration_clock(request),
         )
+
+    async def registering(self, limit: int) -> list[Registration]:
+        """The tournaments still registering players, newest first (at most ``limit``)."""
+        async with self.accounts.connection() as connection:
+            ids = await connection.fetch(
+                "SELECT tournament_id FROM tournament_registrations WHERE status = $1"
+                " ORDER BY created_at DESC LIMIT $2",
+                REGISTERING,
+                limit,
+            )
+        return [await self.registration(row["tournament_id"]) for row in ids]
 
     async def close(self, tournament_id: str, start: Any) -> None:
         """Close registration holding its lock: ``await start(closing)`` opens the tournament (its refusal,

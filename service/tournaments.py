@@ -25,6 +25,7 @@ from domain.tournament import (
     AdjudicateGame,
     AttachGames,
     CreateTournament,
+    Crosstable,
     EnterPlayer,
     RecordGame,
     ResultRow,
@@ -40,6 +41,7 @@ from domain.tournament import (
     round_view,
     seating_rng,
 )
+from domain.tournament.seating import MIN_TABLE
 from domain.tournament.standings import result_row
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service import errors
@@ -65,6 +67,7 @@ from service.tokens import hash_token, new_seed, new_token, seed_commitment, tok
 log = structlog.get_logger("service.tournaments")
 
 CATEGORY = "tournament"
+ORGANIZER_ACCOUNT = "organizer_account"  # creation metadata: the account that created a tournament, if any
 MAX_RETRIES = 8
 CONFLICT_CODES = frozenset(
     {
@@ -88,6 +91,17 @@ class LoadedTournament:
     tournament_id: str
     state: State
     version: int
+
+
+def bot_accepts(account: Account, game: str) -> bool:
+    """Whether an invited account is one of the server's bots, which accepts every invitation to a tournament
+    of the game it plays at once (no client acts for it); 422 ``bot_plays_another_game`` for a tournament of
+    another game, as for a game's invitation (service/lobby.py). Any other account answers for itself."""
+    if account.bot_game is None:
+        return False
+    if account.bot_game != game:
+        raise errors.RuleViolation("bot_plays_another_game", f"{account.name} plays {account.bot_game} only")
+    return True
 
 
 def refusal(rejected: Rejected) -> errors.ServiceError:
@@ -173,20 +187,47 @@ class TournamentService:
             raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
         return keys
 
-    async def require_organizer(self, tournament_id: str, token: str | None) -> None:
-        """401 without a token, 403 with a token that is not this tournament's organizer token."""
+    async def organizer(self, tournament_id: str) -> tuple[str, str | None]:
+        """The tournament's organizer: the organizer token's hash and the organizer's account id (None for
+        a tournament of ``{name}`` players created without an account); 404 if unknown."""
+        if self.registrations is not None and (
+            registered := await self.registrations.organizer(tournament_id)
+        ):
+            return registered
         stored = await self.keys.get(tournament_id)
-        organizer = stored.organizer_hash if stored is not None else None
-        if organizer is None and self.registrations is not None:
-            organizer = await self.registrations.organizer_hash(tournament_id)
-        if organizer is None:
+        if stored is None:
             raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
+        info = await self.store.stream_info(tournament_id)
+        account_id = None if info is None else info.metadata.get(ORGANIZER_ACCOUNT)
+        return stored.organizer_hash, account_id
+
+    async def is_organizer(self, tournament_id: str, token: str | None) -> bool:
+        """Whether ``token`` is the tournament's organizer token or its organizer's account token."""
+        organizer_hash, account_id = await self.organizer(tournament_id)
         if token is None:
+            return False
+        if token_matches(token, organizer_hash):
+            return True
+        if account_id is None or self.accounts is None:
+            return False
+        account = await self.accounts.by_token(token)
+        return account is not None and account.account_id == account_id
+
+    async def require_organizer(self, tournament_id: str, token: str | None) -> None:
+        """401 without a token, 403 with a token that is neither the tournament's organizer token nor its
+        organizer's account token (an organizer who lost the organizer token acts with her account)."""
+        if token is None:
+            await self.organizer(tournament_id)  # 404 first for an unknown tournament
             raise errors.Unauthorized(
-                "token_required", "the organizer's requests need 'Authorization: Bearer <organizer token>'"
+                "token_required",
+                "the organizer's requests need 'Authorization: Bearer <organizer token>' or the organizer's"
+                " account token",
             )
-        if not token_matches(token, organizer):
-            raise errors.Forbidden("not_organizer", "this token is not the tournament's organizer token")
+        if not await self.is_organizer(tournament_id, token):
+            raise errors.Forbidden(
+                "not_organizer",
+                "this token is neither the tournament's organizer token nor its organizer's account token",
+            )
 
     # ----------------------------------------------------------------- creation
 
@@ -205,10 +246,21 @@ class TournamentService:
         names = tuple((player.name or "").strip() for player in request.players)
         seed = request.seed if request.seed is not None else new_seed()
         events = self._creation(request, names, seed)
+        # created by a signed-in account (a token that opens none is 401): that account organizes it too
+        creator = None if token is None or self.accounts is None else await self.accounts.require(token)
         tournament_id = str(uuid.uuid4())
         organizer = new_token()
         player_tokens = [new_token() for _ in names]
-        await self._store(tournament_id, request, hash_token(organizer), names, player_tokens, None, events)
+        await self._store(
+            tournament_id,
+            request,
+            hash_token(organizer),
+            names,
+            player_tokens,
+            None,
+            events,
+            organizer_account=None if creator is None else creator.account_id,
+        )
         return TournamentCreatedOut(
             tournament_id=tournament_id,
             organizer_token=organizer,
@@ -272,9 +324,11 @@ class TournamentService:
         player_tokens: list[str] | None,
         account_ids: list[str] | None,
         events: list[Event],
+        organizer_account: str | None = None,
     ) -> None:
         """Store the keys and the stream of a new tournament (an account tournament's games are rated when
-        the server chose the seed; its players act with their account tokens, so they have no token here)."""
+        the server chose the seed; its players act with their account tokens, so they have no token here;
+        ``organizer_account``: the account that created a tournament of ``{name}`` players, if any)."""
         if await self.keys.get(tournament_id) is None:
             await self.keys.save(
                 TournamentKeys(
@@ -287,6 +341,8 @@ class TournamentService:
                 )
             )
         metadata: dict[str, Any] = {"name": request.name, "game": request.game, "players": list(names)}
+        if organizer_account is not None:
+            metadata[ORGANIZER_ACCOUNT] = organizer_account
         if account_ids is not None:
             metadata["accounts"] = account_ids
             metadata["rated"] = request.seed is None
@@ -311,6 +367,7 @@ class TournamentService:
         self._clock(request)  # refused now, not when registration closes
         plays = False
         invited: list[Account] = []
+        bots: list[Account] = []  # the server's bots invited: registered at once
         for player in request.players:
             kind = seat_kind(player)
             if kind == "account":
@@ -319,18 +376,28 @@ class TournamentService:
                 account = await self.accounts.by_name(player.invite or "")
                 if account is None:
                     raise errors.RuleViolation("unknown_account", f"no account called {shown(player.invite)}")
-                invited.append(account)
+                if bot_accepts(account, request.game):
+                    bots.append(account)
+                else:
+                    invited.append(account)
             else:
                 raise errors.RuleViolation(
                     "bad_player",
                     'tournament players are {account: "me"} or {invite}; "open": true is the tournament\'s',
                 )
-        ids = [a.account_id for a in invited] + ([organizer.account_id] if plays else [])
+        game = self.games.game_named(request.game)
+        fewest_seats = max(MIN_TABLE, game.min_players)
+        if len(bots) >= fewest_seats:  # a table of server bots only would be played with nobody to pace it
+            raise errors.RuleViolation(
+                "too_many_bots",
+                f"every table has a person: a {game.name} tournament invites at most {fewest_seats - 1} of the"
+                " server's bots",
+            )
+        ids = [a.account_id for a in invited + bots] + ([organizer.account_id] if plays else [])
         if len(set(ids)) != len(ids):
             raise errors.RuleViolation("duplicate_account", "an account is invited at most once")
         # The rules' refusals that do not depend on who registers (name, rounds, options...) come now.
         # (checked as for one full table; the number registering is only known when the first round starts)
-        game = self.games.game_named(request.game)
         try:
             self._creation(request, tuple(f"player {i}" for i in range(game.max_players)), "check")
         except errors.RuleViolation as refused:
@@ -343,7 +410,7 @@ class TournamentService:
             tournament_id, request.seed if request.seed is not None else new_seed()
         )
         await self.registrations.open(
-            tournament_id, request, hash_token(organizer_token), organizer, plays, invited
+            tournament_id, request, hash_token(organizer_token), organizer, plays, invited, bots
         )
         log.info("tournament_registration_opened", tournament_id=tournament_id, invited=len(invited))
         return TournamentCreatedOut(
@@ -445,11 +512,15 @@ class TournamentService:
         state = loaded.state
         metadata = (await self.store.stream_info(tournament_id)).metadata  # type: ignore[union-attr]
         account_of = dict(zip(metadata.get("players", []), metadata.get("accounts") or [], strict=False))
+        bot_level_of = await self._bot_levels(list(account_of.values()))
         game_ids: list[str] = []
         for table in rnd.tables:
             request = CreateGame(
                 game=state.game,
-                players=[PlayerIn(name=name) for name in table.players],
+                players=[  # a server bot's account: the bot runner plays its seat (bot_levels in the metadata)
+                    PlayerIn(name=name, bot=bot_level_of.get(account_of.get(name, ""), False))
+                    for name in table.players
+                ],
                 seed=table.seed,
                 options=state.options,
                 rated=bool(metadata.get("rated")),
@@ -483,6 +554,13 @@ class TournamentService:
         )
         await self._resign_withdrawn(loaded)  # a player withdrawn while the round was being seated
         return round_view(loaded.state.rounds[-1])
+
+    async def _bot_levels(self, account_ids: list[str]) -> dict[str, str]:
+        """The level of each of these accounts that is one of the server's bots, by account id."""
+        if self.accounts is None or not account_ids:
+            return {}
+        found = await self.accounts.by_ids(account_ids)
+        return {i: a.bot_level for i, a in found.items() if a.bot_level is not None}
 
     async def seat_accounts(self, accounts: list[str]) -> str:
         """A new game id whose seats these accounts hold (in seat order), so their tokens act for them."""
@@ -661,6 +739,28 @@ class TournamentService:
         """The standings, best first."""
         await self._recorded()
         return TOURNAMENT.standings((await self.load(tournament_id)).state)
+
+    async def latest(self, limit: int) -> list[tuple[str, TournamentView]]:
+        """The newest tournaments past registration, newest first (at most ``limit``): id and overview."""
+        await self._recorded()
+        streams = await self.store.list_streams(category=CATEGORY, limit=limit)
+        return [
+            (info.stream_id, TOURNAMENT.overview((await self.load(info.stream_id)).state)) for info in streams
+        ]
+
+    async def registering(self, limit: int) -> list[Registration]:
+        """The newest tournaments still registering players (none without accounts)."""
+        return [] if self.registrations is None else await self.registrations.registering(limit)
+
+    async def of_accounts(self, tournament_id: str) -> bool:
+        """Whether the tournament's players are accounts (else ``{name}`` players with tokens)."""
+        info = await self.store.stream_info(tournament_id)
+        return info is not None and info.metadata.get("accounts") is not None
+
+    async def crosstable(self, tournament_id: str) -> Crosstable:
+        """The standings with every player's place, score and points round by round (no seeds)."""
+        await self._recorded()
+        return TOURNAMENT.crosstable((await self.load(tournament_id)).state)
 
     async def results(self, tournament_id: str) -> list[SignedResultRow]:
         """One row per finished game, by round then table, with the game's final head signed (a receipt:

@@ -76,6 +76,7 @@ from domain.tournament.commands import (
     TournamentCommand,
     WithdrawPlayer,
 )
+from domain.tournament.crosstable import Crosstable, CrosstableCell, CrosstableRow, crosstable
 from domain.tournament.events import (
     EVENT_TYPE,
     GameAdjudicated,
@@ -113,6 +114,9 @@ __all__ = [
     "AdjudicateGame",
     "AttachGames",
     "CreateTournament",
+    "Crosstable",
+    "CrosstableCell",
+    "CrosstableRow",
     "EnterPlayer",
     "GameAdjudicated",
     "GameFinished",
@@ -146,6 +150,7 @@ __all__ = [
     "awaiting_games",
     "bye_counts",
     "bye_halves",
+    "crosstable",
     "game_seed",
     "meetings",
     "overview",
@@ -175,6 +180,7 @@ class Tournament:
     standings: Callable[[State], list[StandingRow]]  # best first
     results: Callable[[State], list[ResultRow]]  # one row per finished game, by round then table
     overview: Callable[[State], TournamentView]  # status, rounds, tables and their games
+    crosstable: Callable[[State], Crosstable]  # the standings with every player's round by round
 
 
 TOURNAMENT: Final = Tournament(
@@ -187,4 +193,5 @@ TOURNAMENT: Final = Tournament(
     standings=standings,
     results=results,
     overview=overview,
+    crosstable=crosstable,
 )

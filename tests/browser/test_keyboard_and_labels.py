@@ -122,7 +122,7 @@ async def test_every_page_is_labelled_and_reachable_by_keyboard(visit: Visit, we
 
     pages = {
         "home, signed out": ("/", "#sign-in-token"),
-        "tournament": (f"/tournaments/{cup['tournament_id']}", "#standings"),
+        "tournament": (f"/tournaments/{cup['tournament_id']}", "#crosstable"),
         "player": ("/players/A", "h1"),
         "watch johari": (f"/games/{watched['game_id']}", "#board > *"),
         "watch bazaar": (f"/games/{bazaar['game_id']}", "#board > *"),

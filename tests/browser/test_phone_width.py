@@ -76,7 +76,7 @@ async def test_every_page_fits_a_390_pixel_wide_phone(phone: Visit, web: str) ->
         "rules bazaar": ("/rules/bazaar", "#document"),
         "rules johari": ("/rules/johari", "#document"),
         "problem": ("/problems/not_found", "#document"),
-        "tournament": (f"/tournaments/{cup['tournament_id']}", "#standings"),
+        "tournament": (f"/tournaments/{cup['tournament_id']}", "#crosstable"),
         "player": ("/players/A", "h1"),
         "replay": (f"/games/{finished.game_id}/replay", "#replay[data-at='1']"),
         "error": ("/no-such-page", "#error-detail"),

@@ -152,7 +152,7 @@ async def test_the_tournament_page_shows_rounds_tables_standings_and_results(htt
     for table in tables:
         assert f'href="/games/{table["game_id"]}"' in text, "each table links to its game"
     assert f'href="/games/{first["game_id"]}/replay"' in text, "a finished table's result links to its replay"
-    standings = text[text.index('id="standings"') :]
+    standings = text[text.index('id="crosstable"') :]  # the standings' figures, round by round
     assert all(name in standings for name in names)
     player = await http.get(f"/players/{first['seats'][0]['name']}")
     assert player.status_code == 200 and f"/games/{first['game_id']}" in player.text
