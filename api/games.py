@@ -4,7 +4,8 @@ export."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
@@ -29,11 +30,12 @@ from service.models import (
     GameExport,
     GameInfo,
     GamePage,
-    ScoreSheetOut,
     StateAt,
 )
 from service.projections import GameProjection
 from service.reads import GameReads
+
+T = TypeVar("T")
 
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
 
@@ -102,6 +104,24 @@ async def readable_game(
     seat = await reader_seat(service, game_id, request)
     loaded.check_readable(seat)
     return loaded, seat
+
+
+async def read_game(
+    state: State,
+    request: Request[Any, Any, Any],
+    game_id: str,
+    min_version: int,
+    read: Callable[[GameService], Awaitable[T]],
+) -> T:
+    """``read`` of a game the caller may read (``readable_game``), on the database game reads go to, never
+    older than ``min_version`` (service/reads.py)."""
+
+    async def checked(service: GameService) -> tuple[LoadedGame, T]:
+        loaded, _ = await readable_game(service, game_id, request)
+        return loaded, await read(service)
+
+    _, answer = await reads_of(state).read(game_id, min_version, checked)
+    return answer
 
 
 def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
@@ -385,11 +405,9 @@ class GamesController(Controller):
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
 
-        async def read_sheet(service: GameService) -> tuple[LoadedGame, ScoreSheetOut]:
-            loaded, _ = await readable_game(service, game_id, request)
-            return loaded, await service.scoresheet(game_id)
-
-        _, sheet = await reads_of(state).read(game_id, min_version, read_sheet)
+        sheet = await read_game(
+            state, request, game_id, min_version, lambda service: service.scoresheet(game_id)
+        )
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
@@ -409,13 +427,7 @@ class GamesController(Controller):
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
         409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
-
-        async def read_export(service: GameService) -> tuple[LoadedGame, GameExport]:
-            loaded, _ = await readable_game(service, game_id, request)
-            return loaded, await service.export(game_id)
-
-        _, exported = await reads_of(state).read(game_id, min_version, read_export)
-        return exported
+        return await read_game(state, request, game_id, min_version, lambda service: service.export(game_id))
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(
@@ -426,10 +438,4 @@ class GamesController(Controller):
         min_version: MinVersion = 0,
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
-
-        async def read_audit(service: GameService) -> tuple[LoadedGame, AuditReport]:
-            loaded, _ = await readable_game(service, game_id, request)
-            return loaded, await service.audit(game_id)
-
-        _, report = await reads_of(state).read(game_id, min_version, read_audit)
-        return report
+        return await read_game(state, request, game_id, min_version, lambda service: service.audit(game_id))

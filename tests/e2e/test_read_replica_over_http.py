@@ -16,7 +16,7 @@ from httpx_sse import aconnect_sse
 
 from tests.e2e.conftest import SERVED_AS_SHIPPED, start_server
 from tests.support.databases import fresh_database, superuser_url
-from tests.support.standby import StandbyPair, primary_with_standby
+from tests.support.standby import StandbyPair
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -26,10 +26,9 @@ LAG = "50ms"  # the standby applies each commit this long after the primary (rec
 
 
 @pytest.fixture(scope="module")
-def pair() -> Iterator[StandbyPair]:
-    """A primary of its own and a streaming standby of it."""
-    with primary_with_standby() as started:
-        yield started
+def pair(standby_pair: StandbyPair) -> StandbyPair:
+    """The session's primary and its streaming standby (tests/conftest.py)."""
+    return standby_pair
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +71,8 @@ async def versions_until_end(http: httpx.AsyncClient, path: str) -> tuple[int, l
         async for message in stream:
             if message.event == "end":
                 return int(snapshot.id), versions, json.loads(message.data)["version"]
-            if message.event == "message":
+            # httpx_sse hands a keep-alive comment over as an empty "message" carrying the last id: no event
+            if message.event == "message" and message.data:
                 versions.append(int(message.id))
     raise AssertionError("the stream closed without an end event")
 

@@ -11,7 +11,7 @@ import dataclasses
 import itertools
 import random
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -31,7 +31,7 @@ from service.reads import GameReads
 from service.settings import Settings
 from tests.support.client_play import create_game
 from tests.support.databases import fresh_database, superuser_url
-from tests.support.standby import StandbyPair, primary_with_standby
+from tests.support.standby import StandbyPair
 
 pytestmark = pytest.mark.db
 
@@ -40,10 +40,9 @@ WAIT = 60.0
 
 
 @pytest.fixture(scope="module")
-def pair() -> Iterator[StandbyPair]:
-    """A primary of its own and a streaming standby of it."""
-    with primary_with_standby() as started:
-        yield started
+def pair(standby_pair: StandbyPair) -> StandbyPair:
+    """The session's primary and its streaming standby (tests/conftest.py)."""
+    return standby_pair
 
 
 @pytest.fixture(scope="module")
