@@ -170,6 +170,7 @@ class ReplicaStore:
         self.replay = ReplayFence(replica.pool, replica.acquire_timeout, on_failure=self._unreachable)
         self.pool, self.acquire_timeout = primary.pool, primary.acquire_timeout  # work claimed beside it
         self._down_until = 0.0  # monotonic time before which the standby is not tried again
+        self._lag_reported = float("-inf")  # monotonic time of the last ``replica_lagging`` log line
 
     @property
     def replica_up(self) -> bool:
@@ -195,8 +196,18 @@ class ReplicaStore:
 
     async def replayed(self, lsn: int) -> bool:
         """Wait (at most ``fence_seconds``) until the standby has replayed the primary's position ``lsn``;
-        False if it has not, or is down (its reads go to the primary then)."""
-        return self.replica_up and await self.replay.reached(lsn, self.fence_seconds)
+        False if it has not, or is down (its reads go to the primary then). A standby found lagging more
+        than that is logged (``replica_lagging``, at most once per ``RETRY_SECONDS``)."""
+        if not self.replica_up:
+            return False
+        if await self.replay.reached(lsn, self.fence_seconds):
+            return True
+        if self.replica_up and time.monotonic() - self._lag_reported >= RETRY_SECONDS:
+            self._lag_reported = time.monotonic()
+            log.warning(
+                "replica_lagging", behind_bytes=lsn - self.replay.replayed, waited_s=self.fence_seconds
+            )
+        return False
 
     async def catch_up(self) -> bool:
         """Wait (at most ``fence_seconds``) until the standby has replayed everything the primary has flushed
