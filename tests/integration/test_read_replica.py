@@ -19,6 +19,7 @@ import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
+import eventstore.replica
 from api.app import create_app, read_side
 from api.streams import stream_start
 from domain.registry import all_games
@@ -31,6 +32,7 @@ from service.reads import GameReads
 from service.settings import Settings
 from tests.support.client_play import create_game
 from tests.support.databases import fresh_database, superuser_url
+from tests.support.logs import logs_of
 from tests.support.standby import StandbyPair
 
 pytestmark = pytest.mark.db
@@ -191,9 +193,11 @@ async def test_reads_go_to_the_standby_and_commands_and_listen_to_the_primary(
         events = (await client.get(f"/v1/games/{game_id}/events")).json()
         assert events["version"] == version and events["events"][-1]["version"] == version
         # read-your-writes: with min_version the answer is never older (the standby is paused: the primary)
-        for path in ("", "/events", "/legal", "/scoresheet", "/audit"):
-            answer = await client.get(f"/v1/games/{game_id}{path}", params={"min_version": moved})
-            assert answer.status_code == 200, (path, answer.text)
+        with logs_of(eventstore.replica) as logged:
+            for path in ("", "/events", "/legal", "/scoresheet", "/audit"):
+                answer = await client.get(f"/v1/games/{game_id}{path}", params={"min_version": moved})
+                assert answer.status_code == 200, (path, answer.text)
+        assert [line for line in logged if line["event"] == "replica_lagging"]  # the operator is told
         fresh = await client.get(f"/v1/games/{game_id}", params={"min_version": moved})
         assert fresh.json()["version"] == moved and fresh.headers["etag"] == f'"{moved}"'
         assert (await client.get(f"/v1/games/{game_id}/events", params={"min_version": moved})).json()[
