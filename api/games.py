@@ -4,7 +4,8 @@ export."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
@@ -22,6 +23,7 @@ from service.models import (
     Catalog,
     CommandAccepted,
     CreateGame,
+    EventOut,
     EventPage,
     GameCreated,
     GameDetail,
@@ -31,8 +33,24 @@ from service.models import (
     StateAt,
 )
 from service.projections import GameProjection
+from service.reads import GameReads
+
+T = TypeVar("T")
 
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
+
+# Read-your-writes on a read replica (docs/api.md "Reading your own writes"): the answer is never older
+MinVersion = Annotated[
+    int,
+    QueryParameter(
+        ge=0,
+        le=MAX_VERSION,
+        description=(
+            "The answer is at this version of the game or later (e.g. the version of the caller's own last "
+            "command; 0, the default: any): 409 version_not_reached when the game has no such version"
+        ),
+    ),
+]
 
 
 SESSION_COOKIE = "session"  # a signed-in browser's account token (api/sessions.py)
@@ -88,6 +106,24 @@ async def readable_game(
     return loaded, seat
 
 
+async def read_game(
+    state: State,
+    request: Request[Any, Any, Any],
+    game_id: str,
+    min_version: int,
+    read: Callable[[GameService], Awaitable[T]],
+) -> T:
+    """``read`` of a game the caller may read (``readable_game``), on the database game reads go to, never
+    older than ``min_version`` (service/reads.py)."""
+
+    async def checked(service: GameService) -> tuple[LoadedGame, T]:
+        loaded, _ = await readable_game(service, game_id, request)
+        return loaded, await read(service)
+
+    _, answer = await reads_of(state).read(game_id, min_version, checked)
+    return answer
+
+
 def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
     """Whether ``media_type`` is the representation the request's ``Accept`` prefers (q-values honoured)."""
     return negotiate(request) == media_type
@@ -97,6 +133,12 @@ def service_of(state: State) -> GameService:
     """The GameService wired in by create_app."""
     service: GameService = state.games
     return service
+
+
+def reads_of(state: State) -> GameReads:
+    """Where reads of games go (the read replica's service, or the primary's), wired in by create_app."""
+    reads: GameReads = state.game_reads
+    return reads
 
 
 def lobby_of(state: State) -> LobbyService:
@@ -224,12 +266,17 @@ class GamesController(Controller):
 
     @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
     async def get_game(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = 0,
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
-        service = service_of(state)
-        loaded, seat = await readable_game(service, game_id, request)
-        detail = service.detail(loaded, seat)
+        loaded, seat = await reads_of(state).read(
+            game_id, min_version, lambda service: readable_game(service, game_id, request)
+        )
+        detail = service_of(state).detail(loaded, seat)
         return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
     @post(
@@ -272,10 +319,17 @@ class GamesController(Controller):
     @get(
         "/games/{game_id:str}/legal", operation_id="getLegal", summary="Every command the caller may send now"
     )
-    async def legal(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> list[Any]:
+    async def legal(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = 0,
+    ) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
-        service = service_of(state)
-        loaded, seat = await readable_game(service, game_id, request)
+        loaded, seat = await reads_of(state).read(
+            game_id, min_version, lambda service: readable_game(service, game_id, request)
+        )
         return loaded.legal(seat)
 
     @get(
@@ -291,14 +345,19 @@ class GamesController(Controller):
         game_id: FromPath[str],
         after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
+        min_version: MinVersion = 0,
     ) -> Response[Any]:
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
-        service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await reader_seat(service, game_id, request)
-        loaded, events = await service.history(game_id, seat, after=after, limit=limit)
-        loaded.check_readable(seat)
+
+        async def history(service: GameService) -> tuple[LoadedGame, list[EventOut]]:
+            await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+            seat = await reader_seat(service, game_id, request)
+            loaded, events = await service.history(game_id, seat, after=after, limit=limit)
+            loaded.check_readable(seat)
+            return loaded, events
+
+        loaded, events = await reads_of(state).read(game_id, min_version, history)
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
         return Response(
@@ -316,13 +375,18 @@ class GamesController(Controller):
         state: State,
         game_id: FromPath[str],
         at: Annotated[int, QueryParameter(ge=1, le=MAX_VERSION)],
+        min_version: MinVersion = 0,
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
-        service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await reader_seat(service, game_id, request)
-        loaded, view = await service.state_at(game_id, seat, at)
-        loaded.check_readable(seat)
+
+        async def view_at(service: GameService) -> tuple[LoadedGame, Any]:
+            await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+            seat = await reader_seat(service, game_id, request)
+            loaded, view = await service.state_at(game_id, seat, at)
+            loaded.check_readable(seat)
+            return loaded, view
+
+        loaded, view = await reads_of(state).read(game_id, min_version, view_at)
         return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
     @get(
@@ -332,12 +396,18 @@ class GamesController(Controller):
         opt={OFFERS: (JSON, CSV)},
     )
     async def scoresheet(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = 0,
     ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
-        await readable_game(service_of(state), game_id, request)
-        sheet = await service_of(state).scoresheet(game_id)
+
+        sheet = await read_game(
+            state, request, game_id, min_version, lambda service: service.scoresheet(game_id)
+        )
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
@@ -348,18 +418,24 @@ class GamesController(Controller):
         summary="A finished game as one self-contained document for offline verification",
     )
     async def export(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = 0,
     ) -> GameExport:
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
         409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
-        await readable_game(service_of(state), game_id, request)
-        return await service_of(state).export(game_id)
+        return await read_game(state, request, game_id, min_version, lambda service: service.export(game_id))
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = 0,
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
-        await readable_game(service_of(state), game_id, request)
-        return await service_of(state).audit(game_id)
+        return await read_game(state, request, game_id, min_version, lambda service: service.audit(game_id))

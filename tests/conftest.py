@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.databases import fresh_database, superuser_pool_on
+from tests.support.standby import StandbyPair, primary_with_standby
 
 # Property tests judge results, not speed: on a loaded two-core CI machine a per-example deadline or the
 # too-slow health check would fail correct code (speed targets live in `make bench`).
@@ -64,3 +65,10 @@ async def superuser_pool(database_url: str, server_url: str) -> AsyncIterator[as
     """A pool on the test database as the server's superuser: what an operator could do (tampering)."""
     async with superuser_pool_on(database_url, server_url) as created:
         yield created
+
+
+@pytest.fixture(scope="session")
+def standby_pair() -> Iterator[StandbyPair]:
+    """A primary of its own with a streaming hot standby (tests/support/standby.py), started on first use."""
+    with primary_with_standby() as started:
+        yield started
