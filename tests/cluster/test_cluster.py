@@ -1,0 +1,318 @@
+"""The service on several hosts and an HA PostgreSQL (docs/operations.md), each check on the one cluster of
+tests/cluster/conftest.py, in this order (the later ones change the cluster): spectators on every host,
+background decisions across hosts, an app host killed, the primary's host crashed, a lossy failover.
+
+Run with ``make cluster-test`` (root: it builds network namespaces); not part of ``make test``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from typing import Any
+
+import httpx
+
+from tests.cluster.conftest import figure
+from tests.cluster.network import set_link
+from tests.cluster.nodes import APP_PORT, APPS, Cluster
+from tests.cluster.play import Burst, Spectator, connect, lost_acks, wait_until
+
+GAMES_IN_BURST = 12  # games played at once by a burst's players (each a sequence of johari games)
+
+
+def superuser(cluster: Cluster) -> str:
+    """The superuser's URL through HAProxy's primary frontend (the checks read the store directly)."""
+    return cluster.url("postgres")
+
+
+async def stored_versions(cluster: Cluster, game_ids: list[str]) -> dict[str, int]:
+    """Each game's version in the store."""
+    connection = await connect(superuser(cluster))
+    try:
+        rows = await connection.fetch(
+            "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])", game_ids
+        )
+    finally:
+        await connection.close()
+    return {row["stream_id"]: row["version"] for row in rows}
+
+
+def summary(ledger_acks: int, lost: int, retried: Counter[str]) -> str:
+    """acknowledged / lost / retried attempts by cause, for a figure line."""
+    causes = ", ".join(f"{cause} {count}" for cause, count in retried.most_common()) or "none"
+    return f"acknowledged {ledger_acks}, lost {lost}, attempts retried: {causes}"
+
+
+async def test_a_every_spectator_stream_on_every_host_gets_every_version_exactly_once(
+    cluster: Cluster,
+) -> None:
+    """Streams on each host, the games played through the balancer on all hosts: each stream shows every
+    version after its snapshot once, in order, up to the stored version."""
+    followed = 6
+    clients = [httpx.AsyncClient(timeout=httpx.Timeout(60.0)) for _ in APPS]
+    spectators: list[Spectator] = []
+    try:
+        async with Burst(cluster.http, games=followed) as burst:
+            await wait_until("the burst's first games", lambda: len(burst.ledger.games) >= followed)
+            for game_id in sorted(burst.ledger.games)[:followed]:
+                for app, client in zip(APPS, clients, strict=True):
+                    spectator = Spectator(f"{app.front}:{APP_PORT}", game_id)
+                    spectator.task = asyncio.create_task(spectator.follow(client))
+                    spectators.append(spectator)
+            await wait_until(
+                "every stream's snapshot", lambda: all(s.snapshot is not None for s in spectators)
+            )
+            await burst.acks(len(burst.ledger.acks) + 150)
+        stored = await stored_versions(cluster, sorted({s.game_id for s in spectators}))
+        await wait_until(
+            "every stream to reach its game's stored version",
+            lambda: all(s.ended or s.last >= stored[s.game_id] for s in spectators),
+            seconds=60,
+        )
+    finally:
+        for spectator in spectators:
+            if spectator.task is not None:
+                spectator.task.cancel()
+        await asyncio.gather(*(s.task for s in spectators if s.task), return_exceptions=True)
+        for client in clients:
+            await client.aclose()
+    faults = {f"{s.host} {s.game_id}": s.fault(stored[s.game_id]) for s in spectators}
+    faults = {where: fault for where, fault in faults.items() if fault}
+    delivered = sum(len(s.ids) for s in spectators)
+    figure(
+        f"a. {len(spectators)} streams on {len(APPS)} hosts delivered {delivered} events, {len(faults)} faulty"
+    )
+    assert not faults, f"streams that missed or repeated versions: {faults}"
+    assert delivered > 0, "no stream delivered any event: the burst did not play the followed games"
+
+
+async def wait_finished(cluster: Cluster, game_ids: list[str], seconds: float) -> None:
+    """Wait until every game is finished in the store."""
+    done: set[str] = set()
+
+    async def check() -> None:
+        connection = await connect(superuser(cluster))
+        try:
+            rows = await connection.fetch(
+                "SELECT stream_id FROM streams WHERE stream_id = ANY($1::text[]) AND status = 'finished'",
+                game_ids,
+            )
+        finally:
+            await connection.close()
+        done.update(row["stream_id"] for row in rows)
+
+    deadline = time.monotonic() + seconds
+    while True:
+        await check()
+        if len(done) == len(game_ids):
+            return
+        assert time.monotonic() < deadline, f"{len(game_ids) - len(done)} games never finished"
+        await asyncio.sleep(0.5)
+
+
+def logged(cluster: Cluster, event: str, game_ids: set[str]) -> Counter[str]:
+    """How many times each app host logged ``event`` for one of ``game_ids``."""
+    counts: Counter[str] = Counter()
+    for app in APPS:
+        counts[app.name] += sum(
+            1
+            for line in cluster.log_lines(app.name)
+            if line.get("event") == event and line.get("game_id") in game_ids
+        )
+    return counts
+
+
+async def test_b_timeouts_and_bot_moves_are_decided_once_across_hosts(cluster: Cluster) -> None:
+    """Every host runs a bot runner and a clock scheduler, all woken by every append: each bot move and each
+    timeout is claimed by one host, computed there and appended once. A decision computed by a second host
+    would be refused by the store and logged (``bot_move_refused``, ``timeout_refused``)."""
+    async with httpx.AsyncClient(base_url=cluster.http, timeout=30) as client:
+        bot_games, timed_games = [], []
+        for _ in range(4):
+            # a person and two bots; the person resigns at once, a stand-in takes their seat and the two
+            # bots play the game to its end
+            response = await client.post(
+                "/v1/games",
+                json={"game": "johari", "players": [{"name": "p"}, {"bot": "random"}, {"bot": "random"}]},
+            )
+            assert response.status_code == 201, response.text
+            created: dict[str, Any] = response.json()
+            resigned = await client.post(
+                f"/v1/games/{created['game_id']}/commands",
+                json={"type": "resign"},
+                headers={"Authorization": f"Bearer {created['seats'][0]['token']}"},
+            )
+            assert resigned.status_code == 200, resigned.text
+            bot_games.append(created["game_id"])
+        for _ in range(4):
+            # nobody moves: each decision times out after 1 s, the second timeout of a seat resigns it
+            response = await client.post(
+                "/v1/games",
+                json={
+                    "game": "johari",
+                    "players": [{"name": "a"}, {"name": "b"}],
+                    "clock": {"decision_seconds": 1, "max_timeouts": 2},
+                },
+            )
+            assert response.status_code == 201, response.text
+            timed_games.append(response.json()["game_id"])
+    await wait_finished(cluster, bot_games + timed_games, seconds=300)
+    connection = await connect(superuser(cluster))
+    try:
+        stored_timeouts = await connection.fetchval(
+            "SELECT count(*) FROM events WHERE stream_id = ANY($1::text[])"
+            " AND type IN ('seat_timed_out', 'seat_resigned')",
+            timed_games,
+        )
+        bot_moves = await connection.fetchval(
+            "SELECT count(*) FROM commands WHERE stream_id = ANY($1::text[]) AND command_id LIKE '%:bot-v%'",
+            bot_games,
+        )
+    finally:
+        await connection.close()
+    timed_out = logged(cluster, "seat_timed_out", set(timed_games))
+    refused_timeouts = logged(cluster, "timeout_refused", set(timed_games))
+    refused_bots = logged(cluster, "bot_move_refused", set(bot_games))
+    figure(
+        f"b. {bot_moves} bot moves in {len(bot_games)} games, refused {sum(refused_bots.values())};"
+        f" {stored_timeouts} timeouts stored, appended by host {dict(timed_out)},"
+        f" refused {sum(refused_timeouts.values())}"
+    )
+    assert bot_moves > 0, "the bots made no move"
+    assert not sum(refused_bots.values()), (
+        f"bot moves decided by two hosts (refused on append): {refused_bots}"
+    )
+    assert not sum(refused_timeouts.values()), f"timeouts decided by two hosts: {refused_timeouts}"
+    assert sum(timed_out.values()) == stored_timeouts, (
+        f"timeouts appended ({dict(timed_out)}) differ from the timeouts stored ({stored_timeouts})"
+    )
+
+
+async def test_c_killing_an_app_host_mid_burst_loses_no_acknowledged_command(cluster: Cluster) -> None:
+    """kill -9 an app host while commands flow through the balancer: every acknowledged command is stored."""
+    victim = APPS[0]
+    async with Burst(cluster.http, games=GAMES_IN_BURST) as burst:
+        await burst.acks(100)
+        killed_at = time.monotonic()
+        cluster.crash(victim)
+        await wait_until(
+            "commands acknowledged after the kill", lambda: len(burst.ledger.acked_after(killed_at)) >= 100
+        )
+    lost = await lost_acks(superuser(cluster), burst.ledger.acks)
+    figure(f"c. app host killed: {summary(len(burst.ledger.acks), len(lost), burst.ledger.retried)}")
+    cluster.start_app(victim)
+    await asyncio.to_thread(cluster.wait_ready, victim)
+    assert not lost, f"acknowledged commands not stored: {lost[:10]}"
+    assert not burst.ledger.refused, f"commands refused: {burst.ledger.refused}"
+    assert burst.ledger.unanswered == 0, f"{burst.ledger.unanswered} commands never answered"
+
+
+async def test_d_crashing_the_primary_loses_no_acknowledged_command_and_writes_resume(
+    cluster: Cluster,
+) -> None:
+    """kill -9 every process of the primary's host mid-burst: the synchronous standby takes over, no
+    acknowledged command is lost, writes resume within 30 s; the old primary then rejoins as a standby."""
+    primary, standby = await asyncio.to_thread(cluster.wait_synchronous)
+    async with Burst(cluster.http, games=GAMES_IN_BURST) as burst:
+        await burst.acks(100)
+        crashed_at = time.monotonic()
+        cluster.crash(primary)
+        await wait_until("a write after the crash", lambda: burst.ledger.acked_after(crashed_at), seconds=120)
+        resumed = min(ack.answered_at for ack in burst.ledger.acked_after(crashed_at)) - crashed_at
+        await wait_until("more writes", lambda: len(burst.ledger.acked_after(crashed_at)) >= 100)
+    lost = await lost_acks(superuser(cluster), burst.ledger.acks)
+    new_leader = cluster.leader()
+    figure(
+        f"d. primary {primary.name} crashed, {new_leader and new_leader.name} leads; writes resumed after"
+        f" {resumed:.1f} s; {summary(len(burst.ledger.acks), len(lost), burst.ledger.retried)}"
+    )
+    rejoin_started = time.monotonic()
+    cluster.start_patroni(primary)
+    await asyncio.to_thread(cluster.wait_synchronous)
+    figure(
+        f"d. {primary.name} rejoined as the synchronous standby in {time.monotonic() - rejoin_started:.1f} s"
+    )
+    assert new_leader == standby, f"the synchronous standby {standby.name} should lead, not {new_leader}"
+    assert not lost, f"acknowledged commands lost in the failover: {lost[:10]}"
+    assert resumed <= 30, f"writes resumed only {resumed:.1f} s after the crash (more than 30 s)"
+    assert not burst.ledger.refused, f"commands refused: {burst.ledger.refused}"
+    assert burst.ledger.unanswered == 0, f"{burst.ledger.unanswered} commands never answered"
+
+
+async def served_heads(game_ids: list[str]) -> dict[tuple[str, str], tuple[int, str]]:
+    """Each app host's (version, signed head hash) of each game, read from the host directly."""
+    served: dict[tuple[str, str], tuple[int, str]] = {}
+    async with httpx.AsyncClient(timeout=30) as client:
+        for app in APPS:
+            for game_id in game_ids:
+                response = await client.get(f"http://{app.front}:{APP_PORT}/v1/games/{game_id}")
+                assert response.status_code == 200, (
+                    f"{app.name} {game_id}: {response.status_code} {response.text}"
+                )
+                detail = response.json()
+                served[(app.name, game_id)] = (detail["version"], detail["head"]["head_hash"])
+    return served
+
+
+async def test_e_after_a_lossy_failover_no_game_is_served_at_a_vanished_version(cluster: Cluster) -> None:
+    """Asynchronous replication, the standby cut off from the primary's WAL, the primary crashed: the
+    standby takes over without the last commits. Every host then serves every game at a version the store
+    holds, with the store's hash (no cached state from the lost history), and accepts commands on them."""
+    primary, standby = await asyncio.to_thread(cluster.wait_synchronous)
+    cluster.patch_dcs({"synchronous_mode": False, "maximum_lag_on_failover": 1 << 40})
+
+    async def asynchronous() -> bool:
+        connection = await connect(superuser(cluster))
+        try:
+            states = await connection.fetch("SELECT sync_state FROM pg_stat_replication")
+        finally:
+            await connection.close()
+        return bool(states) and all(row["sync_state"] == "async" for row in states)
+
+    deadline = time.monotonic() + 60
+    while not await asynchronous():
+        assert time.monotonic() < deadline, "the standby never became asynchronous"
+        await asyncio.sleep(0.2)
+    async with Burst(cluster.http, games=GAMES_IN_BURST) as burst:
+        await burst.acks(50)
+        set_link(primary, "r", up=False)  # the standby receives no more WAL: it lags from here
+        unplugged_at = time.monotonic()
+        await wait_until(
+            "commands acknowledged in the lag window",
+            lambda: len(burst.ledger.acked_after(unplugged_at)) >= 100,
+        )
+        crashed_at = time.monotonic()
+        cluster.crash(primary)
+        await wait_until("a write after the crash", lambda: burst.ledger.acked_after(crashed_at), seconds=120)
+        resumed = min(ack.answered_at for ack in burst.ledger.acked_after(crashed_at)) - crashed_at
+        await wait_until("more writes", lambda: len(burst.ledger.acked_after(crashed_at)) >= 100)
+    in_window = [ack for ack in burst.ledger.acks if unplugged_at < ack.sent_at < crashed_at]
+    lost = await lost_acks(superuser(cluster), [ack for ack in burst.ledger.acks if ack.sent_at < crashed_at])
+    games = sorted(burst.ledger.games)
+    served = await served_heads(games)
+    connection = await connect(superuser(cluster))
+    try:
+        rows = await connection.fetch(
+            "SELECT stream_id, version, hash FROM events WHERE stream_id = ANY($1::text[])", games
+        )
+    finally:
+        await connection.close()
+    stored = {(row["stream_id"], row["version"]): bytes(row["hash"]).hex() for row in rows}
+    vanished = {
+        f"{host} {game_id}": version
+        for (host, game_id), (version, head) in served.items()
+        if stored.get((game_id, version)) != head
+    }
+    refused = {cause: n for cause, n in burst.ledger.refused.items() if not cause.startswith("422")}
+    figure(
+        f"e. asynchronous failover to {standby.name} after {resumed:.1f} s: {len(in_window)} commands acknowledged"
+        f" in the lag window, {len(lost)} of them lost (expected: the risk of asynchronous replication);"
+        f" {len(served)} (host, game) pairs served, {len(vanished)} at a vanished version"
+    )
+    assert lost, (
+        "the asynchronous failover lost nothing: the standby did not lag, the scenario proved nothing"
+    )
+    assert not vanished, f"games served at versions the store no longer holds: {vanished}"
+    assert not refused, f"commands refused after the lossy failover (a stale cached state?): {refused}"
