@@ -41,7 +41,11 @@ def cluster() -> Iterator[Cluster]:
                 running.start_patroni(node)
             running.wait_synchronous()
             running.start_haproxy()
-            wait_for("PostgreSQL through HAProxy", lambda: running.psql("SELECT 1", "postgres") == "1")
+            # HAProxy counts a server up until its first check fails: wait until it routes to the primary only
+            wait_for(
+                "the primary through HAProxy",
+                lambda: running.psql("SELECT pg_is_in_recovery()", "postgres") == "f",
+            )
             running.create_roles()
             running.write_signing_key()
             for app in APPS:  # started together: their migrations take turns (an advisory lock)

@@ -97,8 +97,9 @@ class Cluster:
     def url(
         self, role: str, database: str = "games", host: str = BALANCER.front, port: int = POSTGRES_PORT
     ) -> str:
-        """A PostgreSQL URL as ``role`` through HAProxy's primary frontend (or ``host``:``port``)."""
-        return f"postgresql://{role}:{self.passwords[role]}@{host}:{port}/{database}"
+        """A PostgreSQL URL as ``role`` through HAProxy's primary frontend (or ``host``:``port``); it accepts
+        only a server that takes writes (HAProxy counts a server up until its first check fails)."""
+        return f"postgresql://{role}:{self.passwords[role]}@{host}:{port}/{database}?target_session_attrs=read-write"
 
     @property
     def http(self) -> str:
@@ -376,4 +377,3 @@ class Cluster:
         for process in self.processes.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=10)
-
