@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import ExitStack, asynccontextmanager
 from typing import Any
@@ -54,6 +55,7 @@ from api.system import SystemController
 from api.tournaments import TournamentsController
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
+from eventstore.replica import ReplicaStore
 from service.accounts import AccountService, VerifiedClients
 from service.bots import BotRunner
 from service.claims import claims_of
@@ -64,6 +66,7 @@ from service.logging import configure_logging
 from service.notifications import Notifications
 from service.projections import GameProjection
 from service.ratings import RatingService
+from service.reads import GameReads
 from service.settings import Settings
 from service.signing import load_signer
 from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
@@ -119,6 +122,27 @@ async def before_handler(request: Request[Any, Any, Any]) -> None:
         await refuse_lax_json(request)
 
 
+async def read_side(
+    settings: Settings, store: PostgresEventStore, games: GameService, acquire_timeout: float
+) -> tuple[GameReads, ReplicaStore | None]:
+    """Where game reads go: with READ_DATABASE_URL, a GameService over the standby (reads there, writes and
+    LISTEN on the primary, eventstore/replica.py) beside the primary's; without it, the primary's alone."""
+    if not settings.read_database_url:
+        return GameReads(games), None
+    # no connection at start-up: a standby that is down must not keep the service from serving
+    read_pool = await create_pool(
+        settings.read_database_url, dataclasses.replace(settings, pool_min=0), "bazaar-games-reads"
+    )
+    replica = ReplicaStore(
+        store,
+        PostgresEventStore(read_pool, acquire_timeout=acquire_timeout),
+        fence_seconds=settings.read_replica_wait_ms / 1000,
+    )
+    # the keys (immutable, cached) and the accounts stay the primary's: one read per game and process
+    reader = GameService(replica, games.keys, games.games, accounts=games.accounts, signer=games.signer)
+    return GameReads(games, reader, replica.catch_up), replica
+
+
 def create_app(
     settings: Settings | None = None,
     projection_wake: Callable[[], Awaitable[object]] | None = None,
@@ -149,6 +173,8 @@ def create_app(
             signer=app.state.signer,
         )
         app.state.games = games
+        reads, replica = await read_side(settings, store, games, wait)
+        app.state.game_reads = reads
         app.state.lobby = LobbyService(
             games,
             accounts,
@@ -196,6 +222,9 @@ def create_app(
                 await asyncio.gather(*loops, return_exceptions=True)
                 await store.stop()
                 await claims_of(store).close()  # its connection back: the pool closes once all are
+            if replica is not None:
+                await replica.stop()
+                await replica.replica.pool.close()
             await pool.close()
 
     signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it

@@ -22,17 +22,33 @@ from service.models import (
     Catalog,
     CommandAccepted,
     CreateGame,
+    EventOut,
     EventPage,
     GameCreated,
     GameDetail,
     GameExport,
     GameInfo,
     GamePage,
+    ScoreSheetOut,
     StateAt,
 )
 from service.projections import GameProjection
+from service.reads import GameReads
 
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
+
+# Read-your-writes on a read replica (docs/api.md "Reading your own writes"): the answer is never older
+MinVersion = Annotated[
+    int | None,
+    QueryParameter(
+        ge=0,
+        le=MAX_VERSION,
+        description=(
+            "The answer is at this version of the game or later (e.g. the version of the caller's own last "
+            "command): 409 version_not_reached when the game has no such version"
+        ),
+    ),
+]
 
 
 SESSION_COOKIE = "session"  # a signed-in browser's account token (api/sessions.py)
@@ -97,6 +113,12 @@ def service_of(state: State) -> GameService:
     """The GameService wired in by create_app."""
     service: GameService = state.games
     return service
+
+
+def reads_of(state: State) -> GameReads:
+    """Where reads of games go (the read replica's service, or the primary's), wired in by create_app."""
+    reads: GameReads = state.game_reads
+    return reads
 
 
 def lobby_of(state: State) -> LobbyService:
@@ -224,12 +246,17 @@ class GamesController(Controller):
 
     @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
     async def get_game(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = None,
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
-        service = service_of(state)
-        loaded, seat = await readable_game(service, game_id, request)
-        detail = service.detail(loaded, seat)
+        loaded, seat = await reads_of(state).read(
+            game_id, min_version, lambda service: readable_game(service, game_id, request)
+        )
+        detail = service_of(state).detail(loaded, seat)
         return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
     @post(
@@ -272,10 +299,17 @@ class GamesController(Controller):
     @get(
         "/games/{game_id:str}/legal", operation_id="getLegal", summary="Every command the caller may send now"
     )
-    async def legal(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> list[Any]:
+    async def legal(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = None,
+    ) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
-        service = service_of(state)
-        loaded, seat = await readable_game(service, game_id, request)
+        loaded, seat = await reads_of(state).read(
+            game_id, min_version, lambda service: readable_game(service, game_id, request)
+        )
         return loaded.legal(seat)
 
     @get(
@@ -291,14 +325,19 @@ class GamesController(Controller):
         game_id: FromPath[str],
         after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
+        min_version: MinVersion = None,
     ) -> Response[Any]:
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
-        service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await reader_seat(service, game_id, request)
-        loaded, events = await service.history(game_id, seat, after=after, limit=limit)
-        loaded.check_readable(seat)
+
+        async def history(service: GameService) -> tuple[LoadedGame, list[EventOut]]:
+            await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+            seat = await reader_seat(service, game_id, request)
+            loaded, events = await service.history(game_id, seat, after=after, limit=limit)
+            loaded.check_readable(seat)
+            return loaded, events
+
+        loaded, events = await reads_of(state).read(game_id, min_version, history)
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
         return Response(
@@ -316,13 +355,18 @@ class GamesController(Controller):
         state: State,
         game_id: FromPath[str],
         at: Annotated[int, QueryParameter(ge=1, le=MAX_VERSION)],
+        min_version: MinVersion = None,
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
-        service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await reader_seat(service, game_id, request)
-        loaded, view = await service.state_at(game_id, seat, at)
-        loaded.check_readable(seat)
+
+        async def view_at(service: GameService) -> tuple[LoadedGame, Any]:
+            await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+            seat = await reader_seat(service, game_id, request)
+            loaded, view = await service.state_at(game_id, seat, at)
+            loaded.check_readable(seat)
+            return loaded, view
+
+        loaded, view = await reads_of(state).read(game_id, min_version, view_at)
         return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
     @get(
@@ -332,12 +376,20 @@ class GamesController(Controller):
         opt={OFFERS: (JSON, CSV)},
     )
     async def scoresheet(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = None,
     ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
-        await readable_game(service_of(state), game_id, request)
-        sheet = await service_of(state).scoresheet(game_id)
+
+        async def read_sheet(service: GameService) -> tuple[LoadedGame, ScoreSheetOut]:
+            loaded, _ = await readable_game(service, game_id, request)
+            return loaded, await service.scoresheet(game_id)
+
+        _, sheet = await reads_of(state).read(game_id, min_version, read_sheet)
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
@@ -348,18 +400,36 @@ class GamesController(Controller):
         summary="A finished game as one self-contained document for offline verification",
     )
     async def export(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = None,
     ) -> GameExport:
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
         409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
-        await readable_game(service_of(state), game_id, request)
-        return await service_of(state).export(game_id)
+
+        async def read_export(service: GameService) -> tuple[LoadedGame, GameExport]:
+            loaded, _ = await readable_game(service, game_id, request)
+            return loaded, await service.export(game_id)
+
+        _, exported = await reads_of(state).read(game_id, min_version, read_export)
+        return exported
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_id: FromPath[str],
+        min_version: MinVersion = None,
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
-        await readable_game(service_of(state), game_id, request)
-        return await service_of(state).audit(game_id)
+
+        async def read_audit(service: GameService) -> tuple[LoadedGame, AuditReport]:
+            loaded, _ = await readable_game(service, game_id, request)
+            return loaded, await service.audit(game_id)
+
+        _, report = await reads_of(state).read(game_id, min_version, read_audit)
+        return report

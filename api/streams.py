@@ -21,14 +21,15 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEventMessage, Stream
 
 from api.formats import EVENT_STREAM, OFFERS
-from api.games import bearer_token, reader_seat, service_of
+from api.games import bearer_token, reader_seat, reads_of, service_of
 from api.middleware import client_address, client_identity
 from api.problems import problem
 from service import errors
 from service.accounts import AccountService
-from service.games import GameService
-from service.live import LiveMessage, follow_game_batches, resume_after
+from service.games import GameService, LoadedGame
+from service.live import LiveMessage, follow_game_batches, named_version, resume_after
 from service.models import StreamTicket
+from service.reads import GameReads
 from service.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token, ticket_seat
 
 STREAM_RETRY_AFTER_SECONDS = "5"
@@ -238,8 +239,9 @@ class GameStreamController(Controller):
         opened with an account token (or a signed-in browser's session) closes within
         ``STREAM_POLL_SECONDS`` once that token is replaced or revoked; a spectator's stream shows what
         anyone may see and stays open."""
-        service = service_of(state)
-        loaded = await service.load(game_id)
+        reads = reads_of(state)
+        service = reads.live  # the read replica's when there is one (fenced by LSN, service/reads.py)
+        loaded = await stream_start(reads, game_id, last_event_id)
         seat = await reader_seat(service, game_id, request)
         bound: str | None = None  # a ticket of an account's seat: the account token hash that obtained it
         if ticket is not None:
@@ -300,6 +302,23 @@ class GameStreamController(Controller):
         # opening (and its stream closes) once the account token is replaced or revoked
         issued = tickets.issue(game_id, seat, keys.seed, hash_token(token), time.time())
         return StreamTicket(ticket=issued, seat=seat, expires_in=STREAM_TICKET_SECONDS)
+
+
+async def stream_start(reads: GameReads, game_id: str, last_event_id: str | None) -> LoadedGame:
+    """The game a stream starts from: as the live reader's database has it, or as the primary has it when
+    the client resumes after a version that database has not replayed yet (it may have seen it through
+    another host); a version no database holds is refused by ``resume_after``."""
+
+    async def load(service: GameService) -> tuple[LoadedGame, None]:
+        return await service.load(game_id), None
+
+    try:
+        loaded, _ = await reads.read(game_id, named_version(last_event_id), load)
+    except errors.Conflict as exc:
+        if exc.code != "version_not_reached":
+            raise
+        loaded = await reads.primary.load(game_id)
+    return loaded
 
 
 async def seat_of_ticket(

@@ -30,13 +30,14 @@ class ChangeWatch:
     follows it is never slept through.
     """
 
-    __slots__ = ("_flag", "_hub", "stream_id")
+    __slots__ = ("_flag", "_hub", "fence", "stream_id")
 
     def __init__(self, hub: ChangeHub, stream_id: str | None) -> None:
         """A watch of ``hub`` on ``stream_id``, inactive until entered."""
         self._hub = hub
         self.stream_id = stream_id
         self._flag = asyncio.Event()
+        self.fence = 0  # the highest primary WAL position (LSN) a signal to it carried (0: none)
 
     def __enter__(self) -> ChangeWatch:
         """Start receiving signals."""
@@ -49,8 +50,10 @@ class ChangeWatch:
         """Stop receiving signals."""
         self._hub._remove(self)
 
-    def _signal(self) -> None:
-        """Mark a change for the next ``wait``."""
+    def _signal(self, fence: int = 0) -> None:
+        """Mark a change for the next ``wait``; ``fence``: the primary's WAL position the change is within."""
+        if fence > self.fence:
+            self.fence = fence
         self._flag.set()
 
     async def wait(self, timeout: float | None = None) -> bool:
@@ -71,6 +74,7 @@ class ChangeHub:
     def __init__(self) -> None:
         """No watches yet."""
         self._watches: dict[str | None, set[ChangeWatch]] = {}
+        self.latest = 0  # the highest WAL position (LSN) any signal carried (0: none yet)
 
     def watch(self, stream_id: str | None = None) -> ChangeWatch:
         """A watch on ``stream_id`` (None: on every stream); active inside its ``with`` block."""
@@ -88,19 +92,22 @@ class ChangeHub:
             if not watches:
                 del self._watches[watch.stream_id]
 
-    def signal(self, stream_ids: Iterable[str]) -> None:
-        """Wake the watchers of these streams and every watcher of the whole feed."""
+    def signal(self, stream_ids: Iterable[str], fence: int = 0) -> None:
+        """Wake the watchers of these streams and every watcher of the whole feed; ``fence``: the primary's
+        WAL position (LSN) the changes are within, when known (a NOTIFY carries it)."""
+        self.latest = max(self.latest, fence)
         for stream_id in stream_ids:
             for watch in self._watches.get(stream_id, ()):
-                watch._signal()
+                watch._signal(fence)
         for watch in self._watches.get(None, ()):
-            watch._signal()
+            watch._signal(fence)
 
-    def signal_all(self) -> None:
+    def signal_all(self, fence: int = 0) -> None:
         """Wake every watcher (anything may have changed, e.g. while other processes went unheard)."""
+        self.latest = max(self.latest, fence)
         for watches in self._watches.values():
             for watch in watches:
-                watch._signal()
+                watch._signal(fence)
 
 
 async def follow_feed(

@@ -5,6 +5,9 @@ while the previous NOTIFY was in flight go out together). NOTIFY inside the appe
 PostgreSQL's global notify lock at every commit and serialise all appending commits (measured: about half
 the append throughput with 16 writers); after the commit it costs the appenders nothing.
 Incoming: other processes' NOTIFYs are fanned out to this process's watchers (ChangeHub).
+Each NOTIFY starts with the primary's WAL flush position (LSN) when it was sent, after the commits it
+announces: readers of a hot standby (eventstore/replica.py) hear every NOTIFY, this process's own too, on a
+hub of their own, and read only once the standby has replayed that position (docs/operations.md).
 
 Nothing here is needed for correctness: readers always re-read from their position and also poll, so a
 NOTIFY lost (a process dying between commit and NOTIFY, the connection dropping) costs latency only.
@@ -26,6 +29,10 @@ from eventstore.changes import ChangeHub
 CHANNEL = "es_changes"
 EVERYTHING = "*"  # a payload meaning "anything may have changed"
 _SEPARATOR = "\n"
+FENCE_MARK = "@"  # the first line of a payload: "@" and the primary's flush LSN (e.g. "@0/16B3748")
+# Sent after the commits it announces, so the flush position is past their commit records (with
+# synchronous_commit off it may trail one: a standby's reader then sees that change at its next wake-up).
+_NOTIFY = f"SELECT pg_notify($1, '{FENCE_MARK}' || pg_current_wal_flush_lsn()::text || E'\\n' || $2)"
 _MAX_PAYLOAD = 7900  # NOTIFY payloads must stay under 8000 bytes
 _MAX_PENDING = 2000  # more touched streams than this go out as EVERYTHING
 # After the first change, wait this long for more before sending: under load one NOTIFY then carries many
@@ -39,7 +46,9 @@ log = structlog.get_logger("eventstore.pgnotify")
 
 def payloads(stream_ids: set[str]) -> list[str]:
     """NOTIFY payloads naming ``stream_ids`` (newline-separated, each under the size limit)."""
-    if EVERYTHING in stream_ids or any(_SEPARATOR in s or len(s) > 200 for s in stream_ids):
+    if EVERYTHING in stream_ids or any(
+        _SEPARATOR in s or len(s) > 200 or s.startswith(FENCE_MARK) for s in stream_ids
+    ):
         return [EVERYTHING]
     out: list[str] = []
     current: list[str] = []
@@ -55,6 +64,26 @@ def payloads(stream_ids: set[str]) -> list[str]:
     return out
 
 
+def lsn_of(text: str) -> int:
+    """A PostgreSQL LSN's text (``"16/B374D848"``: the high and low 32 bits in hex) as one number."""
+    high, _, low = text.partition("/")
+    return (int(high, 16) << 32) | int(low, 16)
+
+
+def parse_payload(payload: str) -> tuple[int, list[str]]:
+    """The primary's WAL position a NOTIFY carries (0: none, e.g. from an earlier release) and the stream
+    ids it names (``[EVERYTHING]`` for anything)."""
+    lines = payload.split(_SEPARATOR)
+    fence = 0
+    if lines[0].startswith(FENCE_MARK):
+        try:
+            fence = lsn_of(lines[0][len(FENCE_MARK) :])
+        except ValueError:
+            return 0, [EVERYTHING]
+        lines = lines[1:]
+    return fence, lines
+
+
 class ChangeRelay:
     """LISTENs for other processes' changes and NOTIFYs this process's, on one connection: its own (from
     ``connect``) when given, so requests keep the whole pool, else one held out of ``pool``."""
@@ -67,9 +96,12 @@ class ChangeRelay:
         acquire_timeout: float | None = None,
         coalesce_seconds: float = COALESCE_SECONDS,
         connect: Callable[[], Awaitable[Any]] | None = None,
+        fenced: ChangeHub | None = None,
     ) -> None:
-        """A relay for ``hub`` over ``channel``, holding a connection once started."""
+        """A relay for ``hub`` over ``channel``, holding a connection once started; ``fenced`` hears every
+        NOTIFY, this process's own too, with the WAL position it carries (the standby's readers)."""
         self._pool = pool
+        self._fenced = fenced
         self._connect = connect
         self._coalesce_seconds = coalesce_seconds
         self._hub = hub
@@ -121,13 +153,17 @@ class ChangeRelay:
         self._wake.set()
 
     def _on_notify(self, _connection: Any, pid: int, _channel: str, payload: str) -> None:
-        """Wake the watchers of the streams another process NOTIFYed."""
-        if pid == self._pid:
-            return  # our own NOTIFY: this process's watchers were woken at the append already
-        if payload == EVERYTHING:
-            self._hub.signal_all()
-        else:
-            self._hub.signal(payload.split(_SEPARATOR))
+        """Wake the watchers of the streams another process NOTIFYed, and the fenced hub's for any NOTIFY."""
+        fence, stream_ids = parse_payload(payload)
+        # our own NOTIFY: this process's watchers were woken at the append already, not the standby's readers
+        hubs = [self._hub] if pid != self._pid else []
+        if self._fenced is not None:
+            hubs.append(self._fenced)
+        for hub in hubs:
+            if EVERYTHING in stream_ids:
+                hub.signal_all(fence)
+            else:
+                hub.signal(stream_ids, fence)
 
     async def _run(self) -> None:
         """Hold one connection at a time; reconnect (with growing pauses) whenever it drops."""
@@ -175,6 +211,8 @@ class ChangeRelay:
             self._connected.set()
             log.info("change_relay_listening", channel=self._channel, connections=self.connections)
             self._hub.signal_all()  # changes may have gone unheard while nobody listened
+            if self._fenced is not None:
+                self._fenced.signal_all()
             await self._serve(connection, lost)
         finally:
             self._pid = None
@@ -193,7 +231,7 @@ class ChangeRelay:
                 sending, self._pending = self._pending, set()
                 try:
                     for payload in payloads(sending):
-                        await connection.execute("SELECT pg_notify($1, $2)", self._channel, payload)
+                        await connection.execute(_NOTIFY, self._channel, payload)
                 except BaseException:
                     self._pending |= sending  # retried on the next connection
                     raise

@@ -335,7 +335,16 @@ class PostgresEventStore(FollowsFeed):
         self._acquire_timeout = acquire_timeout
         self.pool, self.acquire_timeout = pool, acquire_timeout  # for work claimed beside the store
         self._changes = ChangeHub()
-        self.relay = ChangeRelay(pool, self._changes, acquire_timeout=acquire_timeout, connect=listen_connect)
+        # every NOTIFY heard, this process's own too, with the WAL position it carries: what wakes the
+        # readers of a hot standby (eventstore/replica.py), which read once the standby has replayed it
+        self.fenced_changes = ChangeHub()
+        self.relay = ChangeRelay(
+            pool,
+            self._changes,
+            acquire_timeout=acquire_timeout,
+            connect=listen_connect,
+            fenced=self.fenced_changes,
+        )
         self._queued: list[_Queued] = []  # appends waiting for the next group commit
         self._in_flight: set[str] = set()  # the streams of the batches being committed
         self._flushers: set[asyncio.Task[None]] = set()

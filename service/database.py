@@ -168,9 +168,12 @@ async def keep_session(connection: asyncpg.Connection) -> None:
     """
 
 
-async def create_pool(database_url: str, settings: Settings) -> asyncpg.Pool:
+async def create_pool(
+    database_url: str, settings: Settings, application_name: str = "bazaar-games"
+) -> asyncpg.Pool:
     """An asyncpg pool with the documented limits: pool size, connect, statement and idle-in-transaction
-    timeouts (README "Configuration" gives the reasons for the defaults)."""
+    timeouts (README "Configuration" gives the reasons for the defaults); ``application_name`` tells
+    operators its connections apart (the read replica's: ``bazaar-games-reads``)."""
     pool = await asyncpg.create_pool(
         database_url,
         min_size=settings.pool_min,
@@ -182,7 +185,7 @@ async def create_pool(database_url: str, settings: Settings) -> asyncpg.Pool:
         server_settings={
             "statement_timeout": str(settings.statement_timeout_ms),
             "idle_in_transaction_session_timeout": str(settings.idle_in_transaction_timeout_ms),
-            "application_name": "bazaar-games",
+            "application_name": application_name,
         },
     )
     assert pool is not None

@@ -76,17 +76,25 @@ class GameEnded:
     version: int
 
 
-def resume_after(last_event_id: str | None, loaded: LoadedGame) -> int | None:
-    """The version named by a ``Last-Event-ID`` (None without one); 400 unless it is 0..current version."""
+def named_version(last_event_id: str | None) -> int | None:
+    """The version a ``Last-Event-ID`` names (None without one, or when it names no version)."""
     if last_event_id is None:
         return None
     text = last_event_id.strip()
     # ASCII digits only (str.isdigit also takes superscripts), and few enough for int() to read
-    if not (text.isascii() and text.isdigit() and len(text) <= 10) or int(text) > loaded.version:
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 10 else None
+
+
+def resume_after(last_event_id: str | None, loaded: LoadedGame) -> int | None:
+    """The version named by a ``Last-Event-ID`` (None without one); 400 unless it is 0..current version."""
+    if last_event_id is None:
+        return None
+    version = named_version(last_event_id)
+    if version is None or version > loaded.version:
         raise errors.Malformed(
             "bad_last_event_id", f"Last-Event-ID is a version of this game, 0..{loaded.version}"
         )
-    return int(text)
+    return version
 
 
 class Subscriber:

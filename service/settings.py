@@ -46,6 +46,8 @@ class Settings:
     invitations_per_invitee: int = 10  # open invitations one account may have received; 0: any number
     shutdown_grace_seconds: int = 10  # on SIGTERM/SIGINT, requests (live streams) still open then are cut
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For/-Proto are believed (uvicorn's)
+    read_database_url: str | None = None  # hot standbys for reads (docs/operations.md); unset: the primary
+    read_replica_wait_ms: int = 200  # longest wait for a standby to replay a commit, then the primary
 
     @staticmethod
     def from_env() -> Settings:
@@ -77,6 +79,8 @@ class Settings:
             account_signups_per_hour=int(env.get("ACCOUNT_SIGNUPS_PER_HOUR", "100")),
             shutdown_grace_seconds=int(env.get("SHUTDOWN_GRACE_SECONDS", "10")),
             forwarded_allow_ips=env.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+            read_database_url=env.get("READ_DATABASE_URL") or None,
+            read_replica_wait_ms=int(env.get("READ_REPLICA_WAIT_MS", "200")),
             bot_think_seconds=float(env.get("BOT_THINK_SECONDS", "1.0")),
             bot_iterations=int(env.get("BOT_ITERATIONS", "60")),
             bot_games_per_account=int(env.get("BOT_GAMES_PER_ACCOUNT", "3")),
