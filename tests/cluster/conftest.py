@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster import network
-from tests.cluster.nodes import APPS, DATABASES, HOSTS, Cluster, wait_for
+from tests.cluster.nodes import APPS, HOSTS, NODES, Cluster, wait_for
 
 FIGURES: list[str] = []  # "name: value" lines the checks measured, printed after the run
 
@@ -25,8 +25,8 @@ def figure(line: str) -> None:
 
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[Cluster]:
-    """etcd, two Patroni nodes with a synchronous standby, HAProxy and three app hosts, each in its own
-    network namespace; this process joins the hub namespace (the clients' network) for the session."""
+    """etcd, two Patroni nodes with a synchronous standby, a read replica, HAProxy and three app hosts, each
+    in its own network namespace; this process joins the hub namespace (the clients' network) for the session."""
     if os.geteuid() != 0:
         pytest.fail("the cluster test builds network namespaces: run it as root (make cluster-test)")
     root = Path(tempfile.mkdtemp(prefix="bazaar-cluster-"))
@@ -37,9 +37,10 @@ def cluster() -> Iterator[Cluster]:
         network.build(HOSTS)
         with network.entered(network.HUB):
             running.start_etcd()
-            for node in DATABASES:
+            for node in NODES:
                 running.start_patroni(node)
             running.wait_synchronous()
+            running.wait_replica()
             running.start_haproxy()
             # HAProxy counts a server up until its first check fails: wait until it routes to the primary only
             wait_for(

@@ -35,10 +35,15 @@ from tests.cluster.network import Host, kill_everything_in
 DEPLOY = PROJECT_ROOT / "deploy"
 ETCD = Host("etcd", "10.77.0.2")
 BALANCER = Host("lb", "10.77.0.10")
-DATABASES = [Host("pg1", "10.77.0.11", "10.78.0.11"), Host("pg2", "10.77.0.12", "10.78.0.12")]
+DATABASES = [Host("pg1", "10.77.0.11", "10.78.0.11"), Host("pg2", "10.77.0.12", "10.78.0.12")]  # may lead
+REPLICA = Host(
+    "pg3", "10.77.0.13", "10.78.0.13"
+)  # a read replica: never leads, never the synchronous standby
+NODES = [*DATABASES, REPLICA]
 APPS = [Host(f"app{n}", f"10.77.0.2{n}") for n in (1, 2, 3)]
-HOSTS = [ETCD, BALANCER, *DATABASES, *APPS]
+HOSTS = [ETCD, BALANCER, *NODES, *APPS]
 POSTGRES_PORT = 5000  # HAProxy's PostgreSQL frontend: the primary, whichever node it is
+READS_PORT = 5001  # HAProxy's frontend for reads: any standby
 HTTP_PORT = 8080  # HAProxy's frontend for the app hosts
 PATRONI_PORT = 8008
 APP_PORT = 8000
@@ -95,11 +100,19 @@ class Cluster:
         return self.root / "logs"
 
     def url(
-        self, role: str, database: str = "games", host: str = BALANCER.front, port: int = POSTGRES_PORT
+        self,
+        role: str,
+        database: str = "games",
+        host: str = BALANCER.front,
+        port: int = POSTGRES_PORT,
+        attributes: str = "read-write",
     ) -> str:
-        """A PostgreSQL URL as ``role`` through HAProxy's primary frontend (or ``host``:``port``); it accepts
-        only a server that takes writes (HAProxy counts a server up until its first check fails)."""
-        return f"postgresql://{role}:{self.passwords[role]}@{host}:{port}/{database}?target_session_attrs=read-write"
+        """A PostgreSQL URL as ``role`` through HAProxy's primary frontend (or ``host``:``port``); by default it
+        accepts only a server that takes writes (HAProxy counts a server up until its first check fails)."""
+        return (
+            f"postgresql://{role}:{self.passwords[role]}@{host}:{port}/{database}"
+            f"?target_session_attrs={attributes}"
+        )
 
     @property
     def http(self) -> str:
@@ -196,6 +209,8 @@ class Cluster:
         postgres["data_dir"] = str(home / "data")
         postgres["pgpass"] = str(home / "pgpass")
         postgres["parameters"]["unix_socket_directories"] = str(self.owned_dir(node.name, "socket"))
+        if node == REPLICA:
+            config["tags"].update(nofailover=True, nosync=True)
         path = home / "patroni.yml"
         path.write_text(yaml.safe_dump(config))
         shutil.chown(path, "postgres", "postgres")
@@ -214,7 +229,7 @@ class Cluster:
 
     def members(self) -> list[dict[str, Any]]:
         """Patroni's view of the cluster (GET /cluster on any node that answers)."""
-        for node in DATABASES:
+        for node in NODES:
             try:
                 listed: list[dict[str, Any]] = get_json(f"http://{node.front}:{PATRONI_PORT}/cluster")[
                     "members"
@@ -228,7 +243,7 @@ class Cluster:
         """The node holding the leader key, if any."""
         for member in self.members():
             if member["role"] == "leader" and member["state"] == "running":
-                return next(node for node in DATABASES if node.name == member["name"])
+                return next(node for node in NODES if node.name == member["name"])
         return None
 
     def wait_synchronous(self, seconds: float = 180.0) -> tuple[Host, Host]:
@@ -236,16 +251,27 @@ class Cluster:
 
         def pair() -> tuple[Host, Host] | None:
             members = self.members()
-            roles = {m["name"]: m for m in members}
             leader = next((m for m in members if m["role"] == "leader" and m["state"] == "running"), None)
             standby = next((m for m in members if m["role"] == "sync_standby"), None)
             if leader is None or standby is None or standby["state"] not in ("streaming", "running"):
                 return None
             by_name = {node.name: node for node in DATABASES}
-            del roles
             return by_name[leader["name"]], by_name[standby["name"]]
 
         return wait_for("a leader with a streaming synchronous standby", pair, seconds)
+
+    def wait_replica(self, seconds: float = 180.0) -> None:
+        """Wait until the read replica runs as a standby of the leader."""
+
+        def streaming() -> bool:
+            return any(
+                m["name"] == REPLICA.name
+                and m["role"] == "replica"
+                and m["state"] in ("running", "streaming")
+                for m in self.members()
+            )
+
+        wait_for("the read replica to stream", streaming, seconds)
 
     def patch_dcs(self, settings: dict[str, Any]) -> None:
         """Change the cluster's dynamic settings (what ``patronictl edit-config`` does: PATCH /config)."""
@@ -264,6 +290,7 @@ class Cluster:
         env = {
             "PG1": DATABASES[0].front,
             "PG2": DATABASES[1].front,
+            "PG3": REPLICA.front,
             **{f"APP{n}": app.front for n, app in enumerate(APPS, start=1)},
             "ERRORS": str(DEPLOY),
         }
@@ -323,6 +350,7 @@ class Cluster:
         env = {
             "DATABASE_URL": self.url("bazaar_service"),
             "MIGRATION_DATABASE_URL": self.url("bazaar_owner"),
+            "READ_DATABASE_URL": self.url("bazaar_service", port=READS_PORT, attributes="standby"),
             "SIGNING_KEY": str(self.root / "signing-key.pem"),
             "HOST": "0.0.0.0",
             "PORT": str(APP_PORT),

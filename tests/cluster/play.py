@@ -72,16 +72,27 @@ async def create_game(client: httpx.AsyncClient, body: dict[str, Any]) -> dict[s
         return created
 
 
-async def get_json(client: httpx.AsyncClient, path: str, token: str | None = None) -> dict[str, Any] | None:
-    """GET a JSON document, None when the cluster answered "not now" (retry later)."""
+class VersionVanished(Exception):
+    """The game no longer has the version of this client's own last command (a lossy failover lost it)."""
+
+
+async def read_game(
+    client: httpx.AsyncClient, game_id: str, min_version: int, token: str | None = None
+) -> dict[str, Any] | None:
+    """GET the game as of this client's own last write (``min_version``: a read replica behind it is not
+    used, docs/api.md), None when the cluster answered "not now" (retry later)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        response = await client.get(path, headers=headers)
+        response = await client.get(
+            f"/v1/games/{game_id}", params={"min_version": min_version}, headers=headers
+        )
     except httpx.TransportError:
         return None
     if response.status_code in RETRY_STATUSES:
         return None
-    assert response.status_code == 200, f"GET {path}: {response.status_code} {response.text}"
+    if response.status_code == 409 and response.json().get("code") == "version_not_reached":
+        raise VersionVanished(game_id)
+    assert response.status_code == 200, f"GET {game_id}: {response.status_code} {response.text}"
     document: dict[str, Any] = response.json()
     return document
 
@@ -120,7 +131,7 @@ async def play(
     client: httpx.AsyncClient, ledger: Ledger, game: str, players: int, stop: asyncio.Event, seed: int
 ) -> None:
     """Play games of ``game`` one after the other until ``stop`` is set: read who is pending, read that seat's
-    legal commands, post one of them (never resigning)."""
+    legal commands (both reads as of the client's own last write), post one of them (never resigning)."""
     chooser = random.Random(seed)
     while not stop.is_set():
         created = await create_game(
@@ -128,23 +139,30 @@ async def play(
         )
         game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
         ledger.games.add(game_id)
+        last = created["version"]  # the version of this client's own last write to the game
         while not stop.is_set():
-            public = await get_json(client, f"/v1/games/{game_id}")
-            if public is None:
-                await asyncio.sleep(BACK_OFF_SECONDS)
+            mine = None
+            try:
+                public = await read_game(client, game_id, last)
+                if public is not None and public["status"] != "finished":
+                    seat = chooser.choice(public["pending"])["seat"]
+                    mine = await read_game(client, game_id, last, tokens[seat])
+            except VersionVanished:
+                ledger.refused["409 version_not_reached"] += 1
+                last = 0  # the store lost this client's last write: play on from what it holds
                 continue
-            if public["status"] == "finished":
+            if public is not None and public["status"] == "finished":
                 break
-            seat = chooser.choice(public["pending"])["seat"]
-            mine = await get_json(client, f"/v1/games/{game_id}", tokens[seat])
-            if mine is None:
+            if public is None or mine is None:
                 await asyncio.sleep(BACK_OFF_SECONDS)
                 continue
             legal = [entry for entry in mine["legal"] if entry["type"] != "resign"]
             if not legal:
                 continue  # the game moved between the two reads
             response = await post_until_answered(client, ledger, game_id, tokens[seat], chooser.choice(legal))
-            if response is not None and response.status_code != 200:
+            if response is not None and response.status_code == 200:
+                last = response.json()["version"]
+            elif response is not None:
                 ledger.refused[f"{response.status_code} {response.json().get('code')}"] += 1
 
 
