@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -59,6 +60,9 @@ def cluster() -> Iterator[Cluster]:
     finally:
         running.stop_all()
         network.remove_all()
+        for child in root.iterdir():  # the data directories go; the logs stay for a failure's diagnosis
+            if child.name != "logs":
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -48,6 +48,9 @@ class Ledger:
     acks: list[Ack] = field(default_factory=list)
     retried: Counter[str] = field(default_factory=Counter)  # why an attempt was sent again
     refused: Counter[str] = field(default_factory=Counter)  # 4xx answers other than the expected ones
+    unavailable: Counter[str] = field(
+        default_factory=Counter
+    )  # 503s by who answered, and without Retry-After
     unanswered: int = 0  # commands never answered before the deadline (not acknowledged: no promise made)
     games: set[str] = field(default_factory=set)
 
@@ -114,6 +117,8 @@ async def post_until_answered(
             continue
         if response.status_code in RETRY_STATUSES:
             ledger.retried[str(response.status_code)] += 1
+            if response.status_code == 503:
+                ledger.unavailable[unavailable_from(response)] += 1
             await asyncio.sleep(BACK_OFF_SECONDS)
             continue
         if response.status_code == 200:
@@ -125,6 +130,14 @@ async def post_until_answered(
         return response
     ledger.unanswered += 1
     return None
+
+
+def unavailable_from(response: httpx.Response) -> str:
+    """Who answered a 503: the balancer (deploy/503.http, no host ready) or a host (the database is down);
+    either must say when to retry."""
+    if "retry-after" not in response.headers:
+        return "without Retry-After"
+    return "balancer" if "no app host is ready" in response.text else "host"
 
 
 async def play(

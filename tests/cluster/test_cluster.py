@@ -331,7 +331,8 @@ async def test_d_crashing_the_primary_loses_no_acknowledged_command_and_writes_r
     new_leader = cluster.leader()
     figure(
         f"d. primary {primary.name} crashed, {new_leader and new_leader.name} leads; writes resumed after"
-        f" {resumed:.1f} s; {summary(len(burst.ledger.acks), len(lost), burst.ledger.retried)}"
+        f" {resumed:.1f} s; {summary(len(burst.ledger.acks), len(lost), burst.ledger.retried)};"
+        f" 503s by who answered: {dict(burst.ledger.unavailable)}"
     )
     rejoin_started = time.monotonic()
     cluster.start_patroni(primary)
@@ -342,6 +343,9 @@ async def test_d_crashing_the_primary_loses_no_acknowledged_command_and_writes_r
     assert new_leader == standby, f"the synchronous standby {standby.name} should lead, not {new_leader}"
     assert not lost, f"acknowledged commands lost in the failover: {lost[:10]}"
     assert resumed <= 30, f"writes resumed only {resumed:.1f} s after the crash (more than 30 s)"
+    assert not burst.ledger.unavailable["without Retry-After"], (
+        f"503 answers without Retry-After during the failover: {dict(burst.ledger.unavailable)}"
+    )
     assert not burst.ledger.refused, f"commands refused: {burst.ledger.refused}"
     assert burst.ledger.unanswered == 0, f"{burst.ledger.unanswered} commands never answered"
 
