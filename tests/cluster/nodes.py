@@ -93,6 +93,7 @@ class Cluster:
     root: Path
     passwords: dict[str, str] = field(default_factory=lambda: {n: secrets.token_hex(12) for n in ROLES})
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    hosts: dict[str, Host] = field(default_factory=dict)  # where each process runs, by name
 
     @property
     def logs(self) -> Path:
@@ -148,15 +149,16 @@ class Cluster:
             start_new_session=True,
         )
         self.processes[name] = process
+        self.hosts[name] = host
         return process
 
     def crash(self, host: Host) -> int:
         """Kill -9 every process of a host, as a power cut would (the processes in it)."""
         killed = kill_everything_in(host.namespace)
-        for process in self.processes.values():
-            if process.poll() is None:
+        for name, process in self.processes.items():
+            if self.hosts[name] == host:  # reap the host's processes (killed: no waiting)
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=0.5)
+                    process.wait(timeout=5)
         return killed
 
     def owned_dir(self, *parts: str) -> Path:

@@ -232,18 +232,30 @@ class Burst:
             await self._client.aclose()
 
 
+async def fetch(database_url: str, sql: str, *arguments: object) -> list[asyncpg.Record]:
+    """The rows of one query on a connection of its own (retried while the cluster fails over)."""
+    connection = await connect(database_url)
+    try:
+        rows: list[asyncpg.Record] = await connection.fetch(sql, *arguments)
+        return rows
+    finally:
+        await connection.close()
+
+
+async def stored_hashes(database_url: str, game_ids: set[str]) -> dict[tuple[str, int], str]:
+    """The chain hash (hex) of every stored event of the games, by (game, version)."""
+    rows = await fetch(
+        database_url,
+        "SELECT stream_id, version, hash FROM events WHERE stream_id = ANY($1::text[])",
+        sorted(game_ids),
+    )
+    return {(row["stream_id"], row["version"]): bytes(row["hash"]).hex() for row in rows}
+
+
 async def lost_acks(database_url: str, acks: list[Ack]) -> list[Ack]:
     """The acknowledged commands the store does not hold: no event at the acknowledged version, or one whose
     chain hash differs from the signed head the client got."""
-    connection = await connect(database_url)
-    try:
-        rows = await connection.fetch(
-            "SELECT stream_id, version, hash FROM events WHERE stream_id = ANY($1::text[])",
-            sorted({ack.game_id for ack in acks}),
-        )
-    finally:
-        await connection.close()
-    stored = {(row["stream_id"], row["version"]): bytes(row["hash"]).hex() for row in rows}
+    stored = await stored_hashes(database_url, {ack.game_id for ack in acks})
     return [
         ack
         for ack in acks

@@ -1,6 +1,7 @@
 """The service on several hosts and an HA PostgreSQL (docs/operations.md), each check on the one cluster of
 tests/cluster/conftest.py, in this order (the later ones change the cluster): spectators on every host,
-background decisions across hosts, an app host killed, the primary's host crashed, a lossy failover.
+background decisions across hosts, an app host killed, reads from replicas after one's own writes, the
+primary's host crashed, a lossy failover. Each records its figures (conftest.figure) before its verdict.
 
 Run with ``make cluster-test`` (root: it builds network namespaces); not part of ``make test``.
 """
@@ -19,7 +20,16 @@ import httpx
 from tests.cluster.conftest import figure
 from tests.cluster.network import set_link
 from tests.cluster.nodes import APP_PORT, APPS, NODES, Cluster
-from tests.cluster.play import Burst, Spectator, connect, create_game, lost_acks, wait_until
+from tests.cluster.play import (
+    Burst,
+    Spectator,
+    connect,
+    create_game,
+    fetch,
+    lost_acks,
+    stored_hashes,
+    wait_until,
+)
 
 GAMES_IN_BURST = 12  # games played at once by a burst's players (each a sequence of johari games)
 
@@ -31,13 +41,11 @@ def superuser(cluster: Cluster) -> str:
 
 async def stored_versions(cluster: Cluster, game_ids: list[str]) -> dict[str, int]:
     """Each game's version in the store."""
-    connection = await connect(superuser(cluster))
-    try:
-        rows = await connection.fetch(
-            "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])", game_ids
-        )
-    finally:
-        await connection.close()
+    rows = await fetch(
+        superuser(cluster),
+        "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
+        game_ids,
+    )
     return {row["stream_id"]: row["version"] for row in rows}
 
 
@@ -95,14 +103,11 @@ async def wait_finished(cluster: Cluster, game_ids: list[str], seconds: float) -
     done: set[str] = set()
 
     async def check() -> None:
-        connection = await connect(superuser(cluster))
-        try:
-            rows = await connection.fetch(
-                "SELECT stream_id FROM streams WHERE stream_id = ANY($1::text[]) AND status = 'finished'",
-                game_ids,
-            )
-        finally:
-            await connection.close()
+        rows = await fetch(
+            superuser(cluster),
+            "SELECT stream_id FROM streams WHERE stream_id = ANY($1::text[]) AND status = 'finished'",
+            game_ids,
+        )
         done.update(row["stream_id"] for row in rows)
 
     deadline = time.monotonic() + seconds
@@ -160,20 +165,11 @@ async def test_b_timeouts_and_bot_moves_are_decided_once_across_hosts(cluster: C
             assert response.status_code == 201, response.text
             timed_games.append(response.json()["game_id"])
     await wait_finished(cluster, bot_games + timed_games, seconds=300)
-    connection = await connect(superuser(cluster))
-    try:
-        # each accepted timeout and bot move stores its command's idempotency record (service/timeouts.py,
-        # service/bots.py): "<seat>:clock-v<version>-s<seat>", "<seat>:bot-v<version>"
-        stored_timeouts = await connection.fetchval(
-            "SELECT count(*) FROM commands WHERE stream_id = ANY($1::text[]) AND command_id LIKE '%:clock-v%'",
-            timed_games,
-        )
-        bot_moves = await connection.fetchval(
-            "SELECT count(*) FROM commands WHERE stream_id = ANY($1::text[]) AND command_id LIKE '%:bot-v%'",
-            bot_games,
-        )
-    finally:
-        await connection.close()
+    # each accepted timeout and bot move stores its command's idempotency record (service/timeouts.py,
+    # service/bots.py): "<seat>:clock-v<version>-s<seat>", "<seat>:bot-v<version>"
+    count = "SELECT count(*) FROM commands WHERE stream_id = ANY($1::text[]) AND command_id LIKE $2"
+    stored_timeouts = (await fetch(superuser(cluster), count, timed_games, "%:clock-v%"))[0][0]
+    bot_moves = (await fetch(superuser(cluster), count, bot_games, "%:bot-v%"))[0][0]
     timed_out = logged(cluster, "seat_timed_out", set(timed_games))
     refused_timeouts = logged(cluster, "timeout_refused", set(timed_games))
     refused_bots = logged(cluster, "bot_move_refused", set(bot_games))
@@ -373,11 +369,7 @@ async def test_e_after_a_lossy_failover_no_game_is_served_at_a_vanished_version(
     cluster.patch_dcs({"synchronous_mode": False, "maximum_lag_on_failover": 1 << 40})
 
     async def asynchronous() -> bool:
-        connection = await connect(superuser(cluster))
-        try:
-            states = await connection.fetch("SELECT sync_state FROM pg_stat_replication")
-        finally:
-            await connection.close()
+        states = await fetch(superuser(cluster), "SELECT sync_state FROM pg_stat_replication")
         return bool(states) and all(row["sync_state"] == "async" for row in states)
 
     deadline = time.monotonic() + 60
@@ -401,14 +393,7 @@ async def test_e_after_a_lossy_failover_no_game_is_served_at_a_vanished_version(
     lost = await lost_acks(superuser(cluster), [ack for ack in burst.ledger.acks if ack.sent_at < crashed_at])
     games = sorted(burst.ledger.games)
     served = await served_heads(games)
-    connection = await connect(superuser(cluster))
-    try:
-        rows = await connection.fetch(
-            "SELECT stream_id, version, hash FROM events WHERE stream_id = ANY($1::text[])", games
-        )
-    finally:
-        await connection.close()
-    stored = {(row["stream_id"], row["version"]): bytes(row["hash"]).hex() for row in rows}
+    stored = await stored_hashes(superuser(cluster), set(games))
     vanished = {
         f"{host} {game_id}": version
         for (host, game_id), (version, head) in served.items()
