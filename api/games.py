@@ -39,13 +39,13 @@ MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger `
 
 # Read-your-writes on a read replica (docs/api.md "Reading your own writes"): the answer is never older
 MinVersion = Annotated[
-    int | None,
+    int,
     QueryParameter(
         ge=0,
         le=MAX_VERSION,
         description=(
             "The answer is at this version of the game or later (e.g. the version of the caller's own last "
-            "command): 409 version_not_reached when the game has no such version"
+            "command; 0, the default: any): 409 version_not_reached when the game has no such version"
         ),
     ),
 ]
@@ -250,7 +250,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
         loaded, seat = await reads_of(state).read(
@@ -304,7 +304,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
         loaded, seat = await reads_of(state).read(
@@ -325,7 +325,7 @@ class GamesController(Controller):
         game_id: FromPath[str],
         after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> Response[Any]:
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
@@ -355,7 +355,7 @@ class GamesController(Controller):
         state: State,
         game_id: FromPath[str],
         at: Annotated[int, QueryParameter(ge=1, le=MAX_VERSION)],
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
 
@@ -380,7 +380,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
@@ -404,7 +404,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> GameExport:
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
@@ -423,7 +423,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         state: State,
         game_id: FromPath[str],
-        min_version: MinVersion = None,
+        min_version: MinVersion = 0,
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
 

@@ -313,7 +313,7 @@ async def stream_start(reads: GameReads, game_id: str, last_event_id: str | None
         return await service.load(game_id), None
 
     try:
-        loaded, _ = await reads.read(game_id, named_version(last_event_id), load)
+        loaded, _ = await reads.read(game_id, named_version(last_event_id) or 0, load)
     except errors.Conflict as exc:
         if exc.code != "version_not_reached":
             raise

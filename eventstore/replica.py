@@ -181,13 +181,16 @@ class ReplicaStore:
         self._down_until = time.monotonic() + RETRY_SECONDS
 
     async def _read(self, read: Callable[[PostgresEventStore], Awaitable[T]]) -> T:
-        """``read`` on the standby; on the primary while the standby cannot be reached."""
+        """``read`` on the standby; on the primary while the standby cannot be reached, and for a read the
+        standby cancelled because it conflicted with replaying the primary's WAL (SQLSTATE 40001)."""
         if self.replica_up:
             try:
                 return await read(self.replica)
             except StoreUnavailable as exc:
                 self._unreachable()
                 log.warning("replica_unavailable", error=str(exc), retry_seconds=RETRY_SECONDS)
+            except asyncpg.exceptions.SerializationError as exc:  # "conflict with recovery"
+                log.info("replica_read_cancelled", error=str(exc))
         return await read(self.primary)
 
     async def replayed(self, lsn: int) -> bool:

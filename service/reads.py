@@ -48,7 +48,7 @@ class GameReads:
         """The service live streams read: the standby's (woken by the primary's NOTIFYs, fenced by LSN)."""
         return self.replica or self.primary
 
-    async def read(self, game_id: str, min_version: int | None, read: Read[T]) -> tuple[LoadedGame, T]:
+    async def read(self, game_id: str, min_version: int, read: Read[T]) -> tuple[LoadedGame, T]:
         """``read`` on the standby, or on the primary when the standby's game is older than ``min_version``
         (after a bounded wait for it) or its answer may come from its lag; 409 ``version_not_reached`` when
         the primary's game is older than ``min_version`` too."""
@@ -77,6 +77,6 @@ async def _on_standby(replica: GameService, read: Read[T]) -> tuple[LoadedGame, 
         return None
 
 
-def _fresh(loaded: LoadedGame, min_version: int | None) -> bool:
-    """Whether ``loaded`` is at ``min_version`` or later (any version without one)."""
-    return min_version is None or loaded.version >= min_version
+def _fresh(loaded: LoadedGame, min_version: int) -> bool:
+    """Whether ``loaded`` is at ``min_version`` or later (0: any version is)."""
+    return loaded.version >= min_version
