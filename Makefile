@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi golden bench install install-serve generators clean
+.PHONY: run test test-fast lint openapi golden bench cluster-test install install-serve generators clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ bench: $(STAMP)
 	$(PY) -m tests.bench.bots
 	$(PY) -m tests.bench.bot_turns
 	$(PY) -m tests.bench.clocks
+
+## cluster-test: (as root) etcd, two PostgreSQL nodes under Patroni, HAProxy and three app hosts in network namespaces, then an app host killed, the primary crashed and a lossy failover (tests/cluster, docs/operations.md)
+cluster-test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider tests/cluster
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

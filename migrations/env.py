@@ -1,7 +1,8 @@
 """Alembic environment: runs the migrations over asyncpg against DATABASE_URL (raw SQL, no ORM models).
 
 The connection is asyncpg's own, made from DATABASE_URL exactly as the service's pool makes it, so every URL
-the service accepts migrates too (several hosts, ``target_session_attrs``, a socket directory in ``host=``):
+the service accepts migrates too (several hosts, each with its own share of the connect timeout as in the
+service's pool, ``target_session_attrs``, a socket directory in ``host=``):
 SQLAlchemy only wraps it and never parses the URL. Migrations of one database queue on one advisory lock, so
 hosts that start together migrate one after the other, and the later ones find the schema at head
 (docs/operations.md)."""
@@ -11,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 
-import asyncpg
 from alembic import context
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
+
+from service import multihost
 
 config = context.config
 
@@ -52,7 +54,9 @@ async def run_online() -> None:
     if not url:
         raise SystemExit("DATABASE_URL is not set")
     engine = create_async_engine(
-        "postgresql+asyncpg://", async_creator=lambda: asyncpg.connect(url), poolclass=NullPool
+        "postgresql+asyncpg://",
+        async_creator=lambda: multihost.connect(url, timeout=multihost.START_UP_CONNECT_SECONDS),
+        poolclass=NullPool,
     )
     async with engine.connect() as connection:
         await connection.run_sync(run_with)

@@ -21,6 +21,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import asyncpg
 
+from service import multihost
 from service.settings import PROJECT_ROOT, Settings
 
 OWNER_ROLE = "bazaar_owner"  # owns every table, index, trigger and function; migrations run as it
@@ -179,6 +180,7 @@ async def create_pool(
         min_size=settings.pool_min,
         max_size=settings.pool_max,
         reset=keep_session,
+        connect=multihost.connect,  # each host of a multi-host URL gets its own share of the timeout
         timeout=settings.pool_acquire_timeout_ms / 1000,  # connecting, e.g. to a host that went silent
         # the server cancels at statement_timeout; this client-side bound also covers a dead network
         command_timeout=settings.statement_timeout_ms / 1000 + 1,
@@ -197,7 +199,7 @@ def listen_connector(database_url: str, settings: Settings) -> Callable[[], Awai
 
     async def connect() -> asyncpg.Connection:
         """One connection with the pool's connect timeout, named so operators can tell it apart."""
-        return await asyncpg.connect(
+        return await multihost.connect(
             database_url,
             timeout=settings.pool_acquire_timeout_ms / 1000,
             server_settings={"application_name": "bazaar-games-listen"},

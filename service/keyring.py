@@ -10,6 +10,8 @@ from datetime import datetime
 
 import asyncpg
 
+from service import multihost
+
 __all__ = ["SigningKeyRefused", "check_signing_key", "record_signing_key", "rotate_signing_key"]
 
 _RECORD = "INSERT INTO signing_keys (public_key) VALUES ($1) ON CONFLICT DO NOTHING"
@@ -60,7 +62,7 @@ def check_signing_key(database_url: str, public_key: str) -> None:
     """At start-up: record the key on first start, refuse another one (SigningKeyRefused)."""
 
     async def check() -> None:
-        connection = await asyncpg.connect(database_url)
+        connection = await multihost.connect(database_url, timeout=multihost.START_UP_CONNECT_SECONDS)
         try:
             await record_signing_key(connection, public_key)
         finally:
@@ -73,7 +75,7 @@ def rotate_command(database_url: str, public_key: str) -> None:
     """``python -m service rotate-key``: record ``public_key`` as the current key and say what changed."""
 
     async def rotate() -> str | None:
-        connection = await asyncpg.connect(database_url)
+        connection = await multihost.connect(database_url, timeout=multihost.START_UP_CONNECT_SECONDS)
         try:
             return await rotate_signing_key(connection, public_key)
         finally:
