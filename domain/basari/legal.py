@@ -46,7 +46,7 @@ def _takes(stock: Counts, count: int) -> list[Counts]:
             options.append(one)
             continue
         rest = minus(stock, one)
-        options.extend(plus(one, PALETTE.one(COLOURS[j])) for j in range(i, len(COLOURS)) if rest[j])
+        options.extend(plus(one, PALETTE.one(second)) for j, second in enumerate(COLOURS[i:], i) if rest[j])
     return options
 
 
@@ -55,11 +55,9 @@ def _legal_d(state: State, seat: int) -> list[Command]:
     if not state.d_single:
         return [TakeGem(colour=colour) for colour, count in zip(COLOURS, state.stock, strict=True) if count]
     owned = state.players[seat].gems
-    gives: list[Colour | None] = [colour for colour, count in zip(COLOURS, owned, strict=True) if count] or [
-        None
-    ]
+    gives: list[Colour | None] = [colour for colour, count in zip(COLOURS, owned, strict=True) if count]
     commands: list[Command] = []
-    for give in gives:
+    for give in gives or [None]:
         stock = plus(state.stock, PALETTE.one(give)) if give is not None else state.stock
         takes = _takes(stock, min(2, sum(stock)))
         commands.extend(ExchangeGems(give=give, take=Gems.of(take)) for take in takes)

@@ -192,11 +192,11 @@ def _bid_colour(state: State, seat: int, colour: Colour, count: int) -> list[Eve
             rule="B-8",
             detail=f"a step-wise bid fixes red, yellow, green, blue in turn; the next is {COLOURS[step]}",
         )
-    owned = state.players[seat].gems[step]
-    if not isinstance(count, int) or count < 0 or count > owned:
-        raise Rejected("not_your_gems", rule="B-8", detail=f"you own {owned} {colour}, not {count}")
+    owned = state.players[seat].gems
+    if not isinstance(count, int) or count < 0 or count > owned[step]:
+        raise Rejected("not_your_gems", rule="B-8", detail=f"you own {owned[step]} {colour}, not {count}")
     prefix = (*negotiation.draft, count)
-    if not can_complete(prefix, state.players[seat].gems, negotiation.current_bid()):
+    if not can_complete(prefix, owned, negotiation.current_bid()):
         raise _too_low(negotiation.current_bid())
     if len(prefix) < len(COLOURS):
         return [BidDrafted(seat=seat, colour=colour, count=count)]
