@@ -2,15 +2,16 @@
 
 ``core.py`` holds the ``Game`` protocol the service relies on and ``GameSpec``, the one declaration of what
 a game is; ``registry.py`` lists the games offered; ``decisions.py`` the decision table each game declares
-(who owes which decision, drawing its pending, legal and decide's guard); ``data/`` holds the component data
-(JSON).
+(who owes which decision, drawing its pending, legal and decide's guard); ``counts.py`` the one form of
+coloured-piece counts in a state (a tuple in the game's colour order, its arithmetic, and each game's
+``PALETTE`` naming them on the wire); ``data/`` holds the component data (JSON).
 
 Every game package has the same files with the same roles, so the three read side by side:
 
     __init__.py    GAME = GameSpec(...): the game's name, player counts, types and the functions below
     options.py     the options struct a game is created with
     components.py  the component data declared as msgspec structs with the rulebook's constraints, and the
-                   game's fixed tables and constants
+                   game's fixed tables and constants (its colours and their ``PALETTE``)
     commands.py    the tagged union of commands (what a seat may send)
     events.py      the tagged union of events (what happened, every random outcome written in)
     state.py       State (the fold of the events), its Phase and Decision literals, small read helpers

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
+from domain.counts import Palette
 from domain.data import ComponentDataError, convert_component_data, load_component_data
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "COLOURS",
     "COMPONENTS",
     "NO_GEMS",
+    "PALETTE",
     "Action",
     "Card",
     "Colour",
@@ -39,6 +41,8 @@ Action = Literal["A", "B", "C", "D"]
 
 # B-2: the value order, highest first; bids and the first-bidder chain compare colours in this order.
 COLOURS: Final[tuple[Colour, ...]] = ("red", "yellow", "green", "blue")
+# The state holds gems as counts in this order (domain/counts.py); ``Gems`` is their named form on the wire.
+PALETTE: Final = Palette(COLOURS)
 
 # B-3: every player holds A, B, C; with 5 players also D.
 ACTIONS_BY_PLAYERS: Final[dict[int, tuple[Action, ...]]] = {
@@ -50,7 +54,9 @@ ACTIONS_BY_PLAYERS: Final[dict[int, tuple[Action, ...]]] = {
 Count = Annotated[int, msgspec.Meta(ge=0)]
 
 
-# forbid_unknown_fields: a bid of {"red": 1, "purple": 5} is malformed, not a bid of one red gem
+# The named form of gems in events, commands and views; the state holds counts in value order
+# (``PALETTE``, domain/counts.py), converted by ``of`` and ``counts``. (The docstring is the API's schema
+# description.) forbid_unknown_fields: a bid of {"red": 1, "purple": 5} is malformed, not one red gem.
 class Gems(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A handful of gems: how many of each colour (missing colours count 0)."""
 
@@ -60,48 +66,14 @@ class Gems(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     blue: Count = 0
 
     @classmethod
-    def of(cls, counts: tuple[int, ...] | list[int]) -> Gems:
+    def of(cls, counts: tuple[int, ...]) -> Gems:
         """Gems from four counts in value order (red, yellow, green, blue)."""
         red, yellow, green, blue = counts
         return cls(red=red, yellow=yellow, green=green, blue=blue)
 
-    @classmethod
-    def one(cls, colour: Colour) -> Gems:
-        """A single gem of ``colour``."""
-        return cls(**{colour: 1})
-
     def counts(self) -> tuple[int, int, int, int]:
         """The four counts in value order (red, yellow, green, blue)."""
         return (self.red, self.yellow, self.green, self.blue)
-
-    def count(self, colour: Colour) -> int:
-        """How many gems of ``colour``."""
-        value: int = getattr(self, colour)
-        return value
-
-    def total(self) -> int:
-        """How many gems in all."""
-        return self.red + self.yellow + self.green + self.blue
-
-    def plus(self, other: Gems) -> Gems:
-        """These gems and ``other`` together."""
-        return Gems.of([a + b for a, b in zip(self.counts(), other.counts(), strict=True)])
-
-    def minus(self, other: Gems) -> Gems:
-        """These gems without ``other`` (callers make sure ``other`` is contained)."""
-        return Gems.of([a - b for a, b in zip(self.counts(), other.counts(), strict=True)])
-
-    def at_most(self, other: Gems) -> Gems:
-        """Per colour the smaller count: what can be had of these gems from a supply of ``other``."""
-        return Gems.of([min(a, b) for a, b in zip(self.counts(), other.counts(), strict=True)])
-
-    def within(self, other: Gems) -> bool:
-        """Whether every colour count is at most ``other``'s (these gems can be paid from ``other``)."""
-        return all(a <= b for a, b in zip(self.counts(), other.counts(), strict=True))
-
-    def valid(self) -> bool:
-        """Whether no count is negative (decoding checks it too; structs built in Python do not)."""
-        return all(isinstance(c, int) and c >= 0 for c in self.counts())
 
 
 NO_GEMS: Final = Gems()
@@ -132,8 +104,9 @@ class Card(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     gems: Gems
 
     def __post_init__(self) -> None:
-        if not 2 <= self.gems.total() <= 4:
-            raise ValueError(f"card {self.id}: a card shows 2-4 gems, found {self.gems.total()} (B-4)")
+        shown = sum(self.gems.counts())
+        if not 2 <= shown <= 4:
+            raise ValueError(f"card {self.id}: a card shows 2-4 gems, found {shown} (B-4)")
 
 
 class MajorityPoints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

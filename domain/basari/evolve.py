@@ -31,6 +31,7 @@ from domain.basari.events import (
 )
 from domain.basari.state import Negotiation, Player, StageRecord, State
 from domain.core import Event
+from domain.counts import minus, plus
 
 __all__ = ["evolve"]
 
@@ -74,10 +75,11 @@ def _game_started(state: State, event: GameStarted) -> State:
     return State(
         phase="setup",
         players=tuple(
-            Player(name=name, gems=held) for name, held in zip(event.players, event.gems, strict=False)
+            Player(name=name, gems=held.counts())
+            for name, held in zip(event.players, event.gems, strict=False)
         ),
         actions=ACTIONS_BY_PLAYERS.get(count, ("A", "B", "C")),
-        stock=event.stock,
+        stock=event.stock.counts(),
         **_no_picks(count),
     )
 
@@ -155,17 +157,18 @@ def _bid_placed(state: State, event: BidPlaced) -> State:
     if talks is None:
         return state
     first_bid, second_bid = talks.bids
-    bids = (event.gems, second_bid) if seat == talks.seats[0] else (first_bid, event.gems)
+    bid = event.gems.counts()
+    bids = (bid, second_bid) if seat == talks.seats[0] else (first_bid, bid)
     return replace(state, negotiation=replace(talks, bids=bids, to_move=talks.other(seat), draft=()))
 
 
 def _bid_accepted(state: State, event: BidAccepted) -> State:
     """B-8: the bid's gems move from the bidder to the accepting seat; the bidder performs the action."""
-    seat, bidder, gems = event.seat, event.bidder, event.gems
+    seat, bidder, gems = event.seat, event.bidder, event.gems.counts()
     players = _set_player(
-        state.players, seat, replace(state.players[seat], gems=state.players[seat].gems.plus(gems))
+        state.players, seat, replace(state.players[seat], gems=plus(state.players[seat].gems, gems))
     )
-    players = _set_player(players, bidder, replace(players[bidder], gems=players[bidder].gems.minus(gems)))
+    players = _set_player(players, bidder, replace(players[bidder], gems=minus(players[bidder].gems, gems)))
     return replace(state, phase="resolve", players=players, negotiation=None, performer=bidder)
 
 
@@ -209,12 +212,12 @@ def _points_scored(state: State, event: PointsScored) -> State:
 
 def _gems_taken(state: State, event: GemsTaken) -> State:
     """B-7 C: the seat takes gems from the stock."""
-    seat = event.seat
-    player = replace(state.players[seat], gems=state.players[seat].gems.plus(event.received))
+    seat, received = event.seat, event.received.counts()
+    player = replace(state.players[seat], gems=plus(state.players[seat].gems, received))
     return replace(
         state,
         players=_set_player(state.players, seat, player),
-        stock=state.stock.minus(event.received),
+        stock=minus(state.stock, received),
         todo=_without(state.todo, "C"),
         performer=None,
     )
@@ -227,13 +230,13 @@ def _action_d_opened(state: State, event: ActionDOpened) -> State:
 
 def _gems_exchanged(state: State, event: GemsExchanged) -> State:
     """B-7 D: the seat returns gems to the stock and takes others; action D ends with the last chooser."""
-    seat = event.seat
-    held = state.players[seat].gems.minus(event.returned).plus(event.taken)
+    seat, returned, taken = event.seat, event.returned.counts(), event.taken.counts()
+    held = plus(minus(state.players[seat].gems, returned), taken)
     remaining = tuple(other for other in state.d_turns if other != seat)
     return replace(
         state,
         players=_set_player(state.players, seat, replace(state.players[seat], gems=held)),
-        stock=state.stock.plus(event.returned).minus(event.taken),
+        stock=minus(plus(state.stock, returned), taken),
         d_turns=remaining,
         phase="d_turns" if remaining else "resolve",
         todo=state.todo if remaining else _without(state.todo, "D"),
@@ -250,16 +253,16 @@ def _stage_scored(state: State, event: StageScored) -> State:
     players = list(state.players)
     stock = state.stock
     for line in event.lines:
-        player = players[line.seat]
+        player, returned = players[line.seat], line.returned.counts()
         players[line.seat] = replace(
             player,
-            gems=player.gems.minus(line.returned),
+            gems=minus(player.gems, returned),
             points=player.points + line.majority.total() + line.workers_bonus,
             cards=(),
             current=None,
             action_b=0,
         )
-        stock = stock.plus(line.returned)
+        stock = plus(stock, returned)
     record = StageRecord(
         stage=event.stage,
         action_b=tuple(line.action_b for line in event.lines),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from domain.basari.bids import beating_bids, can_beat, step_counts
 from domain.basari.commands import Accept, Bid, BidColour, ChooseAction, ExchangeGems, TakeGem
-from domain.basari.components import COLOURS, Colour, Gems
+from domain.basari.components import COLOURS, PALETTE, Colour, Gems
 from domain.basari.state import Decision, State
 from domain.core import Command
+from domain.counts import Counts, minus, plus
 from domain.decisions import DecisionRule, DecisionTable
 
 __all__ = ["DECISIONS", "TABLE", "decision", "legal", "pending"]
@@ -29,35 +30,37 @@ def _legal_in_negotiation(state: State, seat: int) -> list[Command]:
     if bids is None:
         # too many to list whole: the first step of a step-wise bid (red), counts that can still win
         return commands + [BidColour(colour="red", count=count) for count in step_counts((), owned, current)]
-    return commands + [Bid(gems=bid) for bid in bids]
+    return commands + [Bid(gems=Gems.of(bid)) for bid in bids]
 
 
-def _takes(stock: Gems, count: int) -> list[Gems]:
+def _takes(stock: Counts, count: int) -> list[Counts]:
     """B-7 action D: every way to take ``count`` (at most 2) gems from ``stock``."""
     if count == 0:
-        return [Gems()]
-    options: list[Gems] = []
+        return [PALETTE.none]
+    options: list[Counts] = []
     for i, first in enumerate(COLOURS):
-        if stock.count(first) == 0:
+        if stock[i] == 0:
             continue
+        one = PALETTE.one(first)
         if count == 1:
-            options.append(Gems.one(first))
+            options.append(one)
             continue
-        rest = stock.minus(Gems.one(first))
-        options.extend(Gems.one(first).plus(Gems.one(second)) for second in COLOURS[i:] if rest.count(second))
+        rest = minus(stock, one)
+        options.extend(plus(one, PALETTE.one(second)) for j, second in enumerate(COLOURS[i:], i) if rest[j])
     return options
 
 
 def _legal_d(state: State, seat: int) -> list[Command]:
     """B-7 action D: alone, each gem to return with each pair to take; several, each colour in stock."""
     if not state.d_single:
-        return [TakeGem(colour=colour) for colour in COLOURS if state.stock.count(colour)]
+        return [TakeGem(colour=colour) for colour, count in zip(COLOURS, state.stock, strict=True) if count]
     owned = state.players[seat].gems
-    gives: list[Colour | None] = [colour for colour in COLOURS if owned.count(colour)] or [None]
+    gives: list[Colour | None] = [colour for colour, count in zip(COLOURS, owned, strict=True) if count]
     commands: list[Command] = []
-    for give in gives:
-        stock = state.stock.plus(Gems.one(give)) if give is not None else state.stock
-        commands.extend(ExchangeGems(give=give, take=take) for take in _takes(stock, min(2, stock.total())))
+    for give in gives or [None]:
+        stock = plus(state.stock, PALETTE.one(give)) if give is not None else state.stock
+        takes = _takes(stock, min(2, sum(stock)))
+        commands.extend(ExchangeGems(give=give, take=Gems.of(take)) for take in takes)
     return commands
 
 

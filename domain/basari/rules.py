@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from domain.basari.bids import beats, can_complete
 from domain.basari.commands import Accept, Bid, BidColour, ChooseAction, ExchangeGems, TakeGem
-from domain.basari.components import COLOURS, COMPONENTS, NO_GEMS, Action, Colour, Gems
+from domain.basari.components import COLOURS, COMPONENTS, NO_GEMS, PALETTE, Action, Colour, Gems
 from domain.basari.events import (
     ActionChosen,
     ActionDOpened,
@@ -37,6 +37,7 @@ from domain.basari.legal import TABLE
 from domain.basari.scoring import score_stage, winners
 from domain.basari.state import Negotiation, State
 from domain.core import Command, Event, GameConfig, Rejected, Rng
+from domain.counts import Counts, at_most, covers, non_negative, plus
 
 __all__ = ["advance", "decide", "first_bidder_order", "setup"]
 
@@ -49,14 +50,14 @@ def first_bidder_order(state: State, seats: Iterable[int]) -> tuple[int, ...]:
 
     def strength(seat: int) -> tuple[int, ...]:
         player = state.players[seat]
-        return (*player.gems.counts(), player.points, player.workers(), -seat)
+        return (*player.gems, player.points, player.workers(), -seat)
 
     return tuple(sorted(seats, key=strength, reverse=True))
 
 
-def _gems_text(gems: Gems) -> str:
+def _gems_text(gems: Counts) -> str:
     """Gems in words, for refusal details: "1 red + 3 blue"."""
-    parts = [f"{count} {colour}" for colour, count in zip(COLOURS, gems.counts(), strict=True) if count]
+    parts = [f"{count} {colour}" for colour, count in PALETTE.named(gems).items()]
     return " + ".join(parts) or "no gems"
 
 
@@ -147,7 +148,7 @@ def _negotiation_turn(state: State) -> Negotiation:
     return state.negotiation
 
 
-def _too_low(current: Gems | None) -> Rejected:
+def _too_low(current: Counts | None) -> Rejected:
     """B-8: the refusal of a bid that does not beat the current bid."""
     if current is None:
         return Rejected("empty_bid", rule="B-8", detail="a bid is a non-empty set of gems you own")
@@ -155,8 +156,8 @@ def _too_low(current: Gems | None) -> Rejected:
         "bid_too_low",
         rule="B-8",
         detail=(
-            f"a raise must beat {_gems_text(current)}: more gems than {current.total()}, or "
-            f"{current.total()} of more value (compare red, then yellow, green, blue)"
+            f"a raise must beat {_gems_text(current)}: more gems than {sum(current)}, or "
+            f"{sum(current)} of more value (compare red, then yellow, green, blue)"
         ),
     )
 
@@ -164,18 +165,19 @@ def _too_low(current: Gems | None) -> Rejected:
 def _bid(state: State, seat: int, gems: Gems) -> list[Event]:
     """B-8: a bid of gems the bidder owns that beats the current bid; it replaces the bidder's earlier bid."""
     negotiation = _negotiation_turn(state)
-    if not gems.valid():
+    bid = gems.counts()
+    if not non_negative(bid):
         raise Rejected("bad_gems", rule="B-8", detail="gem counts cannot be negative")
-    if gems.total() == 0:
+    if sum(bid) == 0:
         raise Rejected("empty_bid", rule="B-8", detail="a bid is a non-empty set of gems you own")
     owned = state.players[seat].gems
-    if not gems.within(owned):
+    if not covers(owned, bid):
         raise Rejected(
             "not_your_gems",
             rule="B-8",
-            detail=f"you bid {_gems_text(gems)} but own only {_gems_text(owned)}",
+            detail=f"you bid {_gems_text(bid)} but own only {_gems_text(owned)}",
         )
-    if not beats(gems, negotiation.current_bid()):
+    if not beats(bid, negotiation.current_bid()):
         raise _too_low(negotiation.current_bid())
     return [BidPlaced(seat=seat, action=negotiation.action, gems=gems)]
 
@@ -191,16 +193,14 @@ def _bid_colour(state: State, seat: int, colour: Colour, count: int) -> list[Eve
             detail=f"a step-wise bid fixes red, yellow, green, blue in turn; the next is {COLOURS[step]}",
         )
     owned = state.players[seat].gems
-    if not isinstance(count, int) or count < 0 or count > owned.count(colour):
-        raise Rejected(
-            "not_your_gems", rule="B-8", detail=f"you own {owned.count(colour)} {colour}, not {count}"
-        )
+    if not isinstance(count, int) or count < 0 or count > owned[step]:
+        raise Rejected("not_your_gems", rule="B-8", detail=f"you own {owned[step]} {colour}, not {count}")
     prefix = (*negotiation.draft, count)
     if not can_complete(prefix, owned, negotiation.current_bid()):
         raise _too_low(negotiation.current_bid())
     if len(prefix) < len(COLOURS):
         return [BidDrafted(seat=seat, colour=colour, count=count)]
-    return [BidPlaced(seat=seat, action=negotiation.action, gems=Gems.of(list(prefix)))]
+    return [BidPlaced(seat=seat, action=negotiation.action, gems=Gems.of(prefix))]
 
 
 def _accept(state: State, seat: int) -> list[Event]:
@@ -212,7 +212,9 @@ def _accept(state: State, seat: int) -> list[Event]:
             "nothing_to_accept", rule="B-8", detail="there is no bid to accept yet: open with a bid"
         )
     return [
-        BidAccepted(seat=seat, bidder=negotiation.other(seat), action=negotiation.action, gems=current),
+        BidAccepted(
+            seat=seat, bidder=negotiation.other(seat), action=negotiation.action, gems=Gems.of(current)
+        ),
     ]
 
 
@@ -229,30 +231,31 @@ def _exchange_gems(state: State, seat: int, give: Colour | None, take: Gems) -> 
     """B-7 action D alone: return one gem (if you own any) to the stock, then take two of your choice."""
     _known_colours(give)
     owned = state.players[seat].gems
-    if give is None and owned.total() > 0:
+    if give is None and sum(owned) > 0:
         raise Rejected("must_return_gem", rule="B-7", detail="return one of your gems first (give)")
-    if give is not None and owned.count(give) == 0:
+    if give is not None and owned[COLOURS.index(give)] == 0:
         raise Rejected("not_your_gems", rule="B-7", detail=f"you own no {give} gem to return")
-    returned = NO_GEMS if give is None else Gems.one(give)
-    stock = state.stock.plus(returned)
-    if not take.valid():
+    returned = PALETTE.none if give is None else PALETTE.one(give)
+    stock = plus(state.stock, returned)
+    taken = take.counts()
+    if not non_negative(taken):
         raise Rejected("bad_gems", rule="B-7", detail="gem counts cannot be negative")
-    wanted = min(2, stock.total())
-    if take.total() != wanted:
+    wanted = min(2, sum(stock))
+    if sum(taken) != wanted:
         raise Rejected("take_two", rule="B-7", detail=f"take exactly {wanted} gem(s) from the stock")
-    if not take.within(stock):
+    if not covers(stock, taken):
         raise Rejected(
             "not_in_stock", rule="B-7", detail=f"the stock holds only {_gems_text(stock)} after your return"
         )
-    return [GemsExchanged(seat=seat, returned=returned, taken=take)]
+    return [GemsExchanged(seat=seat, returned=Gems.of(returned), taken=take)]
 
 
 def _take_gem(state: State, seat: int, colour: Colour) -> list[Event]:
     """B-7 action D chosen by several: each in turn takes one gem of their choice from the stock."""
     _known_colours(colour)
-    if state.stock.count(colour) == 0:
+    if state.stock[COLOURS.index(colour)] == 0:
         raise Rejected("not_in_stock", rule="B-7", detail=f"the stock has no {colour} gem")
-    return [GemsExchanged(seat=seat, returned=NO_GEMS, taken=Gems.one(colour))]
+    return [GemsExchanged(seat=seat, returned=NO_GEMS, taken=Gems.of(PALETTE.one(colour)))]
 
 
 # --------------------------------------------------------------------------------------------- advance
@@ -262,8 +265,8 @@ def setup(config: GameConfig, rng: Rng) -> list[Event]:
     """B-1, B-2, B-4, B-5: seat the players with 3 gems of each colour, shuffle the pile, deal round 1."""
     players = config.players
     start = COMPONENTS.starting_gems_per_colour
-    each = Gems.of([start] * len(COLOURS))
-    stock = Gems.of([COMPONENTS.gems_per_colour - start * len(players)] * len(COLOURS))
+    each = Gems.of((start,) * len(COLOURS))
+    stock = Gems.of((COMPONENTS.gems_per_colour - start * len(players),) * len(COLOURS))
     events: list[Event] = [
         GameStarted(
             players=tuple(players),
@@ -336,7 +339,7 @@ def _resolve(state: State, action: Action) -> Event:
         return _perform(state, action, choosers[0])
     if len(choosers) == 2:
         first, opponent = first_bidder_order(state, choosers)
-        if state.players[first].gems.total() == 0:
+        if sum(state.players[first].gems) == 0:
             # the first bidder cannot offer anything: the other wins for free
             return WonForFree(action=action, seat=opponent, opponent=first)
         return NegotiationOpened(action=action, first_bidder=first, opponent=opponent)
@@ -355,7 +358,8 @@ def _perform(state: State, action: Action, seat: int) -> Event:
         return PointsScored(seat=seat, card=card.id if card else 0, points=card.points if card else 0)
     # C: a colour the stock has run out of is simply not received
     shown = card.gems if card else NO_GEMS
-    return GemsTaken(seat=seat, card=card.id if card else 0, shown=shown, received=shown.at_most(state.stock))
+    received = Gems.of(at_most(shown.counts(), state.stock))
+    return GemsTaken(seat=seat, card=card.id if card else 0, shown=shown, received=received)
 
 
 def _forced_d_turn(state: State) -> Event | None:
@@ -364,6 +368,6 @@ def _forced_d_turn(state: State) -> Event | None:
         return None
     seat = state.d_turns[0]
     owned = state.players[seat].gems
-    if state.stock.total() == 0 and (not state.d_single or owned.total() == 0):
+    if sum(state.stock) == 0 and (not state.d_single or sum(owned) == 0):
         return GemsExchanged(seat=seat, returned=NO_GEMS, taken=NO_GEMS)
     return None

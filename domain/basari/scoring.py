@@ -22,8 +22,8 @@ def score_stage(state: State, reason: Literal["workers", "pile"]) -> StageScored
     seats = list(state.seats)
     majority: dict[int, dict[str, int]] = {seat: {} for seat in seats}
     returned: dict[int, dict[str, int]] = {seat: {} for seat in seats}
-    for colour in COLOURS:
-        counts = [state.players[seat].gems.count(colour) for seat in seats]
+    for index, colour in enumerate(COLOURS):
+        counts = [state.players[seat].gems[index] for seat in seats]
         most = max(counts, default=0)
         if most == 0:
             continue  # nobody owns the colour: nobody scores it

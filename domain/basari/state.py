@@ -6,8 +6,9 @@ from typing import Literal
 
 import msgspec
 
-from domain.basari.components import COMPONENTS, NO_GEMS, Action, ColourPoints, Gems
+from domain.basari.components import COMPONENTS, PALETTE, Action, ColourPoints
 from domain.clock import Clock
+from domain.counts import Counts
 
 __all__ = ["Decision", "Negotiation", "Phase", "Player", "StageRecord", "State"]
 
@@ -21,10 +22,11 @@ Decision = Literal["choose_action", "open_bid", "bid_or_accept", "accept", "choo
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True):
-    """One seat: gems, the bazaar cards in front of it this stage, the current card and points."""
+    """One seat: gems (counts in value order), the bazaar cards in front of it this stage, the current card
+    and points."""
 
     name: str
-    gems: Gems = NO_GEMS
+    gems: Counts = PALETTE.none
     cards: tuple[int, ...] = ()
     current: int | None = None
     points: int = 0
@@ -41,18 +43,18 @@ class Negotiation(msgspec.Struct, frozen=True, kw_only=True):
     action: Action
     seats: tuple[int, int]
     to_move: int
-    bids: tuple[Gems | None, Gems | None] = (None, None)
+    bids: tuple[Counts | None, Counts | None] = (None, None)  # gems in value order
     draft: tuple[int, ...] = ()  # counts fixed so far by BidColour steps of ``to_move`` (value order)
 
     def other(self, seat: int) -> int:
         """The opponent of ``seat``."""
         return self.seats[1] if seat == self.seats[0] else self.seats[0]
 
-    def bid_of(self, seat: int) -> Gems | None:
+    def bid_of(self, seat: int) -> Counts | None:
         """The latest bid of ``seat`` (None before its first bid)."""
         return self.bids[0] if seat == self.seats[0] else self.bids[1]
 
-    def current_bid(self) -> Gems | None:
+    def current_bid(self) -> Counts | None:
         """The bid ``to_move`` must beat or accept: the opponent's latest."""
         return self.bid_of(self.other(self.to_move))
 
@@ -75,7 +77,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     adjudicated: bool = False  # ended by the tournament organizer as it stands (domain/resign.py)
     clock: Clock | None = None  # a timed game's clock, None if untimed
     actions: tuple[Action, ...] = ()
-    stock: Gems = NO_GEMS
+    stock: Counts = PALETTE.none  # gems in value order
     pile: tuple[int, ...] = ()  # the draw pile, top first (secret, B-12)
     stage: int = 0
     round: int = 0

@@ -9,6 +9,7 @@ from domain.basari.components import COMPONENTS, Action, Card, Gems
 from domain.basari.events import ActionChosen, PileShuffled
 from domain.basari.state import State
 from domain.core import Event, Result
+from domain.counts import Counts
 
 __all__ = ["BasariView", "BidView", "NegotiationView", "PlayerView", "redact", "view"]
 
@@ -69,6 +70,11 @@ class BasariView(msgspec.Struct, frozen=True, kw_only=True):
     winners: tuple[int, ...]
 
 
+def _named(gems: Counts | None) -> Gems | None:
+    """Gems held as counts, in the view's named form (None stays None: no bid yet)."""
+    return None if gems is None else Gems.of(gems)
+
+
 def view(state: State, seat: int | None, outcome: Result | None) -> BasariView:
     """B-12: everything public, the seat's own pick before the reveal, and only the draw pile's size; once
     over, the winner(s) of ``outcome`` (B-10)."""
@@ -80,7 +86,7 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BasariView:
             PlayerView(
                 seat=index,
                 name=player.name,
-                gems=player.gems,
+                gems=Gems.of(player.gems),
                 cards=tuple(COMPONENTS.card(card) for card in player.cards),
                 workers=player.workers(),
                 current_card=COMPONENTS.card(player.current) if player.current is not None else None,
@@ -99,8 +105,8 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BasariView:
             first_bidder=talks.seats[0],
             opponent=talks.seats[1],
             to_move=talks.to_move,
-            bids=tuple(BidView(seat=s, gems=talks.bid_of(s)) for s in talks.seats),
-            current_bid=current,
+            bids=tuple(BidView(seat=s, gems=_named(talks.bid_of(s))) for s in talks.seats),
+            current_bid=_named(current),
             current_bidder=talks.other(talks.to_move) if current is not None else None,
             draft=talks.draft,
         )
@@ -111,7 +117,7 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BasariView:
         stages=COMPONENTS.stages,
         round=state.round,
         players=tuple(players),
-        stock=state.stock,
+        stock=Gems.of(state.stock),
         draw_pile=len(state.pile),
         actions=state.actions,
         picks_revealed=state.revealed,

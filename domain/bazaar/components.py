@@ -5,8 +5,8 @@ Another edition can be dropped in by replacing the JSON file: its shape is decla
 stones, a die of the five colours and *choice*, the score table) and ``validate_edition`` raises
 ``ComponentDataError`` naming the first thing that is wrong.
 
-Stones are handled internally as a tuple of counts in the edition's colour order (``Stones``); events and
-views use ``{colour: count}`` dictionaries.
+Stones are held as counts in the edition's colour order (``domain/counts.py``); events, commands and views
+use ``{colour: count}`` dictionaries, converted by the edition's ``palette``.
 """
 
 from __future__ import annotations
@@ -14,49 +14,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import add, sub
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 import msgspec
 
+from domain.counts import Counts, Palette
 from domain.data import ComponentDataError, convert_component_data, load_component_data
 
 __all__ = [
     "CHOICE",
     "EDITION",
     "EXCHANGE_CARDS_IN_PLAY",
+    "PALETTE",
     "STALLS_EMPTIED_TO_END",
     "ComponentDataError",
     "Edition",
     "Equation",
-    "Stones",
     "Ware",
-    "covers",
     "load_edition",
-    "minus",
-    "plus",
     "validate_edition",
 ]
-
-Stones = tuple[int, ...]
-"""A multiset of stones: one count per colour, in the edition's colour order."""
-
-
-def plus(a: Stones, b: Stones) -> Stones:
-    """Two multisets of stones together."""
-    return tuple(map(add, a, b))  # map stops at the shorter, as zip does; a third of a generator's cost
-
-
-def minus(a: Stones, b: Stones) -> Stones:
-    """``b`` taken out of ``a``."""
-    return tuple(map(sub, a, b))
-
-
-def covers(have: Stones, need: Stones) -> bool:
-    """Whether ``have`` holds every stone of ``need``."""
-    return all(h >= n for h, n in zip(have, need, strict=False))
-
 
 CHOICE = "choice"
 """Z-5: the die face on which the player picks the colour."""
@@ -79,8 +57,8 @@ class Equation:
     """Z-3: one rate of exchange; either side may be given for the other."""
 
     card: int
-    left: Stones
-    right: Stones
+    left: Counts
+    right: Counts
 
 
 @dataclass(frozen=True)
@@ -88,7 +66,7 @@ class Ware:
     """Z-4, Z-9: a ware card: the five stones it costs and whether it carries a star."""
 
     id: int
-    stones: Stones
+    stones: Counts
     star: bool
 
 
@@ -98,6 +76,7 @@ class Edition:
 
     name: str
     colours: tuple[str, ...]
+    palette: Palette  # the colours' order: stones as counts, and as ``{colour: count}`` on the wire
     stones_per_colour: int
     die_faces: tuple[str, ...]
     hand_limit: int
@@ -107,22 +86,6 @@ class Edition:
     score_table: tuple[tuple[int, ...], ...]  # row = min(stones left, 3), column = stars (0..2)
     exchange_cards: Mapping[int, tuple[Equation, ...]]
     wares: Mapping[int, Ware]
-
-    def stones(self, counts: Mapping[str, int]) -> Stones:
-        """``{colour: count}`` as a ``Stones`` tuple (colours this edition does not know are ignored)."""
-        return tuple([int(counts.get(colour, 0)) for colour in self.colours])
-
-    def named(self, stones: Stones) -> dict[str, int]:
-        """A ``Stones`` tuple as ``{colour: count}`` with the colours held only, in colour order."""
-        return {colour: count for colour, count in zip(self.colours, stones, strict=False) if count}
-
-    def full(self, stones: Stones) -> dict[str, int]:
-        """A ``Stones`` tuple as ``{colour: count}`` with every colour, zero counts included."""
-        return dict(zip(self.colours, stones, strict=False))
-
-    def none(self) -> Stones:
-        """No stones at all."""
-        return (0,) * len(self.colours)
 
     def equations(self, cards: tuple[int, ...]) -> tuple[Equation, ...]:
         """Z-3: the exchange made by ``cards``, equations numbered in card order (0-based)."""
@@ -229,16 +192,13 @@ class EditionData(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 def validate_edition(raw: Any) -> Edition:
     """Z-2..Z-5, Z-9: raw component data as an ``Edition``; ComponentDataError naming the fault otherwise."""
     data = convert_component_data("bazaar", raw, EditionData)
-    colours = data.colours
-
-    def stones(counts: Mapping[str, int]) -> Stones:
-        """``{colour: count}`` in the edition's colour order."""
-        return tuple(counts.get(colour, 0) for colour in colours)
-
+    palette = Palette(data.colours)
+    stones = palette.of
     table = data.score_table
     return Edition(
         name=data.edition,
-        colours=colours,
+        colours=data.colours,
+        palette=palette,
         stones_per_colour=data.stones_per_colour,
         die_faces=data.die_faces,
         hand_limit=data.hand_limit,
@@ -271,3 +231,5 @@ def load_edition() -> Edition:
 
 EDITION: Edition = load_edition()
 """The edition this service plays, validated at import."""
+PALETTE: Palette = EDITION.palette
+"""The house edition's colours: stones as counts, and as ``{colour: count}`` on the wire."""

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from domain.bazaar.components import EDITION, Stones, minus, plus
+from domain.bazaar.components import PALETTE
 from domain.bazaar.events import (
     BazaarDealt,
     ColourChosen,
@@ -26,22 +26,11 @@ from domain.bazaar.events import (
 )
 from domain.bazaar.state import UNKNOWN_WARE, Player, ScoreRow, State, Unscored
 from domain.core import Event
+from domain.counts import Counts, minus, plus
 
 __all__ = ["evolve"]
 
 _replace = msgspec.structs.replace
-
-
-_ONE: dict[str, Stones] = {
-    colour: tuple(1 if c == colour else 0 for c in EDITION.colours) for colour in EDITION.colours
-}
-"""A single stone of each colour (an unknown colour: no stone)."""
-_NONE: Stones = EDITION.none()
-
-
-def _one(colour: str) -> Stones:
-    """A single stone of ``colour``."""
-    return _ONE.get(colour, _NONE)
 
 
 def _with_player(state: State, seat: int, **changes: Any) -> tuple[Player, ...]:
@@ -63,7 +52,7 @@ def evolve(state: State, event: Event) -> State:
 def _game_started(state: State, event: GameStarted) -> State:
     """Z-1: the players sit down with empty hands, no wares and no points."""
     return State(
-        players=tuple(Player(name=name, hand=_NONE) for name in event.players),
+        players=tuple(Player(name=name, hand=PALETTE.none) for name in event.players),
         double_purchase=event.double_purchase,
     )
 
@@ -112,24 +101,24 @@ def _die_rolled(state: State, event: DieRolled) -> State:
     phase = "choose_colour" if event.choose else "buy_or_end"
     if event.stone is None:
         return _replace(state, last_roll=event.face, phase=phase)
-    return _moved(state, event.seat, _one(event.stone), None, last_roll=event.face, phase=phase)
+    return _moved(state, event.seat, PALETTE.one(event.stone), None, last_roll=event.face, phase=phase)
 
 
 def _colour_chosen(state: State, event: ColourChosen) -> State:
     """Z-7: the seat takes a stone of the chosen colour."""
-    return _moved(state, event.seat, _one(event.colour), None, phase="buy_or_end")
+    return _moved(state, event.seat, PALETTE.one(event.colour), None, phase="buy_or_end")
 
 
 def _traded(state: State, event: Traded) -> State:
     """Z-7: the seat gives one side of an equation to the bank and takes the other."""
-    gives, takes = EDITION.stones(event.gave), EDITION.stones(event.took)
+    gives, takes = PALETTE.of(event.gave), PALETTE.of(event.took)
     return _moved(state, event.seat, takes, gives, phase="buy_or_end")
 
 
 def _ware_bought(state: State, event: WareBought) -> State:
     """Z-8: the seat pays, takes the stall's top ware (the next card turns up), to be scored."""
     seat, stall, revealed = event.seat, event.stall, event.revealed
-    paid_state = _moved(state, seat, None, EDITION.stones(event.paid))
+    paid_state = _moved(state, seat, None, PALETTE.of(event.paid))
     stalls_now = list(paid_state.stalls)
     if 0 <= stall < len(stalls_now):
         rest = stalls_now[stall][1:]
@@ -173,7 +162,7 @@ def _hand_limit_broken(state: State, event: HandLimitBroken) -> State:
 
 def _excess_returned(state: State, event: ExcessReturned) -> State:
     """Z-10: the offender's excess stones go back to the bank."""
-    return _moved(state, event.offender, None, EDITION.stones(event.stones))
+    return _moved(state, event.offender, None, PALETTE.of(event.stones))
 
 
 def _game_ended(state: State, event: GameEnded) -> State:
@@ -199,7 +188,7 @@ _APPLY: dict[type[Any], Callable[[State, Any], State]] = {
 }
 
 
-def _moved(state: State, seat: int, takes: Stones | None, gives: Stones | None, **changes: Any) -> State:
+def _moved(state: State, seat: int, takes: Counts | None, gives: Counts | None, **changes: Any) -> State:
     """``seat`` takes ``takes`` from the bank and returns ``gives`` to it (None: nothing), with ``changes``
     made in the same copy of the state (a seat out of range moves no stones)."""
     if 0 <= seat < len(state.players):

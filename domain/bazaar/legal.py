@@ -19,9 +19,10 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
-from domain.bazaar.components import EDITION, covers
+from domain.bazaar.components import EDITION, PALETTE
 from domain.bazaar.state import UNKNOWN_WARE, Decision, State
 from domain.core import Command
+from domain.counts import covers
 from domain.decisions import DecisionRule, DecisionTable
 
 __all__ = ["DECISIONS", "DISCARD_ENUMERATION_LIMIT", "TABLE", "decision", "legal", "pending"]
@@ -119,7 +120,7 @@ def _discards(state: State) -> list[Command]:
     for combo in combinations_with_replacement(held, excess):
         counts = tuple(combo.count(i) for i in range(len(hand)))
         if covers(hand, counts):
-            options.append(DiscardExcess(stones=EDITION.named(counts)))
+            options.append(DiscardExcess(stones=PALETTE.named(counts)))
             if len(options) > DISCARD_ENUMERATION_LIMIT:
                 break
     if len(options) <= DISCARD_ENUMERATION_LIMIT:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.bazaar.commands import Buy, ChooseColour, DiscardExcess, EndTurn, Roll, Trade
-from domain.bazaar.components import CHOICE, EDITION, EXCHANGE_CARDS_IN_PLAY, STALLS_EMPTIED_TO_END, covers
+from domain.bazaar.components import CHOICE, EDITION, EXCHANGE_CARDS_IN_PLAY, PALETTE, STALLS_EMPTIED_TO_END
 from domain.bazaar.events import (
     BazaarDealt,
     ColourChosen,
@@ -44,6 +44,7 @@ from domain.bazaar.options import BazaarOptions
 from domain.bazaar.scoring import points, stars_for
 from domain.bazaar.state import State
 from domain.core import Command, Event, GameConfig, Rejected, Rng, shown
+from domain.counts import covers
 
 __all__ = ["decide", "setup"]
 
@@ -218,14 +219,14 @@ def _trade(state: State, seat: int, command: Trade) -> list[Event]:
     )
     if not covers(state.players[seat].hand, gives):
         raise Rejected(
-            "cannot_give", rule="Z-7", detail=f"you do not own the stones {EDITION.named(gives)} to give"
+            "cannot_give", rule="Z-7", detail=f"you do not own the stones {PALETTE.named(gives)} to give"
         )
     if not covers(state.bank, takes):
         raise Rejected(
-            "bank_cannot_pay", rule="Z-7", detail=f"the bank does not hold the stones {EDITION.named(takes)}"
+            "bank_cannot_pay", rule="Z-7", detail=f"the bank does not hold the stones {PALETTE.named(takes)}"
         )
     traded = Traded(
-        seat=seat, equation=command.equation, gave=EDITION.named(gives), took=EDITION.named(takes)
+        seat=seat, equation=command.equation, gave=PALETTE.named(gives), took=PALETTE.named(takes)
     )
     return [traded, *_after_action(evolve(state, traded))]
 
@@ -258,14 +259,14 @@ def _buy(state: State, seat: int, ware_id: int) -> list[Event]:
         raise Rejected(
             "cannot_pay",
             rule="Z-8",
-            detail=f"ware {ware.id} costs {EDITION.named(ware.stones)}; you do not own those stones",
+            detail=f"ware {ware.id} costs {PALETTE.named(ware.stones)}; you do not own those stones",
         )
     cards = state.stalls[stall]
     bought = WareBought(
         seat=seat,
         ware=ware.id,
         stall=stall,
-        paid=EDITION.named(ware.stones),
+        paid=PALETTE.named(ware.stones),
         stars=stars_for(state, ware.id),
         revealed=cards[1] if len(cards) > 1 else None,
     )
@@ -319,7 +320,7 @@ def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Eve
         raise Rejected("no_such_colour", rule="Z-2", detail=f"unknown colours {unknown}")
     if any(not isinstance(n, int) or n < 0 for n in command.stones.values()):
         raise Rejected("bad_stones", rule="Z-10", detail="stone counts must be whole numbers >= 0")
-    stones = EDITION.stones(command.stones)
+    stones = PALETTE.of(command.stones)
     excess = sum(state.players[offender].hand) - EDITION.hand_limit
     if sum(stones) == 0:
         raise Rejected("nothing_returned", rule="Z-10", detail="return at least one stone")
@@ -332,9 +333,9 @@ def _discard_excess(state: State, seat: int, command: DiscardExcess) -> list[Eve
         )
     if not covers(state.players[offender].hand, stones):
         raise Rejected(
-            "offender_lacks", rule="Z-10", detail=f"seat {offender} does not hold {EDITION.named(stones)}"
+            "offender_lacks", rule="Z-10", detail=f"seat {offender} does not hold {PALETTE.named(stones)}"
         )
-    events: list[Event] = [ExcessReturned(chooser=seat, offender=offender, stones=EDITION.named(stones))]
+    events: list[Event] = [ExcessReturned(chooser=seat, offender=offender, stones=PALETTE.named(stones))]
     if sum(stones) == excess:
         events.append(TurnStarted(turn=state.turn + 1, seat=(offender + 1) % len(state.players)))
     return events

@@ -11,8 +11,9 @@ from typing import Literal
 
 import msgspec
 
-from domain.bazaar.components import EDITION, Stones
+from domain.bazaar.components import EDITION, PALETTE
 from domain.clock import Clock
+from domain.counts import Counts
 
 __all__ = ["UNKNOWN_WARE", "Decision", "Phase", "Player", "ScoreRow", "State", "Unscored"]
 
@@ -61,7 +62,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     """One seat (Z-1): its stones in hand, the wares it bought (in order), its points and turns begun."""
 
     name: str
-    hand: Stones = EDITION.none()
+    hand: Counts = PALETTE.none
     wares: tuple[int, ...] = ()
     score: int = 0
     turns: int = 0  # turns begun (1 during the seat's first turn, Z-6)
@@ -78,7 +79,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     exchange: tuple[int, ...] = ()  # the two exchange cards' ids (Z-3)
     stalls: tuple[tuple[int, ...], ...] = ()  # ware ids, top first (Z-4)
     solitaire_ware: int | None = None  # the target ware of solitaire (Z-12)
-    bank: Stones = (EDITION.stones_per_colour,) * len(EDITION.colours)
+    bank: Counts = (EDITION.stones_per_colour,) * len(EDITION.colours)
     turn: int = 0  # the turn under way, counted over all seats from 1
     current: int = 0  # whose turn it is
     phase: Phase = "setup"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.bazaar.components import EDITION
+from domain.bazaar.components import EDITION, PALETTE
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
 from domain.bazaar.state import State
 from domain.core import Event, Result
@@ -105,7 +105,7 @@ def _ware(ware_id: int) -> WareView | None:
     ware = EDITION.wares.get(ware_id)
     if ware is None:
         return None
-    return WareView(id=ware.id, stones=EDITION.named(ware.stones), star=ware.star)
+    return WareView(id=ware.id, stones=PALETTE.named(ware.stones), star=ware.star)
 
 
 def view(state: State, seat: int | None, outcome: Result | None) -> BazaarView:
@@ -125,7 +125,7 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BazaarView:
         hand_limit=EDITION.hand_limit,
         exchange_cards=state.exchange,
         exchange=tuple(
-            EquationView(index=i, card=eq.card, left=EDITION.named(eq.left), right=EDITION.named(eq.right))
+            EquationView(index=i, card=eq.card, left=PALETTE.named(eq.left), right=PALETTE.named(eq.right))
             for i, eq in enumerate(equations)
         ),
         stalls=tuple(
@@ -136,12 +136,12 @@ def view(state: State, seat: int | None, outcome: Result | None) -> BazaarView:
         stars_upgraded=state.empty_stalls > 0,
         solitaire_ware=_ware(state.solitaire_ware) if state.solitaire_ware is not None else None,
         solitaire_turn_limit=EDITION.solitaire_turn_limit if state.solitaire else None,
-        bank=EDITION.full(state.bank),
+        bank=PALETTE.full(state.bank),
         players=tuple(
             PlayerView(
                 seat=i,
                 name=player.name,
-                stones=EDITION.full(player.hand),
+                stones=PALETTE.full(player.hand),
                 stone_count=sum(player.hand),
                 wares=player.wares,
                 score=player.score,

@@ -78,7 +78,7 @@ class BasariKit:
 
     def evaluate(self, state: State) -> tuple[float, ...]:
         """Points, 0.6 x the stage end's majorities and workers bonus while it runs, 0.25 a gem."""
-        values = [float(p.points) + 0.25 * p.gems.total() for p in state.players]
+        values = [float(p.points) + 0.25 * sum(p.gems) for p in state.players]
         if state.phase in RUNNING:
             for line in score_stage(state, "pile").lines:
                 values[line.seat] += 0.6 * (line.majority.total() + line.workers_bonus)

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
+from domain.counts import Palette
 from domain.data import ComponentDataError, convert_component_data, load_component_data
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "ALL_ABILITIES",
     "COLOURS",
     "COMPONENTS",
+    "PALETTE",
     "STORES",
     "Ability",
     "ActionCosts",
@@ -36,6 +38,9 @@ __all__ = [
 ACTIONS: tuple[str, ...] = ("purchase", "sale", "trade", "baksheesh", "bribe", "exchange", "doppelganger")
 # J-2: the four gem colours.
 COLOURS: tuple[str, ...] = ("red", "blue", "green", "white")
+# The state holds per-colour numbers (Gem Token positions) as counts in this order (domain/counts.py); views
+# name them ``{colour: count}``.
+PALETTE = Palette(COLOURS)
 # J-3: five Stores, one per colour and one ("gold") for Gold and Prestige Cards.
 STORES: tuple[str, ...] = (*COLOURS, "gold")
 

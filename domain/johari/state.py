@@ -7,7 +7,8 @@ from typing import Literal
 import msgspec
 
 from domain.clock import Clock
-from domain.johari.components import ACTIONS, COMPONENTS, STORES, Card, parse_place
+from domain.counts import Counts
+from domain.johari.components import ACTIONS, COMPONENTS, PALETTE, STORES, Card, parse_place
 
 # new: before GameStarted; setup_pick: J-8; play: secret action cards (J-10); resolve: J-11..J-13;
 # day_end: J-14; over: J-15.
@@ -37,7 +38,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     gold: int
     stamp: int  # height on the gold track: on equal gold the higher stamp is higher in the stack (J-11)
     bottom_row: bool = False  # J-11: the Gold Track row (all start in the top row, J-8); a turn changes it
-    tokens: tuple[int, ...] = (0, 0, 0, 0)  # Gem Token positions by COLOURS
+    tokens: Counts = PALETTE.none  # Gem Token positions, in colour order
     display: tuple[int, ...] = ()  # gem and Gold Cards
     prestige: tuple[int, ...] = ()  # Prestige Cards, kept beside the display (public, J-13/J-18)
     trade: tuple[

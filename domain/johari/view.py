@@ -9,7 +9,7 @@ import msgspec
 
 from domain.core import Event, Result
 from domain.johari.actions import protected
-from domain.johari.components import COLOURS, COMPONENTS, place_name
+from domain.johari.components import COMPONENTS, PALETTE, place_name
 from domain.johari.events import ActionCardPlayed, DiscardReshuffled, GameStarted
 from domain.johari.state import State, gold_order
 
@@ -90,7 +90,7 @@ def view(state: State, seat: int | None, outcome: Result | None) -> JohariView:
                 name=p.name,
                 gold=p.gold,
                 gold_row="bottom" if p.bottom_row else "top",
-                gem_tokens=dict(zip(COLOURS, p.tokens, strict=True)),
+                gem_tokens=PALETTE.full(p.tokens),
                 display=p.display,
                 trade_card=p.trade,
                 prestige_cards=p.prestige,

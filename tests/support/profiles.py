@@ -71,9 +71,9 @@ def basari_invariant(game: Game[Any], state: Any) -> None:
     if not state.players:
         return
     for index, colour in enumerate(BASARI_COLOURS):
-        held = [player.gems.counts()[index] for player in state.players]
-        assert min(held) >= 0 and state.stock.counts()[index] >= 0, colour
-        assert sum(held) + state.stock.counts()[index] == BASARI_COMPONENTS.gems_per_colour, colour
+        held = [player.gems[index] for player in state.players]
+        assert min(held) >= 0 and state.stock[index] >= 0, colour
+        assert sum(held) + state.stock[index] == BASARI_COMPONENTS.gems_per_colour, colour
     if state.phase not in ("setup", "scored", "over"):
         cards = [card for player in state.players for card in player.cards] + list(state.pile)
         assert sorted(cards) == BASARI_CARDS

@@ -17,10 +17,11 @@ from msgspec.structs import replace
 
 from domain.basari import GAME
 from domain.basari.commands import ChooseAction
-from domain.basari.components import COLOURS, COMPONENTS, Action, Gems
+from domain.basari.components import COLOURS, COMPONENTS, PALETTE, Action, Gems
 from domain.basari.events import CardsDealt, GameStarted, PileShuffled
 from domain.basari.state import State
 from domain.core import Command, Event, Rng, fold
+from domain.counts import Counts
 from tests.support.scenario import Scenario, given
 
 NAMES = ("Hanna", "Max", "Sarah", "Tom", "Uli")
@@ -31,6 +32,11 @@ EACH = Gems(red=3, yellow=3, green=3, blue=3)
 def gems(**counts: int) -> Gems:
     """Gems by colour name: ``gems(red=1, blue=3)``."""
     return Gems(**counts)
+
+
+def held(**counts: int) -> Counts:
+    """Gems by colour name as a state holds them, counts in value order: ``held(red=1, blue=3)``."""
+    return PALETTE.of(counts)
 
 
 def stacked(*top: int) -> tuple[int, ...]:

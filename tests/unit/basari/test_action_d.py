@@ -18,7 +18,7 @@ from domain.core import Pending
 from domain.resign import decisions
 from tests.support.scenario import given
 
-from .tables import EACH, gems, of_type, picks, play, started, state_of
+from .tables import EACH, gems, held, of_type, picks, play, started, state_of
 
 TOM, ULI = 3, 4
 
@@ -54,8 +54,8 @@ def test_one_player_alone_on_d_returns_one_gem_and_takes_two_b7() -> None:
             ]
         )
     )
-    assert state.players[ULI].gems == gems(red=5, yellow=3, green=3, blue=2)
-    assert state.stock == gems(red=5, yellow=7, green=7, blue=8)
+    assert state.players[ULI].gems == held(red=5, yellow=3, green=3, blue=2)
+    assert state.stock == held(red=5, yellow=7, green=7, blue=8)
 
 
 def test_alone_on_d_the_choices_are_checked_b7() -> None:
@@ -76,8 +76,8 @@ def test_the_returned_gem_may_be_taken_back_from_an_empty_stock_b7() -> None:
     holdings = [EACH, EACH, EACH, EACH, gems(red=10, yellow=10, green=10, blue=10)]
     history = play(started(5, holdings=holdings), *picks("AAABD"))
     state = state_of(history)
-    assert state.stock == Gems()
-    assert decisions(GAME.legal(state, ULI)) == [ExchangeGems(give=c, take=Gems.one(c)) for c in COLOURS]
+    assert state.stock == held()
+    assert decisions(GAME.legal(state, ULI)) == [ExchangeGems(give=c, take=gems(**{c: 1})) for c in COLOURS]
     scenario = given(GAME, history)
     scenario.when(ULI, ExchangeGems(give="red", take=gems(blue=1))).rejects("B-7", "not_in_stock")
     scenario.when(ULI, ExchangeGems(give="red", take=gems(red=2))).rejects("B-7", "take_two")
@@ -119,8 +119,8 @@ def test_several_on_d_take_one_gem_each_in_first_bidder_order_b7() -> None:
             ]
         )
     )
-    assert state.players[ULI].gems == gems(red=10, yellow=4, green=3, blue=3)
-    assert state.players[TOM].gems == gems(red=3, yellow=3, green=3, blue=4)
+    assert state.players[ULI].gems == held(red=10, yellow=4, green=3, blue=3)
+    assert state.players[TOM].gems == held(red=3, yellow=3, green=3, blue=4)
 
 
 def test_d_is_never_forfeited_b7() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from domain.basari import GAME
 from domain.basari.commands import ChooseAction
+from domain.basari.components import PALETTE
 from domain.basari.events import (
     ActionChosen,
     ActionForfeited,
@@ -18,7 +19,7 @@ from domain.basari.events import (
 from domain.basari.rules import first_bidder_order
 from tests.support.scenario import given
 
-from .tables import EACH, HANNA, MAX, SARAH, gems, of_type, picks, play, stacked, started, state_of
+from .tables import EACH, HANNA, MAX, SARAH, gems, held, of_type, picks, play, stacked, started, state_of
 
 
 def test_the_rulebook_round_a_b_c_b7() -> None:
@@ -55,8 +56,8 @@ def test_the_rulebook_round_a_b_c_b7() -> None:
     assert state.players[SARAH].cards == (22, 11, 4)
     assert state.players[SARAH].current == 4  # a card drawn with A is never the current card
     assert state.players[HANNA].points == 5
-    assert state.players[MAX].gems == gems(red=5, yellow=3, green=4, blue=4)
-    assert state.stock == gems(red=11, yellow=13, green=12, blue=12)
+    assert state.players[MAX].gems == held(red=5, yellow=3, green=4, blue=4)
+    assert state.stock == held(red=11, yellow=13, green=12, blue=12)
 
 
 def test_three_or_more_forfeit_the_action_b7() -> None:
@@ -74,7 +75,7 @@ def test_three_or_more_forfeit_the_action_b7() -> None:
             ]
         )
     )
-    assert [p.gems for p in state.players] == [EACH] * 3
+    assert [p.gems for p in state.players] == [EACH.counts()] * 3
 
 
 def test_action_b_scores_the_current_card_b7() -> None:
@@ -106,7 +107,7 @@ def test_action_c_takes_only_what_the_stock_has_b7() -> None:
         (HANNA, ChooseAction(action="A")),
         (SARAH, ChooseAction(action="B")),
     )
-    assert state_of(history).stock.red == 0
+    assert PALETTE.full(state_of(history).stock)["red"] == 0
     events = given(GAME, history).when(MAX, ChooseAction(action="C")).decide()
     taken = of_type(events, GemsTaken)
     assert taken == [
@@ -119,8 +120,8 @@ def test_action_c_with_a_partial_shortage_b7() -> None:
     holdings = [gems(red=10, yellow=3, green=3, blue=3), gems(red=8, yellow=3, green=3, blue=3), EACH]
     history = play(started(3, holdings=holdings, pile=stacked(2, 1, 3)), *picks("ACB"))
     state = state_of(history)
-    assert state.players[MAX].gems == gems(red=9, yellow=3, green=4, blue=4)
-    assert state.stock.red == 0
+    assert state.players[MAX].gems == held(red=9, yellow=3, green=4, blue=4)
+    assert PALETTE.full(state.stock)["red"] == 0
 
 
 def test_the_first_bidder_order_b7_b8() -> None:

@@ -60,7 +60,7 @@ def test_every_player_starts_with_three_of_each_colour_b2(players: int) -> None:
     assert started_event.stock == Gems(red=left, yellow=left, green=left, blue=left)
     state = fold(GAME, events)
     for colour in range(4):
-        assert sum(p.gems.counts()[colour] for p in state.players) + state.stock.counts()[colour] == 22
+        assert sum(p.gems[colour] for p in state.players) + state.stock[colour] == 22
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,20 @@ from domain.resign import decisions
 from tests.support.random_play import play_randomly
 from tests.support.scenario import given
 
-from .tables import HANNA, MAX, SARAH, gems, of_type, picks, play, stacked, started, state_of, with_points
+from .tables import (
+    HANNA,
+    MAX,
+    SARAH,
+    gems,
+    held,
+    of_type,
+    picks,
+    play,
+    stacked,
+    started,
+    state_of,
+    with_points,
+)
 
 # Hanna gets 4-worker cards and takes A twice: 4 + 4 (round 1), + 4 + 4 (round 2) = 16 workers.
 WORKERS_PILE = stacked(32, 1, 2, 33, 34, 3, 4, 35)
@@ -99,11 +112,11 @@ def test_a_stage_ends_after_the_round_in_which_someone_has_15_workers_b9() -> No
     assert [p.points for p in state.players] == [16, 18, 34]
     # players keep their gems (less what they returned); the cards of stage 1 are gone
     assert [p.gems for p in state.players] == [
-        gems(red=1, yellow=3, green=3, blue=3),
-        gems(red=1, yellow=3, green=3, blue=3),
-        gems(red=1, yellow=2, green=3, blue=3),
+        held(red=1, yellow=3, green=3, blue=3),
+        held(red=1, yellow=3, green=3, blue=3),
+        held(red=1, yellow=2, green=3, blue=3),
     ]
-    assert state.stock == gems(red=19, yellow=14, green=13, blue=13)
+    assert state.stock == held(red=19, yellow=14, green=13, blue=13)
     assert [p.cards for p in state.players] == [(card,) for card in order[:3]]
     assert (state.stage, state.round, len(state.pile)) == (2, 1, 36)
 

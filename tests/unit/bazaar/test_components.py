@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from domain.bazaar.components import CHOICE, EDITION, ComponentDataError, validate_edition
+from domain.bazaar.components import CHOICE, EDITION, PALETTE, ComponentDataError, validate_edition
 from domain.data import load_component_data
 
 
@@ -33,9 +33,9 @@ def test_house_edition_is_valid_z2_z3_z4_z5() -> None:
 def test_exchange_card_1_is_the_rulebooks_z3() -> None:
     """Z-3: card 1 holds the rulebook's example: red = blue+green+yellow+white, and red = 2 white."""
     first, second = EDITION.exchange_cards[1][:2]
-    assert EDITION.named(first.left) == {"red": 1}
-    assert EDITION.named(first.right) == {"blue": 1, "green": 1, "yellow": 1, "white": 1}
-    assert EDITION.named(second.right) == {"white": 2}
+    assert PALETTE.named(first.left) == {"red": 1}
+    assert PALETTE.named(first.right) == {"blue": 1, "green": 1, "yellow": 1, "white": 1}
+    assert PALETTE.named(second.right) == {"white": 2}
 
 
 def test_score_table_is_the_rulebooks_z9() -> None:

@@ -6,7 +6,7 @@ from itertools import combinations_with_replacement
 
 from domain.bazaar import GAME
 from domain.bazaar.commands import DiscardExcess, EndTurn, Roll, Trade
-from domain.bazaar.components import EDITION
+from domain.bazaar.components import EDITION, PALETTE
 from domain.bazaar.events import ExcessReturned, HandLimitBroken, Traded, TurnEnded, TurnStarted
 from domain.bazaar.view import BazaarView, HandLimitView
 from domain.core import Event, Pending
@@ -42,7 +42,7 @@ def test_ending_a_turn_over_ten_stones_gives_the_next_seat_the_decision_z10() ->
 def test_legal_lists_every_way_to_return_the_excess_z10() -> None:
     """Z-10: the chooser picks *any* of the excess stones: every multiset of three the offender holds."""
     state = given(GAME, over_the_limit()).state
-    hand = EDITION.full(state.players[0].hand)
+    hand = PALETTE.full(state.players[0].hand)
     assert hand == {"red": 1, "blue": 3, "green": 3, "yellow": 3, "white": 3}
     expected = []
     for combo in combinations_with_replacement(EDITION.colours, 3):
@@ -73,7 +73,7 @@ def test_returning_the_excess_starts_the_choosers_turn_z10() -> None:
             ]
         )
     )
-    assert EDITION.full(state.players[0].hand) == {"red": 0, "blue": 3, "green": 3, "yellow": 3, "white": 1}
+    assert PALETTE.full(state.players[0].hand) == {"red": 0, "blue": 3, "green": 3, "yellow": 3, "white": 1}
     assert sum(state.bank) + sum(sum(player.hand) for player in state.players) == 100
     assert GAME.pending(state) == [Pending(seat=1, decision="roll_or_trade")]
 

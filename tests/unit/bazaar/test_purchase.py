@@ -6,7 +6,7 @@ import pytest
 
 from domain.bazaar import GAME
 from domain.bazaar.commands import Buy, EndTurn, Roll, Trade
-from domain.bazaar.components import EDITION
+from domain.bazaar.components import EDITION, PALETTE
 from domain.bazaar.events import DieRolled, PurchaseScored, TurnEnded, TurnStarted, WareBought
 from domain.bazaar.view import BazaarView
 from domain.core import Pending
@@ -34,8 +34,8 @@ def test_buy_after_the_roll_pays_the_five_stones_z8() -> None:
             ]
         )
     )
-    assert state.players[0].hand == EDITION.stones({"red": 1})
-    assert state.bank == EDITION.stones({"red": 19, "blue": 20, "green": 20, "yellow": 20, "white": 20})
+    assert state.players[0].hand == PALETTE.of({"red": 1})
+    assert state.bank == PALETTE.of({"red": 19, "blue": 20, "green": 20, "yellow": 20, "white": 20})
     assert state.players[0].wares == (13,) and state.players[0].score == 3
 
 
@@ -88,7 +88,7 @@ def test_buying_is_never_compulsory_z8() -> None:
         .when(0, EndTurn())
         .then([TurnEnded(seat=0, turn=3, stones=6), TurnStarted(turn=4, seat=1)])
     )
-    assert state.players[0].wares == () and state.players[0].hand == EDITION.stones({**ONE_OF_EACH, "red": 2})
+    assert state.players[0].wares == () and state.players[0].hand == PALETTE.of({**ONE_OF_EACH, "red": 2})
 
 
 def test_only_displayed_wares_can_be_bought_z4_z8() -> None:

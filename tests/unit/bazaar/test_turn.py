@@ -6,7 +6,7 @@ from collections import Counter
 
 from domain.bazaar import GAME
 from domain.bazaar.commands import Buy, ChooseColour, EndTurn, Roll, Trade
-from domain.bazaar.components import EDITION
+from domain.bazaar.components import EDITION, PALETTE
 from domain.bazaar.events import ColourChosen, DieRolled, Traded, TurnEnded, TurnStarted
 from domain.core import Event, Pending, Rng
 from domain.resign import decisions
@@ -45,8 +45,8 @@ def test_roll_takes_one_stone_of_the_colour_rolled_z5_z6() -> None:
         .when(0, Roll())
         .then([DieRolled(seat=0, face="green", stone="green", choose=False)])
     )
-    assert state.players[0].hand == EDITION.stones({"green": 1})
-    assert state.bank == EDITION.stones({"red": 20, "blue": 20, "green": 19, "yellow": 20, "white": 20})
+    assert state.players[0].hand == PALETTE.of({"green": 1})
+    assert state.bank == PALETTE.of({"red": 20, "blue": 20, "green": 19, "yellow": 20, "white": 20})
     assert GAME.pending(state) == [Pending(seat=0, decision="buy_or_end")]
 
 
@@ -121,14 +121,14 @@ def test_trade_gives_one_side_and_takes_the_other_z7() -> None:
             ]
         )
     )
-    assert state.players[0].hand == EDITION.stones({"blue": 1, "green": 1, "yellow": 1, "white": 1})
-    assert state.bank == EDITION.stones({"red": 20, "blue": 19, "green": 19, "yellow": 19, "white": 19})
+    assert state.players[0].hand == PALETTE.of({"blue": 1, "green": 1, "yellow": 1, "white": 1})
+    assert state.bank == PALETTE.of({"red": 20, "blue": 19, "green": 19, "yellow": 19, "white": 19})
 
 
 def test_an_equation_works_in_both_directions_z3_z7() -> None:
     """Z-3, Z-7 (the rulebook's note): trade red for two white, and later two white back for a red."""
     history = act(table({0: {"red": 1}}), 0, Trade(equation=1, give="left"))
-    assert given(GAME, history).state.players[0].hand == EDITION.stones({"white": 2})
+    assert given(GAME, history).state.players[0].hand == PALETTE.of({"white": 2})
     history = act(history, 0, EndTurn())
     history = act([*history, rolled(1, "blue")], 1, EndTurn())
     state = (
@@ -136,7 +136,7 @@ def test_an_equation_works_in_both_directions_z3_z7() -> None:
         .when(0, Trade(equation=1, give="right"))
         .then([Traded(seat=0, equation=1, gave={"white": 2}, took={"red": 1})])
     )
-    assert state.players[0].hand == EDITION.stones({"red": 1})
+    assert state.players[0].hand == PALETTE.of({"red": 1})
 
 
 def test_trade_needs_the_players_stones_z7() -> None:
@@ -171,7 +171,7 @@ def test_roll_of_an_exhausted_colour_gives_nothing_z7() -> None:
         .when(0, Roll())
         .then([DieRolled(seat=0, face="white", stone=None, choose=False)])
     )
-    assert state.players[0].hand == EDITION.stones({"white": 10})
+    assert state.players[0].hand == PALETTE.of({"white": 10})
     assert GAME.pending(state) == [Pending(seat=0, decision="buy_or_end")]
 
 
@@ -194,7 +194,7 @@ def test_choice_lets_the_player_pick_a_colour_the_bank_still_has_z5_z7() -> None
     state = (
         given(GAME, history).when(0, ChooseColour(colour="blue")).then([ColourChosen(seat=0, colour="blue")])
     )
-    assert state.players[0].hand == EDITION.stones({"white": 10, "blue": 1})
+    assert state.players[0].hand == PALETTE.of({"white": 10, "blue": 1})
     assert GAME.pending(state) == [Pending(seat=0, decision="buy_or_end")]
 
 
