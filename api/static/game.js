@@ -6,6 +6,7 @@ import { drawBoard, cardWords } from "/static/boards.js";
 import { tellEvent, tellCommand } from "/static/narrate.js";
 import { endingBanner, endingLine } from "/static/ending.js";
 import { showClocks } from "/static/clocks.js";
+import { bidComposer, isNegotiation } from "/static/bid.js";
 
 const root = document.getElementById("game");
 const gameId = root.dataset.gameId;
@@ -126,10 +127,26 @@ document.getElementById("resign-yes").addEventListener("click", async () => {
   await send({ type: "resign" });
 });
 
+let drawnControls = ""; // what the controls were drawn from: an unchanged decision keeps its controls (and focus)
+
 function drawControls() {
   const legal = (detail.legal || []).filter((command) => command.type !== "resign");
   decision.hidden = !legal.length;
+  const drawnFrom = JSON.stringify([seat, legal, detail.view.negotiation ?? null]);
+  if (drawnFrom === drawnControls) return;
+  drawnControls = drawnFrom;
   if (!legal.length) { controls.replaceChildren(); return; }
+  if (game === "basari" && isNegotiation(legal)) {
+    // the bid is composed with steppers; every legal command stays at hand, folded away, as a fallback
+    controls.replaceChildren(bidComposer({ legal, view: detail.view, viewer: seat, names, send }),
+      el("details", { class: "fallback" }, el("summary", {}, `Every legal command (${legal.length})`), legalControls(legal)));
+    return;
+  }
+  controls.replaceChildren(...legalControls(legal));
+}
+
+/** The `legal` list as controls: a button per command, a list box and a Send button for a long group. */
+function legalControls(legal) {
   const groups = new Map();
   for (const command of legal) groups.set(command.type, [...(groups.get(command.type) || []), command]);
   const parts = [];
@@ -146,7 +163,7 @@ function drawControls() {
         el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
     }
   }
-  controls.replaceChildren(...parts);
+  return parts;
 }
 
 function drawStatus() {

@@ -30,6 +30,36 @@ LOCATE = """(wanted) => {
 }"""
 
 
+BID_ORDER = ("red", "yellow", "green", "blue")
+
+
+async def compose_bid(page: Any, gems: dict[str, int]) -> str:
+    """Compose ``gems`` with the bid composer's steppers (one click per gem); returns the page's verdict
+    (``data-beats``: "true", "false", or "null" when only the server can tell)."""
+    for colour in BID_ORDER:
+        have = int(await page.input_value(f"#bid-{colour}"))
+        step = 1 if gems.get(colour, 0) > have else -1
+        for _ in range(abs(gems.get(colour, 0) - have)):
+            await page.click(f'#bid-composer button.step[data-colour="{colour}"][data-step="{step}"]')
+    wanted = ",".join(str(gems.get(colour, 0)) for colour in BID_ORDER)
+    await page.wait_for_function(
+        """(wanted) => ['red', 'yellow', 'green', 'blue']
+          .map((c) => document.getElementById('bid-' + c).value).join(',') === wanted""",
+        arg=wanted,
+    )
+    return str(await page.get_attribute("#bid-verdict", "data-beats"))
+
+
+async def answered(page: Any, version: str | None) -> None:
+    """Wait until the page moved on from ``version`` after a click; the command must not be refused."""
+    await page.wait_for_function(
+        f"() => document.getElementById('game').dataset.version !== '{version}'"
+        " || document.getElementById('command-error').textContent !== ''"
+    )
+    error = await page.text_content("#command-error")
+    assert not error, f"the page's command was refused: {error}"
+
+
 def missing(stones: dict[str, int], cost: dict[str, int]) -> int:
     """How many stones ``stones`` lack to pay ``cost``."""
     return sum(max(0, n - stones.get(colour, 0)) for colour, n in cost.items())
@@ -98,13 +128,23 @@ async def click_until_over(
             if str(detail["version"]) != version or not [c for c in detail["legal"] if c["type"] != "resign"]:
                 await asyncio.sleep(0.05)  # the page has not caught up yet: look again
                 continue
-            wanted = json.dumps(choose(game, detail, chooser), separators=(",", ":"))
+            choice = choose(game, detail, chooser)
+            if choice["type"] == "bid":  # a bid is composed with the steppers, not picked from a list
+                assert await compose_bid(page, choice["gems"]) == "true", "a legal bid is shown as beating"
+                await page.click("#send-bid")
+                await answered(page, version)
+                clicks += 1
+                continue
+            wanted = json.dumps(choice, separators=(",", ":"))
             found = await page.evaluate_handle(LOCATE, wanted)
             button = (await found.get_property("button")).as_element()
             select = (await found.get_property("select")).as_element()
             if button is None:  # redrawn in between: look again
                 continue
             try:
+                folded = await button.evaluate_handle("(b) => b.closest('details:not([open])')")
+                if folded.as_element() is not None:  # a command of the folded legal list: unfold it first
+                    await (await folded.as_element().query_selector("summary")).click()
                 if select is not None:
                     await select.select_option(index=await (await found.get_property("option")).json_value())
                 await button.click()
@@ -112,12 +152,7 @@ async def click_until_over(
                 if "not attached" not in str(stale):
                     raise
                 continue  # redrawn between finding and clicking: look again
-            await page.wait_for_function(
-                f"() => document.getElementById('game').dataset.version !== '{version}'"
-                " || document.getElementById('command-error').textContent !== ''"
-            )
-            error = await page.text_content("#command-error")
-            assert not error, f"the page's command was refused: {error}"
+            await answered(page, version)
             clicks += 1
             if shots:
                 await shots(clicks)
