@@ -2,8 +2,10 @@
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
 import { el, api, apiWithSkew, seatTokens, keepSeatToken, pageData } from "/static/common.js";
-import { drawBoard, cardWords } from "/static/boards.js";
-import { tellEvent, tellCommand } from "/static/narrate.js";
+import { drawBoard } from "/static/boards.js";
+import { tellEvent } from "/static/narrate.js";
+import { commandLabel, distinctLabels } from "/static/commands.js";
+import { armBoard } from "/static/targets.js";
 import { endingBanner, endingLine } from "/static/ending.js";
 import { showClocks } from "/static/clocks.js";
 import { bidComposer, isNegotiation } from "/static/bid.js";
@@ -22,6 +24,7 @@ const picker = document.getElementById("seat-picker");
 const resignArea = document.getElementById("resign-area");
 const resignButton = document.getElementById("resign");
 const resignConfirm = document.getElementById("resign-confirm");
+const targetMenu = document.getElementById("target-menu");
 
 const BUTTONS_AT_MOST = 12; // longer lists of choices (e.g. every beating bid) become a list box
 let names = [];
@@ -77,15 +80,9 @@ function followTurn() {
   return true;
 }
 
-function describe(command) {
-  const text = tellCommand(game, command);
-  return game === "johari" && typeof command.card === "number" ? text.replace(`card ${command.card}`, cardWords(game, components, command.card)) : text;
-}
-
+/** A command in words for this seat: where its card lies, what it gives and takes (commands.js). */
 function label(command) {
-  // Johari names cards by id: tell them by what they show
-  if (game === "johari" && typeof command.card === "number") return `${command.type.replaceAll("_", " ")}: ${cardWords(game, components, command.card)}${command.as_colour ? ` as ${command.as_colour}` : ""}`;
-  return describe(command);
+  return commandLabel(game, command, detail.view, components);
 }
 
 async function send(command) {
@@ -129,36 +126,54 @@ document.getElementById("resign-yes").addEventListener("click", async () => {
 
 let drawnControls = ""; // what the controls were drawn from: an unchanged decision keeps its controls (and focus)
 
-function drawControls() {
-  const legal = (detail.legal || []).filter((command) => command.type !== "resign");
+/** The decision's controls: `offBoard`, the commands with no target on the board, as buttons (Basari's
+ * bids as the bid composer); every legal command stays at hand, folded away, as a compact fallback. */
+function drawControls(legal, offBoard) {
   decision.hidden = !legal.length;
-  const drawnFrom = JSON.stringify([seat, legal, detail.view.negotiation ?? null]);
+  const drawnFrom = JSON.stringify([seat, legal, offBoard.length, detail.view.negotiation ?? null]);
   if (drawnFrom === drawnControls) return;
   drawnControls = drawnFrom;
+  targetMenu.replaceChildren();
   if (!legal.length) { controls.replaceChildren(); return; }
+  const fallback = () => el("details", { class: "fallback" }, el("summary", {}, `Every legal command (${legal.length})`), legalControls(legal));
   if (game === "basari" && isNegotiation(legal)) {
-    // the bid is composed with steppers; every legal command stays at hand, folded away, as a fallback
-    controls.replaceChildren(bidComposer({ legal, view: detail.view, viewer: seat, names, send }),
-      el("details", { class: "fallback" }, el("summary", {}, `Every legal command (${legal.length})`), legalControls(legal)));
+    controls.replaceChildren(bidComposer({ legal, view: detail.view, viewer: seat, names, send }), fallback());
     return;
   }
-  controls.replaceChildren(...legalControls(legal));
+  if (offBoard.length === legal.length) { controls.replaceChildren(...legalControls(legal)); return; }
+  controls.replaceChildren(el("p", { class: "hint", id: "board-hint" }, BOARD_HINT[game]),
+    ...(offBoard.length ? legalControls(offBoard) : []), fallback());
 }
+
+const BOARD_HINT = {
+  johari: "Click a highlighted card, store, booth, noble or action card on the board (or press Enter on it).",
+  bazaar: "Click a highlighted side of an equation to give it, or a highlighted ware to buy it (or press Enter on it).",
+};
+
+/** A board target with several commands (a store to purchase or to trade for): offer them. */
+function offer(target, commands) {
+  const buttons = commands.map((command) => el("button", { type: "button", class: "choice", "data-command": JSON.stringify(command), onclick: () => { targetMenu.replaceChildren(); send(command); } }, label(command)));
+  targetMenu.replaceChildren(el("p", { class: "strong" }, `${target.getAttribute("aria-label").replace(/: choose$/, "")}?`),
+    el("div", { class: "choices", role: "group", "aria-label": "choose what to do there" }, buttons,
+      el("button", { type: "button", onclick: () => { targetMenu.replaceChildren(); target.focus(); } }, "Cancel")));
+  buttons[0].focus();
+}
+
+let listBoxes = 0;
 
 /** The `legal` list as controls: a button per command, a list box and a Send button for a long group. */
 function legalControls(legal) {
   const groups = new Map();
   for (const command of legal) groups.set(command.type, [...(groups.get(command.type) || []), command]);
   const parts = [];
-  let index = 0;
   for (const [type, commands] of groups) {
-    index += 1;
+    const words = distinctLabels(commands.map(label)); // no two controls read alike
     if (commands.length <= BUTTONS_AT_MOST) {
       parts.push(el("div", { class: "choices", role: "group", "aria-label": type.replaceAll("_", " ") },
-        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, label(command)))));
+        commands.map((command, i) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, words[i]))));
     } else {
-      const id = `choose-${index}`;
-      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, label(command))));
+      const id = `choose-${(listBoxes += 1)}`; // unique: the fallback repeats the buttons' commands
+      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, words[i])));
       parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${type.replaceAll("_", " ")} (${commands.length} choices)`), select,
         el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
     }
@@ -182,9 +197,12 @@ function show(next) {
   detail = next;
   names = detail.seats.map((s) => s.name);
   const ending = detail.status === "finished" ? endingBanner(gameId, game, detail.result, history || [], names) : null;
-  board.replaceChildren(drawBoard(game, detail.view, names, components, ending));
+  const drawn = drawBoard(game, detail.view, names, components, ending);
+  board.replaceChildren(drawn);
+  const legal = (detail.legal || []).filter((command) => command.type !== "resign");
+  const offBoard = armBoard(drawn, game, legal, { label, send, menu: offer });
   drawStatus();
-  drawControls();
+  drawControls(legal, offBoard);
   drawResign();
   showClocks(detail.clock, names, skew, seat);
   root.dataset.version = detail.version;
