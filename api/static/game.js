@@ -6,6 +6,7 @@ import { drawBoard } from "/static/boards.js";
 import { tellEvent } from "/static/narrate.js";
 import { commandLabel, distinctLabels } from "/static/commands.js";
 import { armBoard } from "/static/targets.js";
+import { acceptInvitation, invitePanel } from "/static/invite.js";
 import { endingBanner, endingLine } from "/static/ending.js";
 import { showClocks } from "/static/clocks.js";
 import { bidComposer, isNegotiation } from "/static/bid.js";
@@ -56,7 +57,17 @@ function auth() {
   return token ? { token } : {};
 }
 
+/** The invitation links this browser can make: one per seat it holds by a token (invite.js). */
+function drawInvite() {
+  const panel = ended ? null : invitePanel(gameId, names, document.getElementById("invite-link-area"), (handed) => {
+    if (seat === handed) seat = Object.keys(held()).map(Number).sort((a, b) => a - b)[0] ?? null;
+    restart().catch(() => {});
+  });
+  document.getElementById("invite").replaceChildren(...(panel ? [panel] : []));
+}
+
 function drawSeatPicker() {
+  drawInvite();
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
   if (!seats.length) { picker.replaceChildren(el("p", { class: "muted" }, "You are watching as a spectator. Sit down with a seat token to play.")); return; }
   const select = el("select", { id: "play-as", onchange: () => { seat = select.value === "" ? null : Number(select.value); follow.checked = false; restart(); } },
@@ -264,6 +275,9 @@ async function restart() {
   if (!ended) await openStream();
 }
 
+// an invitation link opened while this game's page is open changes only the fragment: load it as a page
+window.addEventListener("hashchange", () => { if (location.hash.includes("seat-token=")) location.reload(); });
+
 document.getElementById("seat-token-form").addEventListener("submit", async (submitted) => {
   submitted.preventDefault();
   const input = document.getElementById("seat-token");
@@ -281,13 +295,21 @@ document.getElementById("seat-token-form").addEventListener("submit", async (sub
 });
 
 (async () => {
+  let invited = null;
+  try {
+    invited = await acceptInvitation(gameId); // opened from a friend's invitation link: sit down in that seat
+  } catch (failure) {
+    const area = document.getElementById("invite-link-area");
+    area.replaceChildren(el("p", { class: "error", role: "alert" }, `That invitation link does not open a seat of this game: ${failure.message}`));
+    area.hidden = false;
+  }
   try {
     accountSeat = (await api(`/v1/games/${gameId}`)).you ?? null; // the signed-in account's seat, if any
   } catch (failure) {
     accountSeat = null;
   }
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
-  seat = accountSeat !== null ? accountSeat : seats.length ? seats[0] : null;
+  seat = invited !== null ? invited : accountSeat !== null ? accountSeat : seats.length ? seats[0] : null;
   const first = await api(`/v1/games/${gameId}`, auth());
   names = first.seats.map((s) => s.name);
   ended = first.status === "finished";
