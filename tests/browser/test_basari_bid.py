@@ -65,9 +65,10 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
         # Omar wants action A as Hanna does: they negotiate for it
         await command(1, {"type": "choose_action", "action": "A"})
         await command(2, {"type": "choose_action", "action": "B"})
-        picked = await page.get_attribute("#game", "data-version")
+        before = str((await detail(0))["version"])  # the page shows both picks before Hanna makes hers
+        await page.wait_for_function(MOVED.replace("!==", "==="), arg=before)
         await page.click('#controls button.choice[data-command=\'{"type":"choose_action","action":"A"}\']')
-        await page.wait_for_function(MOVED, arg=picked)
+        await page.wait_for_function(MOVED, arg=before)
 
         seen_beating = seen_not_beating = accepted = False
         for _ in range(20):
