@@ -169,10 +169,3 @@ export function drawBoard(game, view, names, components, ending = null) {
   if (own && ending) own.replaceWith(ending);
   return board;
 }
-
-/** A card id of `game` in words, for controls (Johari commands name cards by id). */
-export function cardWords(game, components, id) {
-  if (game !== "johari") return `card ${id}`;
-  const card = components.gem_cards.find((c) => c.id === id);
-  return card ? describeJohariCard(card) : `card ${id}`;
-}
