@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 SERVE_STAMP := $(VENV)/.serve-stamp
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-fast lint openapi golden bench cluster-test install install-serve generators clean
+.PHONY: run test test-fast lint openapi golden screenshots bench cluster-test install install-serve generators clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,10 @@ openapi: $(STAMP)
 # the recorded playthroughs (tests/golden) as the code plays them today; review the diff before committing
 golden: $(STAMP)
 	$(PY) -m tests.golden
+
+# the README's screenshots (docs/screenshots/), taken by the browser tests that reach them; review before committing
+screenshots: $(STAMP)
+	$(PY) -m tests.browser.screenshots
 
 ## generators: the client generators the contract is proved with (tests/e2e/test_generated_clients.py):
 ## openapi-python-client (PyPI) in its own virtualenv, openapi-typescript and tsc (npm), under .generators/

@@ -85,8 +85,11 @@ def openapi_config() -> OpenAPIConfig:
         description=(
             "Event-sourced reference server for Basari, Sid Sackson's Bazaar and Johari. Every move is an "
             "immutable event; views, legal moves, histories, score sheets and audits for any HTTP client. "
-            "Authorization: Bearer <seat token> acts as a seat; no token is a spectator. Every GET operation "
-            "also answers HEAD: the same status and headers, no body (not listed as operations of its own)."
+            "`Authorization: Bearer <seat token>` acts as a seat; no token is a spectator. Every GET operation "
+            "also answers HEAD: the same status and headers, no body (not listed as operations of its own). "
+            # Swagger UI renders the description as Markdown: the way back from /schema to the site (a
+            # top-level externalDocs would be the tidier field, but Swagger UI 5 does not show a relative one)
+            "The site itself, with its games, lobby, replays and rules: [the home page](/)."
         ),
         path="/schema",
         openapi_router=documentation_router(),  # unknown paths under it: 404 problems

@@ -64,7 +64,7 @@ function basari(view, names) {
 const BAZAAR_ORDER = ["red", "blue", "green", "yellow", "white"];
 function ware(w, caption) {
   if (!w) return el("div", { class: "card empty" }, caption || "sold out");
-  return el("div", { class: "card ware", role: "group", "aria-label": `${caption ? caption + ": " : ""}ware ${w.id}${w.star ? " with a star" : ""}, costs ${amounts(w.stones)}` },
+  return el("div", { class: "card ware", "data-ware": w.id, role: "group", "aria-label": `${caption ? caption + ": " : ""}ware ${w.id}${w.star ? " with a star" : ""}, costs ${amounts(w.stones)}` },
     el("div", { class: "card-top" }, el("span", {}, `ware ${w.id}`), w.star ? el("span", { class: "points" }, "★") : null),
     chips(w.stones, BAZAAR_ORDER), caption ? el("div", { class: "caption" }, caption) : null);
 }
@@ -77,7 +77,9 @@ function bazaar(view, names) {
     fact("Purchases", `${view.purchases_this_turn}/${view.purchases_allowed}`), view.stars_upgraded ? fact("Stars", "upgraded") : null);
   const exchange = section("The exchange", el("ol", { class: "equations" }, view.exchange.map((q) =>
     el("li", { "aria-label": `equation ${q.index + 1}: ${amounts(q.left)} equals ${amounts(q.right)}` },
-      el("span", { class: "eq-no" }, `${q.index + 1}.`), chips(q.left, BAZAAR_ORDER), el("span", { class: "eq" }, " ⇄ "), chips(q.right, BAZAAR_ORDER)))));
+      el("span", { class: "eq-no" }, `${q.index + 1}.`),
+      el("span", { class: "side", "data-equation": q.index, "data-side": "left" }, chips(q.left, BAZAAR_ORDER)), el("span", { class: "eq" }, " ⇄ "),
+      el("span", { class: "side", "data-equation": q.index, "data-side": "right" }, chips(q.right, BAZAAR_ORDER))))));
   const stalls = section("The stalls", el("div", { class: "row wrap" }, view.stalls.map((s) => ware(s.displayed, `stall ${s.stall + 1}: ${s.size} left`))),
     view.solitaire_ware ? ware(view.solitaire_ware, "solitaire ware") : null);
   const bank = section("Bank", chips(view.bank, BAZAAR_ORDER));
@@ -109,7 +111,7 @@ function jcard(lookup, id) {
   const c = lookup.byId.get(id);
   const colour = c ? (c.kind === "gem" ? c.colour : c.kind) : "unknown";
   const face = !c ? "?" : c.kind === "gem" ? "◆".repeat(c.gems) : c.kind === "gold" ? `${c.gold}g` : `${c.prestige ?? c.points ?? "?"}p`;
-  return el("span", { class: `jcard c-${colour}${c && c.fake ? " fake" : ""}`, title: describeJohariCard(c), role: "img", "aria-label": describeJohariCard(c) }, face, c && c.fake ? el("span", { class: "fake-mark", "aria-hidden": "true" }, "✗") : null);
+  return el("span", { class: `jcard c-${colour}${c && c.fake ? " fake" : ""}`, "data-card": id, title: describeJohariCard(c), role: "img", "aria-label": describeJohariCard(c) }, face, c && c.fake ? el("span", { class: "fake-mark", "aria-hidden": "true" }, "✗") : null);
 }
 
 function johari(view, names, components) {
@@ -121,14 +123,14 @@ function johari(view, names, components) {
     view.turn ? fact("Acting", `${who(view.turn.seat)}: ${view.turn.action} (${view.turn.stage.replaceAll("_", " ")})`) : null);
   const places = Object.entries(view.market);
   const market = section("Market", el("div", { class: "market" }, places.map(([place, cards]) =>
-    el("div", { class: `place ${place.startsWith("store") ? "store" : "booth"}`, role: "group", "aria-label": `${place.replace("_", " ")}: ${cards.length} cards` },
+    el("div", { class: `place ${place.startsWith("store") ? "store" : "booth"}`, "data-place": place, role: "group", "aria-label": `${place.replace("_", " ")}: ${cards.length} cards` },
       el("div", { class: "caption" }, place.replace("store_", "store ").replace(/booth_(\d)/, (_, n) => `booth ${Number(n) + 1}`)),
       el("div", { class: "cards" }, cards.length ? cards.map((id) => jcard(lookup, id)) : el("span", { class: "muted" }, "empty"))))));
   const nobles = section("Nobles", el("ol", { class: "noble-track", reversed: true }, ["5", "4", "3", "2", "1"].map((space) => {
     const id = view.noble_track[space];
     const noble = id ? lookup.nobles.get(id) : null;
     return el("li", { "aria-label": `space ${space}, costs ${view.noble_costs[space]}: ${noble ? noble.text : "empty"}` },
-      el("strong", {}, `Space ${space}`), el("span", { class: "muted" }, ` costs ${view.noble_costs[space]} `), noble ? el("span", {}, noble.text) : el("span", { class: "muted" }, "empty"));
+      el("strong", {}, `Space ${space}`), el("span", { class: "muted" }, ` costs ${view.noble_costs[space]} `), noble ? el("span", { class: "noble", "data-noble": id }, noble.text) : el("span", { class: "muted" }, "empty"));
   })), el("p", { class: "muted" }, `${view.noble_stack_size} nobles in the stack`));
   // J-11: the gold track has two rows; a token changes row when its player's turn in the round comes
   const max = components.gold_max;
@@ -151,7 +153,7 @@ function johari(view, names, components) {
       p.prestige_cards && p.prestige_cards.length ? el("div", {}, el("span", { class: "muted" }, "Prestige "), p.prestige_cards.map((id) => jcard(lookup, id))) : null,
       p.trade_card.length ? el("div", {}, el("span", { class: "muted" }, "Trade card "), p.trade_card.map((id) => jcard(lookup, id))) : null,
       p.nobles.length ? el("ul", { class: "nobles" }, p.nobles.map((id) => el("li", {}, lookup.nobles.get(id)?.text || `noble ${id}`))) : null,
-      p.hand ? el("div", {}, el("span", { class: "muted" }, "Hand "), p.hand.join(", ")) : null))));
+      p.hand ? el("div", {}, el("span", { class: "muted" }, "Hand "), p.hand.map((name) => el("span", { class: "action-card", "data-action-card": name }, name))) : null))));
   const over = view.phase === "over" ? el("p", { class: "over" }, `Game over. Scores: ${view.scores.map((s, i) => `${who(i)} ${s}`).join(", ")}. Winner${view.winners.length > 1 ? "s" : ""}: ${view.winners.map(who).join(", ")}`) : null;
   return el("div", { class: "board-johari" }, over, header, gold, el("div", { class: "row wrap top" }, market, nobles), players);
 }
@@ -166,11 +168,4 @@ export function drawBoard(game, view, names, components, ending = null) {
   const own = board.querySelector(":scope > .over");
   if (own && ending) own.replaceWith(ending);
   return board;
-}
-
-/** A card id of `game` in words, for controls (Johari commands name cards by id). */
-export function cardWords(game, components, id) {
-  if (game !== "johari") return `card ${id}`;
-  const card = components.gem_cards.find((c) => c.id === id);
-  return card ? describeJohariCard(card) : `card ${id}`;
 }

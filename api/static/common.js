@@ -78,6 +78,13 @@ export function keepSeatToken(gameId, seat, token) {
   localStorage.setItem(SEATS_KEY, JSON.stringify(all));
 }
 
+/** Forget a seat's token (it was handed to a friend: this browser no longer plays that seat). */
+export function forgetSeatToken(gameId, seat) {
+  const all = JSON.parse(localStorage.getItem(SEATS_KEY) || "{}");
+  if (all[gameId]) delete all[gameId][seat];
+  localStorage.setItem(SEATS_KEY, JSON.stringify(all));
+}
+
 // Signing in keeps the account token in an HttpOnly session cookie set by the server (POST /session), so
 // no script of the page can read it; the page's API calls carry it by themselves.
 localStorage.removeItem("bazaar.account"); // where earlier versions of these pages kept it

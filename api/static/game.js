@@ -2,10 +2,14 @@
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
 import { el, api, apiWithSkew, seatTokens, keepSeatToken, pageData } from "/static/common.js";
-import { drawBoard, cardWords } from "/static/boards.js";
-import { tellEvent, tellCommand } from "/static/narrate.js";
+import { drawBoard } from "/static/boards.js";
+import { tellEvent } from "/static/narrate.js";
+import { commandLabel, distinctLabels } from "/static/commands.js";
+import { armBoard } from "/static/targets.js";
+import { acceptInvitation, invitePanel } from "/static/invite.js";
 import { endingBanner, endingLine } from "/static/ending.js";
 import { showClocks } from "/static/clocks.js";
+import { bidComposer, isNegotiation } from "/static/bid.js";
 
 const root = document.getElementById("game");
 const gameId = root.dataset.gameId;
@@ -21,6 +25,7 @@ const picker = document.getElementById("seat-picker");
 const resignArea = document.getElementById("resign-area");
 const resignButton = document.getElementById("resign");
 const resignConfirm = document.getElementById("resign-confirm");
+const targetMenu = document.getElementById("target-menu");
 
 const BUTTONS_AT_MOST = 12; // longer lists of choices (e.g. every beating bid) become a list box
 let names = [];
@@ -52,7 +57,17 @@ function auth() {
   return token ? { token } : {};
 }
 
+/** The invitation links this browser can make: one per seat it holds by a token (invite.js). */
+function drawInvite() {
+  const panel = ended ? null : invitePanel(gameId, names, document.getElementById("invite-link-area"), (handed) => {
+    if (seat === handed) seat = Object.keys(held()).map(Number).sort((a, b) => a - b)[0] ?? null;
+    restart().catch(() => {});
+  });
+  document.getElementById("invite").replaceChildren(...(panel ? [panel] : []));
+}
+
 function drawSeatPicker() {
+  drawInvite();
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
   if (!seats.length) { picker.replaceChildren(el("p", { class: "muted" }, "You are watching as a spectator. Sit down with a seat token to play.")); return; }
   const select = el("select", { id: "play-as", onchange: () => { seat = select.value === "" ? null : Number(select.value); follow.checked = false; restart(); } },
@@ -76,15 +91,9 @@ function followTurn() {
   return true;
 }
 
-function describe(command) {
-  const text = tellCommand(game, command);
-  return game === "johari" && typeof command.card === "number" ? text.replace(`card ${command.card}`, cardWords(game, components, command.card)) : text;
-}
-
+/** A command in words for this seat: where its card lies, what it gives and takes (commands.js). */
 function label(command) {
-  // Johari names cards by id: tell them by what they show
-  if (game === "johari" && typeof command.card === "number") return `${command.type.replaceAll("_", " ")}: ${cardWords(game, components, command.card)}${command.as_colour ? ` as ${command.as_colour}` : ""}`;
-  return describe(command);
+  return commandLabel(game, command, detail.view, components);
 }
 
 async function send(command) {
@@ -126,27 +135,61 @@ document.getElementById("resign-yes").addEventListener("click", async () => {
   await send({ type: "resign" });
 });
 
-function drawControls() {
-  const legal = (detail.legal || []).filter((command) => command.type !== "resign");
+let drawnControls = ""; // what the controls were drawn from: an unchanged decision keeps its controls (and focus)
+
+/** The decision's controls: `offBoard`, the commands with no target on the board, as buttons (Basari's
+ * bids as the bid composer); every legal command stays at hand, folded away, as a compact fallback. */
+function drawControls(legal, offBoard) {
   decision.hidden = !legal.length;
+  const drawnFrom = JSON.stringify([seat, legal, offBoard.length, detail.view.negotiation ?? null]);
+  if (drawnFrom === drawnControls) return;
+  drawnControls = drawnFrom;
+  targetMenu.replaceChildren();
   if (!legal.length) { controls.replaceChildren(); return; }
+  const fallback = () => el("details", { class: "fallback" }, el("summary", {}, `Every legal command (${legal.length})`), legalControls(legal));
+  if (game === "basari" && isNegotiation(legal)) {
+    controls.replaceChildren(bidComposer({ legal, view: detail.view, viewer: seat, names, send }), fallback());
+    return;
+  }
+  if (offBoard.length === legal.length) { controls.replaceChildren(...legalControls(legal)); return; }
+  controls.replaceChildren(el("p", { class: "hint", id: "board-hint" }, BOARD_HINT[game]),
+    ...(offBoard.length ? legalControls(offBoard) : []), fallback());
+}
+
+const BOARD_HINT = {
+  johari: "Click a highlighted card, store, booth, noble or action card on the board (or press Enter on it).",
+  bazaar: "Click a highlighted side of an equation to give it, or a highlighted ware to buy it (or press Enter on it).",
+};
+
+/** A board target with several commands (a store to purchase or to trade for): offer them. */
+function offer(target, commands) {
+  const buttons = commands.map((command) => el("button", { type: "button", class: "choice", "data-command": JSON.stringify(command), onclick: () => { targetMenu.replaceChildren(); send(command); } }, label(command)));
+  targetMenu.replaceChildren(el("p", { class: "strong" }, `${target.getAttribute("aria-label").replace(/: choose$/, "")}?`),
+    el("div", { class: "choices", role: "group", "aria-label": "choose what to do there" }, buttons,
+      el("button", { type: "button", onclick: () => { targetMenu.replaceChildren(); target.focus(); } }, "Cancel")));
+  buttons[0].focus();
+}
+
+let listBoxes = 0;
+
+/** The `legal` list as controls: a button per command, a list box and a Send button for a long group. */
+function legalControls(legal) {
   const groups = new Map();
   for (const command of legal) groups.set(command.type, [...(groups.get(command.type) || []), command]);
   const parts = [];
-  let index = 0;
   for (const [type, commands] of groups) {
-    index += 1;
+    const words = distinctLabels(commands.map(label)); // no two controls read alike
     if (commands.length <= BUTTONS_AT_MOST) {
       parts.push(el("div", { class: "choices", role: "group", "aria-label": type.replaceAll("_", " ") },
-        commands.map((command) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, label(command)))));
+        commands.map((command, i) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, words[i]))));
     } else {
-      const id = `choose-${index}`;
-      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, label(command))));
+      const id = `choose-${(listBoxes += 1)}`; // unique: the fallback repeats the buttons' commands
+      const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, words[i])));
       parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${type.replaceAll("_", " ")} (${commands.length} choices)`), select,
         el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
     }
   }
-  controls.replaceChildren(...parts);
+  return parts;
 }
 
 function drawStatus() {
@@ -165,9 +208,12 @@ function show(next) {
   detail = next;
   names = detail.seats.map((s) => s.name);
   const ending = detail.status === "finished" ? endingBanner(gameId, game, detail.result, history || [], names) : null;
-  board.replaceChildren(drawBoard(game, detail.view, names, components, ending));
+  const drawn = drawBoard(game, detail.view, names, components, ending);
+  board.replaceChildren(drawn);
+  const legal = (detail.legal || []).filter((command) => command.type !== "resign");
+  const offBoard = armBoard(drawn, game, legal, { label, send, menu: offer });
   drawStatus();
-  drawControls();
+  drawControls(legal, offBoard);
   drawResign();
   showClocks(detail.clock, names, skew, seat);
   root.dataset.version = detail.version;
@@ -229,6 +275,9 @@ async function restart() {
   if (!ended) await openStream();
 }
 
+// an invitation link opened while this game's page is open changes only the fragment: load it as a page
+window.addEventListener("hashchange", () => { if (location.hash.includes("seat-token=")) location.reload(); });
+
 document.getElementById("seat-token-form").addEventListener("submit", async (submitted) => {
   submitted.preventDefault();
   const input = document.getElementById("seat-token");
@@ -246,13 +295,21 @@ document.getElementById("seat-token-form").addEventListener("submit", async (sub
 });
 
 (async () => {
+  let invited = null;
+  try {
+    invited = await acceptInvitation(gameId); // opened from a friend's invitation link: sit down in that seat
+  } catch (failure) {
+    const area = document.getElementById("invite-link-area");
+    area.replaceChildren(el("p", { class: "error", role: "alert" }, `That invitation link does not open a seat of this game: ${failure.message}`));
+    area.hidden = false;
+  }
   try {
     accountSeat = (await api(`/v1/games/${gameId}`)).you ?? null; // the signed-in account's seat, if any
   } catch (failure) {
     accountSeat = null;
   }
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
-  seat = accountSeat !== null ? accountSeat : seats.length ? seats[0] : null;
+  seat = invited !== null ? invited : accountSeat !== null ? accountSeat : seats.length ? seats[0] : null;
   const first = await api(`/v1/games/${gameId}`, auth());
   names = first.seats.map((s) => s.name);
   ended = first.status === "finished";

@@ -71,6 +71,7 @@ async function drawLobby(me) {
   });
   const mine = await api("/v1/me/games?limit=20");
   const games = mine.games.filter((g) => g.status === "active" || g.status === "waiting");
+  myTables = new Set(games.filter((g) => g.status === "waiting").map((g) => g.game_id));
   body.replaceChildren(list, open, error,
     el("h3", {}, "Your games"),
     games.length ? el("ul", { id: "my-games" }, games.map((g) => el("li", {},
@@ -78,9 +79,21 @@ async function drawLobby(me) {
       : el("p", {}, "None under way."));
 }
 
+// The account's notifications (notices.js): a table of ours that filled takes us to its game, as Lichess
+// does when a seek is accepted; an invitation or another change redraws the lobby.
+let myTables = new Set(); // our tables waiting for players
+let signedIn = null;
+document.addEventListener("notice", (e) => {
+  const notice = e.detail;
+  if (!signedIn || notice.type === "snapshot" || notice.type === "your_turn") return;
+  if (notice.type === "seated" && myTables.has(notice.game_id)) { location.href = `/games/${notice.game_id}`; return; }
+  drawLobby(signedIn).catch(() => {});
+});
+
 if (body) {
   (async () => {
     const me = await currentAccount();
+    signedIn = me;
     if (me) await drawLobby(me); else body.replaceChildren(...signForms());
   })().catch((failure) => { body.replaceChildren(el("p", { class: "error" }, `The lobby is unavailable: ${failure.message}`)); });
 }

@@ -56,6 +56,9 @@ function bazaar(e, who) {
   }
 }
 
+// J-12/J-19: why an action was skipped, in words
+const SKIPPED = { cannot_pay: "they cannot pay its cost, so nothing is paid", no_legal_choice: "there is nothing it could do, so nothing is paid" };
+
 function johari(e, who) {
   switch (e.type) {
     case "game_started": return `The game starts: ${e.players.join(", ")}.`;
@@ -67,7 +70,7 @@ function johari(e, who) {
     case "action_card_played": return e.card ? `${who(e.seat)} plays ${e.card}.` : `${who(e.seat)} plays an action card face down.`;
     case "action_cards_revealed": return `The action cards are revealed: ${e.cards.map((c, s) => `${who(s)} ${c}`).join(", ")}.`;
     case "turn_started": return `${who(e.seat)} performs ${e.action}${e.cost ? ` for ${e.cost} gold` : ""}.`;
-    case "action_skipped": return `${who(e.seat)} cannot perform ${e.action} (${e.reason}).`;
+    case "action_skipped": return `${who(e.seat)} cannot perform ${e.action}: ${SKIPPED[e.reason] || String(e.reason).replaceAll("_", " ")}.`;
     case "gold_changed": return `${who(e.seat)} ${e.delta >= 0 ? "gains" : "pays"} ${Math.abs(e.delta)} gold (now ${e.gold}).`;
     case "cards_taken": return `${who(e.seat)} takes ${e.cards.length} card${e.cards.length === 1 ? "" : "s"} from ${PLACE(e.place)}.`;
     case "gold_card_cashed": return `${who(e.seat)} cashes a gold card.`;

@@ -82,8 +82,24 @@ def result(state: State) -> Result:
         scores=tuple(s.total for s in scores),
         ranks=ranks,
         winners=winners,
-        note="ties broken by the sum of Gem Token positions (J-15)",
+        note=tie_note(scores, ranks),
     )
+
+
+def tie_note(scores: list[Score], ranks: tuple[int, ...]) -> str:
+    """J-15 in words, naming the tie-break only where it decided a rank (equal totals, different ranks) and
+    a shared rank only where totals and Gem Token sums were both equal."""
+    tied = [
+        (a, b)
+        for a in range(len(scores))
+        for b in range(a + 1, len(scores))
+        if scores[a].total == scores[b].total
+    ]
+    if any(ranks[a] != ranks[b] for a, b in tied):
+        return "most points wins; equal totals were ranked by the sum of Gem Token positions (J-15)"
+    if tied:
+        return "most points wins; equal totals with equal Gem Token sums share their rank (J-15)"
+    return "most points wins (J-15)"
 
 
 def sheet(state: State, outcome: Result | None) -> ScoreSheet:

@@ -10,24 +10,103 @@ import random
 from typing import Any
 
 import httpx
+import msgspec
 from playwright.async_api import Error as PlaywrightError
 
-READY = """() => (document.querySelector('#controls .choice') && !document.getElementById('decision').hidden)
+from domain.basari.bids import beating_bids
+from domain.basari.components import Gems
+
+READY = """() => ((document.querySelector('#controls .choice') || document.querySelector('#board .target'))
+    && !document.getElementById('decision').hidden)
   || document.getElementById('status').textContent.includes('over')"""
 
-# Where the command is on the page: its own button, or an option of a list box and the box's Send button.
+# Where the command is on the page: a highlighted target on the board (a card, store, noble, equation side or
+# ware; with several commands there, it offers them in a menu), a button of its own, or an option of a list
+# box and the box's Send button; last, a control of the folded "every legal command" list (`where` says which).
 # The elements themselves, not their positions: the page redraws its controls whenever the game moves (the
 # other seat's move, over the stream), and a position found before a redraw can name another command by the
 # time of the click (it once clicked "resign"). A redrawn control is a new node, so a stale one is detached.
 LOCATE = """(wanted) => {
-  const own = [...document.querySelectorAll('#controls button.choice')].find((b) => b.dataset.command === wanted);
-  if (own) return {button: own, select: null, option: -1};
-  for (const select of document.querySelectorAll('#controls select')) {
-    const option = [...select.options].findIndex((o) => o.dataset.command === wanted);
-    if (option >= 0) return {button: select.nextElementSibling, select, option};
+  for (const target of document.querySelectorAll('#board .target')) {
+    const commands = JSON.parse(target.dataset.commands).map((c) => JSON.stringify(c));
+    const several = commands.length > 1;
+    if (commands.includes(wanted)) return {button: target, select: null, option: -1, where: 'board', several};
   }
-  return {button: null, select: null, option: -1};
+  for (const folded of [false, true]) {
+    const shown = (node) => Boolean(node.closest('details')) === folded;
+    const own = [...document.querySelectorAll('#controls button.choice')]
+      .find((b) => b.dataset.command === wanted && shown(b));
+    const where = folded ? 'folded' : 'buttons';
+    if (own) return {button: own, select: null, option: -1, where, several: false};
+    for (const select of [...document.querySelectorAll('#controls select')].filter(shown)) {
+      const option = [...select.options].findIndex((o) => o.dataset.command === wanted);
+      if (option >= 0) return {button: select.nextElementSibling, select, option, where, several: false};
+    }
+  }
+  return {button: null, select: null, option: -1, where: null, several: false};
 }"""
+
+
+# The words of every control a decision offers: the board's targets with the visible buttons and list
+# options, and apart from them the folded list of every legal command (which repeats some of them).
+LABELS = """() => {
+  const words = (nodes) => nodes.map((n) => n.getAttribute('aria-label') || n.textContent.trim());
+  const inFallback = (n) => Boolean(n.closest('details.fallback'));
+  const controls = [...document.querySelectorAll('#controls button.choice, #controls option')];
+  return {
+    shown: words([...document.querySelectorAll('#board .target'), ...controls.filter((n) => !inFallback(n))]),
+    folded: words(controls.filter(inFallback)),
+  };
+}"""
+
+
+def assert_plain_distinct_labels(labels: dict[str, list[str]]) -> None:
+    """No two controls of a decision read alike, and none shows a raw field ("null", "wild_card")."""
+    for group in labels.values():
+        assert len(set(group)) == len(group), f"controls that read alike: {sorted(group)}"
+        assert not [w for w in group if "null" in w or "_" in w or "undefined" in w], group
+
+
+BID_ORDER = ("red", "yellow", "green", "blue")
+
+
+async def compose_bid(page: Any, gems: dict[str, int]) -> str:
+    """Compose ``gems`` with the bid composer's steppers (one click per gem); returns the page's verdict
+    (``data-beats``: "true", "false", or "null" when only the server can tell)."""
+    for colour in BID_ORDER:
+        have = int(await page.input_value(f"#bid-{colour}"))
+        step = 1 if gems.get(colour, 0) > have else -1
+        for _ in range(abs(gems.get(colour, 0) - have)):
+            await page.click(f'#bid-composer button.step[data-colour="{colour}"][data-step="{step}"]')
+    wanted = ",".join(str(gems.get(colour, 0)) for colour in BID_ORDER)
+    await page.wait_for_function(
+        """(wanted) => ['red', 'yellow', 'green', 'blue']
+          .map((c) => document.getElementById('bid-' + c).value).join(',') === wanted""",
+        arg=wanted,
+    )
+    return str(await page.get_attribute("#bid-verdict", "data-beats"))
+
+
+def weakest_beating_bid(detail: dict[str, Any]) -> dict[str, int]:
+    """The weakest bid the seat's gems can make that beats the bid on the table (B-8, the domain's own
+    enumeration: the page has only the step-wise list then)."""
+    talks = detail["view"]["negotiation"]
+    current = None if talks["current_bid"] is None else Gems(**talks["current_bid"])
+    owned = Gems(**detail["view"]["players"][detail["you"]]["gems"])
+    bids = beating_bids(owned, current, limit=10**6)
+    assert bids, "a seat offered bid steps can beat the bid"
+    weakest: dict[str, int] = msgspec.to_builtins(bids[0])
+    return weakest
+
+
+async def answered(page: Any, version: str | None) -> None:
+    """Wait until the page moved on from ``version`` after a click; the command must not be refused."""
+    await page.wait_for_function(
+        f"() => document.getElementById('game').dataset.version !== '{version}'"
+        " || document.getElementById('command-error').textContent !== ''"
+    )
+    error = await page.text_content("#command-error")
+    assert not error, f"the page's command was refused: {error}"
 
 
 def missing(stones: dict[str, int], cost: dict[str, int]) -> int:
@@ -81,10 +160,19 @@ def choose(game: str, detail: dict[str, Any], chooser: random.Random) -> dict[st
 
 
 async def click_until_over(
-    page: Any, base: str, game_id: str, token: str, game: str, chooser: random.Random, shots: Any = None
+    page: Any,
+    base: str,
+    game_id: str,
+    token: str,
+    game: str,
+    chooser: random.Random,
+    shots: Any = None,
+    record: dict[str, int] | None = None,
 ) -> int:
     """Play the page's seat by clicking until the game is over; returns the number of clicks.
-    ``shots(clicks)`` is awaited after each click (for screenshots)."""
+    ``shots(clicks)`` is awaited after each click (for screenshots); ``record`` counts the clicks by where
+    the command was found and its type ("board:buy"): on the "board", among the "buttons", in the
+    "composer" (Basari's bids) or in the "folded" list of every legal command."""
     clicks = 0
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         while True:
@@ -98,27 +186,44 @@ async def click_until_over(
             if str(detail["version"]) != version or not [c for c in detail["legal"] if c["type"] != "resign"]:
                 await asyncio.sleep(0.05)  # the page has not caught up yet: look again
                 continue
-            wanted = json.dumps(choose(game, detail, chooser), separators=(",", ":"))
+            assert_plain_distinct_labels(await page.evaluate(LABELS))
+            choice = choose(game, detail, chooser)
+            if choice["type"] == "bid_colour":  # too many beating bids to list whole: a person composes one
+                choice = {"type": "bid", "gems": weakest_beating_bid(detail)}
+            if choice["type"] == "bid":  # a bid is composed with the steppers, not picked from a list
+                listed = any(c["type"] == "bid" for c in detail["legal"])
+                verdict = await compose_bid(page, choice["gems"])
+                assert verdict == ("true" if listed else "null"), f"a beating bid is shown as {verdict}"
+                await page.click("#send-bid")
+                await answered(page, version)
+                clicks += 1
+                if record is not None:
+                    record["composer:bid"] = record.get("composer:bid", 0) + 1
+                continue
+            wanted = json.dumps(choice, separators=(",", ":"))
             found = await page.evaluate_handle(LOCATE, wanted)
             button = (await found.get_property("button")).as_element()
             select = (await found.get_property("select")).as_element()
             if button is None:  # redrawn in between: look again
                 continue
+            where = await (await found.get_property("where")).json_value()
             try:
+                folded = await button.evaluate_handle("(b) => b.closest('details:not([open])')")
+                if folded.as_element() is not None:  # a command of the folded legal list: unfold it first
+                    await (await folded.as_element().query_selector("summary")).click()
                 if select is not None:
                     await select.select_option(index=await (await found.get_property("option")).json_value())
                 await button.click()
+                if await (await found.get_property("several")).json_value():  # the target offers its commands
+                    await page.click(f"#target-menu button[data-command='{wanted}']")
             except PlaywrightError as stale:
                 if "not attached" not in str(stale):
                     raise
                 continue  # redrawn between finding and clicking: look again
-            await page.wait_for_function(
-                f"() => document.getElementById('game').dataset.version !== '{version}'"
-                " || document.getElementById('command-error').textContent !== ''"
-            )
-            error = await page.text_content("#command-error")
-            assert not error, f"the page's command was refused: {error}"
+            await answered(page, version)
             clicks += 1
+            if record is not None:
+                record[f"{where}:{choice['type']}"] = record.get(f"{where}:{choice['type']}", 0) + 1
             if shots:
                 await shots(clicks)
 

@@ -70,8 +70,8 @@ async def test_sign_up_open_a_table_and_play_it_from_the_account(visit: Visit, w
         assert joined.status_code == 200 and joined.json()["status"] == "started", joined.text
     game_id = mine["game_id"]
 
-    await page.goto("/")
-    await page.click(f"#my-games a[href='/games/{game_id}']")
+    # the table filled: the account's notification stream takes Hanna to her game, without reloading
+    await page.wait_for_url(f"**/games/{game_id}")
     await page.wait_for_selector("#play-as")  # the first decision may be Max's (J-8: the seed orders set-up)
     assert "your account" in (await page.text_content("#play-as") or "")
     seat = int(await page.eval_on_selector("#play-as", "s => s.value"))

@@ -17,6 +17,25 @@ from tests.browser.conftest import Visit, screenshot
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
 PLAYERS = {"basari": 3, "bazaar": 2, "johari": 2}
+# the commands that name a thing drawn on the board: the person clicks that thing, never a button
+ON_THE_BOARD = {
+    "johari": {
+        "pick_card",
+        "purchase",
+        "trade_from_store",
+        "hire_noble",
+        "play_action_card",
+        "exchange_give",
+        "exchange_take",
+        "pay_noble_card",
+        "cash_gold_card",
+        "discard_fake",
+        "add_jeweler_card",
+        "choose_jeweler_gem",
+        "discard_for_advance",
+    },
+    "bazaar": {"trade", "buy"},
+}
 BOTS = [{"bot": "greedy", "name": "Max"}, {"bot": "random", "name": "Sarah"}]  # the server plays these seats
 
 
@@ -46,13 +65,22 @@ async def test_a_person_plays_a_whole_game_by_clicking(visit: Visit, web: str, g
         if clicks in marks:
             await screenshot(page, f"{game}-{marks[clicks]}")
 
-    clicks = await click_until_over(page, web, game_id, tokens[0], game, random.Random(game), shots)
+    where: dict[str, int] = {}
+    clicks = await click_until_over(page, web, game_id, tokens[0], game, random.Random(game), shots, where)
     await screenshot(page, f"{game}-end")
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         final: dict[str, Any] = (await http.get(f"/v1/games/{game_id}")).json()
     assert final["status"] == "finished"
     assert [seat["bot"] for seat in final["seats"]] == [False] + [True] * (PLAYERS[game] - 1)
     assert clicks > 5, "Hanna made her decisions by clicking"
+    assert not [w for w in where if w.startswith("folded:")], (
+        "no decision needed the folded list of every command"
+    )
+    if game in ("johari", "bazaar"):  # cards, stores, nobles, equations and wares are clicked on the board
+        assert sum(n for w, n in where.items() if w.startswith("board:")) > 5, where
+        assert not [
+            w for w in where if w.startswith("buttons:") and w[len("buttons:") :] in ON_THE_BOARD[game]
+        ], where
     board = await page.text_content("#board")
     assert "over" in board.lower()
     assert await page.get_attribute("#game", "data-version") == str(final["version"])

@@ -60,6 +60,18 @@ def test_j15_ties_broken_by_gem_token_sum_then_shared() -> None:
     result = GAME.result(now(history))
     assert result.scores == (10, 10, 10)
     assert result.ranks == (1, 3, 1) and result.winners == (0, 2)
+    assert "ranked by the sum of Gem Token positions" in result.note
+
+
+def test_j15_the_result_names_a_tie_break_only_when_one_decided() -> None:
+    """J-15: a result without equal totals says most points won, and claims no tie-break."""
+    history = [*table(2), *tokens(0, red=10), *tokens(1, red=3)]
+    result = GAME.result(now(history))
+    assert result.scores == (10, 3)
+    assert result.note == "most points wins (J-15)"
+    shared = GAME.result(now([*table(2), *tokens(0, red=4), *tokens(1, blue=4)]))
+    assert shared.winners == (0, 1)
+    assert "share their rank" in shared.note and "ranked by" not in shared.note
 
 
 # ---------------------------------------------------------------- J-17
