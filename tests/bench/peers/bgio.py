@@ -81,15 +81,25 @@ def start_server(database_url: str) -> tuple[subprocess.Popen[bytes], str]:
     raise AssertionError("boardgame.io server did not listen within 60 s")
 
 
-def start_load(base: str, games: int, seconds: float, stages: int = 3) -> subprocess.Popen[bytes]:
-    """load.js: ``games`` concurrent games for ``seconds`` (it prints its JSON result when done)."""
-    env = {"BASE": base, "GAMES": str(games), "SECONDS": str(seconds), "STAGES": str(stages)}
+def start_load(
+    base: str, games: int, seconds: float, stages: int = 3, patience_ms: int = 10_000, max_moves: int = 0
+) -> subprocess.Popen[bytes]:
+    """load.js: ``games`` concurrent games for ``seconds`` (each client stops after ``max_moves`` moves of one
+    game, if given); it prints its JSON result when done."""
+    env = {
+        "BASE": base,
+        "GAMES": str(games),
+        "SECONDS": str(seconds),
+        "STAGES": str(stages),
+        "PATIENCE_MS": str(patience_ms),
+        **({"MAX_MOVES": str(max_moves)} if max_moves else {}),
+    }
     return subprocess.Popen(["node", str(HERE / "load.js")], env=node_env(env), stdout=subprocess.PIPE)
 
 
 def finish_load(load: subprocess.Popen[bytes]) -> dict[str, Any]:
     """Wait for load.js and read its result."""
-    out, _ = load.communicate(timeout=600)
+    out, _ = load.communicate(timeout=900)
     assert load.returncode == 0, f"load.js failed ({load.returncode})"
     result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     return result

@@ -2,8 +2,10 @@
 // players on their own socket.io connection, the next legal move sent as soon as the server's update for
 // the last one arrives (a fresh game when one ends). Runs SECONDS, then prints one JSON line: moves, the
 // seconds it took, each move's latency (ms), the latency by move number of each game (for growth), and
-// each match's last acknowledged state id (what a kill -9 may lose).
-// Environment: BASE, GAMES, SECONDS, STAGES (stages a game lasts; 3 is the real game).
+// each match's last acknowledged state id (what a kill -9 may lose), and its own CPU seconds.
+// Environment: BASE, GAMES, SECONDS, STAGES (stages a game lasts; 3 is the real game), PATIENCE_MS (how
+// long a move may go unanswered before its game stops: the server is gone), MAX_MOVES (a client stops
+// after that many moves of one game: the latency-growth run).
 'use strict';
 const { Client } = require('boardgame.io/client');
 const { SocketIO } = require('boardgame.io/multiplayer');
@@ -14,6 +16,8 @@ const GAMES = Number(process.env.GAMES);
 const SECONDS = Number(process.env.SECONDS);
 const STAGES = Number(process.env.STAGES || 3);
 const PLAYERS = 3;
+const PATIENCE = Number(process.env.PATIENCE_MS || 10000);
+const MAX_MOVES = Number(process.env.MAX_MOVES || Infinity);
 
 async function post(path, body) {
   const response = await fetch(BASE + path, {
@@ -82,7 +86,7 @@ async function newMatch() {
 // Resolves with ``client``'s state once it satisfies ``ready``, or with null if that takes ``patience`` ms
 // (the server was killed, or is too slow to count). Each client is subscribed to once (watch): the
 // client numbers its subscribers by their count, so one that unsubscribes lets the next overwrite another.
-function waitFor(client, ready, patience = 10000) {
+function waitFor(client, ready, patience = PATIENCE) {
   return new Promise((resolve) => {
     if (ready(client.getState())) return resolve(client.getState());
     const waiter = (state) => {
@@ -113,22 +117,25 @@ async function main() {
   const latencies = [];
   const byMove = {};
   let moves = 0;
+  // every client's first match is made before the clock starts (a match is four requests and three socket
+  // connections); later ones, when a game ends, count
+  let first;
+  try {
+    first = await Promise.all(Array.from({ length: GAMES }, newMatch));
+  } catch (error) {
+    first = [];
+  }
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
 
-  async function play() {
-    while (performance.now() < deadline) {
-      let match;
-      try {
-        match = await newMatch();
-      } catch (error) {
-        console.error(`no new match: ${error.message}`);
-        return; // the server is gone (a kill -9 run)
-      }
-      const { matchID, clients } = match;
-      let state = match.ready ? clients[0].getState() : null;
+  async function play(match) {
+    let current = match;
+    while (current && performance.now() < deadline) {
+      const { matchID, clients } = current;
+      let state = current.ready ? clients[0].getState() : null;
       let moveNumber = 0;
-      while (state && !state.ctx.gameover && performance.now() < deadline) {
+      while (state && !state.ctx.gameover && moveNumber < MAX_MOVES && performance.now() < deadline) {
         const [seat, name, args] = nextMove(state);
         const before = state._stateID;
         const sent = performance.now();
@@ -145,13 +152,22 @@ async function main() {
         moves += 1;
       }
       for (const client of clients) client.stop();
+      if (state === null || moveNumber >= MAX_MOVES) return;
+      try {
+        current = await newMatch();
+      } catch (error) {
+        return; // the server is gone (a kill -9 run)
+      }
     }
   }
 
-  await Promise.all(Array.from({ length: GAMES }, play));
+  await Promise.all(first.map(play));
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ moves, seconds, latencies, byMove, acknowledged })}\n`);
-  process.exit(0);
+  const used = process.cpuUsage(cpuBefore);
+  const cpu = (used.user + used.system) / 1e6;
+  // exit once written: a pipe is written asynchronously, and exiting at once would cut the line at 64 KB
+  const line = `${JSON.stringify({ moves, seconds, latencies, byMove, acknowledged, cpu })}\n`;
+  process.stdout.write(line, () => process.exit(0));
 }
 
 main().catch((error) => {
