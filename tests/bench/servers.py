@@ -19,7 +19,7 @@ import time
 import httpx
 
 from service.database import create_pool
-from service.settings import Settings
+from service.settings import PROJECT_ROOT, Settings
 from tests.bench.__main__ import (
     HTTP_CLIENTS,
     PHASE_SECONDS,
@@ -35,7 +35,7 @@ from tests.bench.__main__ import (
     side_by_side,
 )
 from tests.bench.http_load import Post
-from tests.e2e.conftest import PROJECT_ROOT, free_port, start_server
+from tests.e2e.conftest import free_port, start_server
 
 
 def start_granian(database_url: str) -> tuple[subprocess.Popen[bytes], str]:
