@@ -291,6 +291,8 @@ async def killed(side: Side, seconds: float) -> tuple[int, int]:
             assert side.server is not None
             server = side.server
             load = bgio.start_load(side.base, KILL_GAMES, seconds + 30, patience_ms=3000)
+            assert load.stdout is not None
+            await asyncio.to_thread(load.stdout.readline)  # "playing": its matches are made
             await asyncio.sleep(seconds)
             kill_tree(server.pid)
             server.wait()
