@@ -14,9 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import time
-
-import httpx
 
 from service.database import create_pool
 from service.settings import PROJECT_ROOT, Settings
@@ -35,7 +32,7 @@ from tests.bench.__main__ import (
     side_by_side,
 )
 from tests.bench.http_load import Post
-from tests.e2e.conftest import free_port, start_server
+from tests.e2e.conftest import free_port, start_server, wait_ready
 
 
 def start_granian(database_url: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -67,17 +64,8 @@ def start_granian(database_url: str) -> tuple[subprocess.Popen[bytes], str]:
         stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "granian exited during start-up"
-        try:
-            if httpx.get(base + "/ready", timeout=1).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    process.kill()
-    raise AssertionError("granian did not become ready within 90 s")
+    wait_ready(process, base)
+    return process, base
 
 
 async def compare(database_url: str) -> dict[str, float]:
