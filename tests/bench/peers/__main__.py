@@ -459,11 +459,11 @@ def table(results: dict[str, Any]) -> str:
     """The side-by-side table and the targets."""
     lines = [
         f"peers (BENCH_SCALE={SCALE}, {ROUNDS} alternating slices of {SLICE_SECONDS:.0f} s, fsync={results['fsync']})",
-        f"  {'':<44}" + "".join(f"{NAMES[s]:>22}" for s in SIDES),
+        f"  {'':<44}" + "".join(f"{NAMES[s]:>26}" for s in SIDES),
     ]
 
     def row(label: str, cell: Any) -> None:
-        lines.append(f"  {label:<44}" + "".join(f"{cell(s):>22}" for s in SIDES))
+        lines.append(f"  {label:<44}" + "".join(f"{cell(s):>26}" for s in SIDES))
 
     for games in CONCURRENCY:
         row(
