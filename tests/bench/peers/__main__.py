@@ -18,8 +18,8 @@ Phases, each side's clients sending a game's next legal move as soon as the last
 - kill -9: KILLS times per side, 16 games, the server (for the in-process peer: its process) killed with
   SIGKILL mid-run; moves acknowledged to a client that the database does not hold.
 
-Prints a table with the issue's targets as met / not met (targets live here, never in tests) and, last, one
-JSON line. BENCH_SCALE scales the slices (1: 10 s slices, about 12 minutes in all).
+Prints a table with the targets (docs/performance.md) as met / not met (targets live here, never in tests)
+and, last, one JSON line. BENCH_SCALE scales the slices (1: 10 s slices, about 15 minutes in all).
 """
 
 from __future__ import annotations
@@ -431,7 +431,7 @@ def summarise(results: dict[str, Any], key: str, slices: list[Slice]) -> None:
     results[f"{key}_wal_bytes_per_move"] = sum(s.wal_bytes for s in slices) / moves
 
 
-# name, rule, threshold: the issue's targets, checked on this run's numbers
+# the targets docs/performance.md states, checked on this run's numbers
 def targets(results: dict[str, Any]) -> list[tuple[str, float, str, float]]:
     """Each target's label, measured value, comparison and threshold."""
     out = []
