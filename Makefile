@@ -38,12 +38,13 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q tests/unit tests/property
 
-## bench: set up, then throughput against raw asyncpg / bare Litestar, then bots against random and strong's think time, then a person's wait for a bot while 20 bot-only games run, then timeout lateness (two processes) (BENCH_SCALE=0.25 for a quick run)
+## bench: set up, then throughput against raw asyncpg / bare Litestar, then bots against random and strong's think time, then a person's wait for a bot while 20 bot-only games run, then timeout lateness (two processes), then this service against boardgame.io and the eventsourcing library (tests/bench/peers; npm) (BENCH_SCALE=0.25 for a quick run)
 bench: $(STAMP)
 	$(PY) -m tests.bench
 	$(PY) -m tests.bench.bots
 	$(PY) -m tests.bench.bot_turns
 	$(PY) -m tests.bench.clocks
+	$(PY) -m tests.bench.peers
 
 ## cluster-test: (as root) etcd, two PostgreSQL nodes under Patroni, HAProxy and three app hosts in network namespaces, then an app host killed, the primary crashed and a lossy failover (tests/cluster, docs/operations.md)
 cluster-test: $(STAMP)

@@ -27,11 +27,13 @@ def parent(pid: int) -> int:
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) the process tree under ``pid`` has used so far."""
+    """CPU time (user + system) the process tree under ``pid`` has used so far, its children that exited and
+    were reaped included (PostgreSQL's backends end with their connections)."""
     ticks = 0
     for each in process_tree(pid):
         fields = _stat(each)
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+        # utime, stime, cutime, cstime (fields 14 to 17 of proc(5)): its own time and its reaped children's
+        ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
     return ticks / os.sysconf("SC_CLK_TCK")
 
 

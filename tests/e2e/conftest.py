@@ -51,12 +51,18 @@ def start_server(
         stderr=log,
     )
     base = f"http://127.0.0.1:{port}"
+    wait_ready(process, base)
+    return process, base
+
+
+def wait_ready(process: subprocess.Popen[bytes], base: str) -> None:
+    """Wait until the server ``process`` at ``base`` answers /ready with 200 (killed after 90 s)."""
     deadline = time.monotonic() + 90  # generous: two workers on a loaded two-core CI machine start slowly
     while time.monotonic() < deadline:
         assert process.poll() is None, "server exited during start-up"
         try:
             if httpx.get(base + "/ready", timeout=1).status_code == 200:
-                return process, base
+                return
         except httpx.HTTPError:
             pass
         time.sleep(0.2)

@@ -1,0 +1,1 @@
+"""`python -m tests.bench.peers`: this service side by side with peers doing the same job (docs/performance.md)."""
