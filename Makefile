@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(PY) -m tests.bench.bots
 	$(PY) -m tests.bench.bot_turns
 	$(PY) -m tests.bench.clocks
+	$(PY) -m tests.bench.mixed
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

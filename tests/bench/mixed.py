@@ -14,6 +14,8 @@ bot's included, counted from the store), the app process's and the database serv
 process trees' utime + stime from /proc), the load generator's own CPU per move, p50/p99 move latency (a
 command sent to its answer read) and delivery latency (the answer read to the event read off each of the
 game's spectator streams; an event that reaches a stream before its answer reaches the player counts 0).
+Then a quiet window of QUIET_SECONDS with every stream open and nobody moving: what the audience costs by
+itself, and by difference what a move adds to it.
 
 Then the capacity search: the game count is doubled (halved while even the first count misses) and each
 count measured the same way, until p99 move latency passes LATENCY_TARGET_MS or SEARCH_MAX_GAMES is
@@ -22,7 +24,7 @@ core the app process used there. Last, tests/bench/scaleout.py: one, two and thr
 
 ``python -m tests.bench.mixed`` runs these phases (`make bench` does); BENCH_SCALE scales the games and the
 windows (0.05 is the quick mode), BENCH_MIXED_MAX_GAMES caps the search, BENCH_MIXED_PHASES (``mixed``,
-``search``, ``scaleout``) runs some of them only.
+``search``, ``scaleout``) runs some of them only, BENCH_MIXED_ACCOUNT_STREAMS=0 leaves the account streams out.
 """
 
 from __future__ import annotations
@@ -66,11 +68,13 @@ THINK_MEDIAN_SECONDS = 2.5
 THINK_SIGMA = 0.8
 THINK_CAP_SECONDS = 30.0
 WINDOW_SECONDS = max(10.0, 60.0 * SCALE)
+QUIET_SECONDS = max(5.0, 20.0 * SCALE)  # a window with every stream open and nobody moving
 SETTLE_SECONDS = 2 * THINK_MEDIAN_SECONDS  # after games are added, before a window: their first moves spread
 DELIVERY_GRACE_SECONDS = 2.0  # after a window, for its last events to reach the streams
 LATENCY_TARGET_MS = 100.0  # p99 move latency one app core must keep
 DELIVERY_TARGET_MS = 250.0  # p99 delivery latency (the spectator phase's target)
 SEARCH_MAX_GAMES = int(os.environ.get("BENCH_MIXED_MAX_GAMES", str(8 * GAMES)))
+SEARCH_MIN_GAMES = max(1, GAMES // 8)  # fewer games make too few moves in a window for a p99
 SCRIPT_LENGTH = 64  # commands scripted for a game at a time (extended when played out)
 KEEP_ALIVE_SECONDS = 4.0  # a player's connection idle this long is reopened: uvicorn closes it after 5 s
 SETUP_CONCURRENCY = 16  # requests in flight while games are set up (outside every window)
@@ -164,6 +168,8 @@ class MixedLoad:
         self.account_streams: list[tuple[Stream, asyncio.Task[None]]] = []
         self.limit = asyncio.Semaphore(SETUP_CONCURRENCY)
         self.created = 0
+        self.playing = asyncio.Event()  # cleared: the players hold their next command (a quiet window)
+        self.playing.set()
 
     # --- setting games up (outside every window) ---
 
@@ -357,6 +363,7 @@ class MixedLoad:
             if table.next >= len(table.script):
                 table.script = workload.script(table.label, 2 * len(table.script))
             seat, body = table.script[table.next]
+            await self.playing.wait()
             status = await self.command(table, table.tokens[seat], body)
             if status != 200:
                 raise RuntimeError(f"scripted command refused ({status})")
@@ -376,6 +383,7 @@ class MixedLoad:
                 if not table.turn.is_set():
                     break
             await asyncio.sleep(think(chooser))
+            await self.playing.wait()
             status, answer = await self.request(table, "GET", f"/v1/games/{table.game_id}", None, token)
             if status != 200:
                 raise RuntimeError(f"game read answered {status}")
@@ -458,9 +466,13 @@ async def moves_between(pool: asyncpg.Pool, after: int, upto: int) -> tuple[int,
 
 
 async def measure(
-    load: MixedLoad, pool: asyncpg.Pool, app_pid: int, database_pid: int | None
+    load: MixedLoad,
+    pool: asyncpg.Pool,
+    app_pid: int,
+    database_pid: int | None,
+    seconds: float = WINDOW_SECONDS,
 ) -> dict[str, Any]:
-    """One window over the load as it runs: the measures of the mixed phase."""
+    """One window of ``seconds`` over the load as it runs: the measures of the mixed phase."""
     clocks: dict[str, Callable[[], float]] = {
         "app": functools.partial(cpu_seconds, app_pid),
         "load_generator": time.process_time,
@@ -473,7 +485,7 @@ async def measure(
     position = await stored_position(pool)
     started = time.perf_counter()
     load.window.open = True
-    await asyncio.sleep(WINDOW_SECONDS)  # the window: the load runs by itself meanwhile
+    await asyncio.sleep(seconds)  # the window: the load runs by itself meanwhile
     load.window.open = False
     elapsed = time.perf_counter() - started
     spent = {name: clock() - before[name] for name, clock in clocks.items()}
@@ -519,6 +531,20 @@ async def mixed(database_url: str, pool: asyncpg.Pool) -> dict[str, Any]:
                 phase(f"mixed: measuring {GAMES} games for {WINDOW_SECONDS:.0f} s")
                 first = await measure(load, pool, process.pid, database_pid)
                 results |= {f"mixed_{key}": value for key, value in first.items()}
+                phase(
+                    f"mixed: {GAMES} games quiet (every stream open, nobody moving) for {QUIET_SECONDS:.0f} s"
+                )
+                load.playing.clear()
+                await asyncio.sleep(DELIVERY_GRACE_SECONDS)  # commands in flight are answered
+                quiet = await measure(load, pool, process.pid, database_pid, QUIET_SECONDS)
+                load.playing.set()
+                for clock in ("app", "database"):
+                    if f"{clock}_cores" in quiet:
+                        results[f"mixed_quiet_{clock}_cores"] = quiet[f"{clock}_cores"]
+                        # what a move adds to the quiet audience's cost, per move
+                        marginal = (first[f"{clock}_cores"] - quiet[f"{clock}_cores"]) / first["moves_per_s"]
+                        results[f"mixed_{clock}_marginal_us_per_move"] = marginal * 1e6
+                await asyncio.sleep(SETTLE_SECONDS)
                 if "search" in PHASES:
                     results["search"] = await search(load, pool, process.pid, database_pid, first)
             finally:
@@ -536,7 +562,7 @@ async def search(
     while True:
         games = len(load.tables)
         target = games * 2 if within else games // 2
-        if target > SEARCH_MAX_GAMES or target < 1:
+        if target > SEARCH_MAX_GAMES or target < SEARCH_MIN_GAMES:
             return steps
         if target > games:
             phase(f"search: adding {target - games} games")
@@ -584,6 +610,10 @@ def mixed_table(results: dict[str, Any]) -> str:
             f"  CPU per move: app {r['app_us_per_move']:,.0f} us, database"
             f" {r.get('database_us_per_move', float('nan')):,.0f} us, load generator"
             f" {r['load_generator_us_per_move']:,.0f} us",
+            f"  the same audience quiet (nobody moving): app {r.get('quiet_app_cores', float('nan')):.3f} cores,"
+            f" database {r.get('quiet_database_cores', float('nan')):.3f}; a move adds app"
+            f" {r.get('app_marginal_us_per_move', float('nan')):,.0f} us, database"
+            f" {r.get('database_marginal_us_per_move', float('nan')):,.0f} us",
             f"  cores used: app {r['app_cores']:.2f}, database {r.get('database_cores', float('nan')):.2f},"
             f" load generator {r['load_generator_cores']:.2f}, machine (everything) {r['machine_cores']:.2f}",
             f"  move latency p50 {r['move_p50_ms']:.1f} ms, p99 {r['move_p99_ms']:.1f} ms"
