@@ -60,7 +60,7 @@ from tests.e2e.conftest import free_port
 HOSTS = 3  # app processes started; configurations of 1..HOSTS take turns
 SAMPLE_SECONDS = 0.1  # how often the database's active backends are sampled during a slice
 READY_WAIT = 90.0  # seconds an app process may take to migrate, check its key and answer /ready
-# Near-linear growth (issue 31's word), printed as met / not met: two processes at least 1.8 times one
+# Near-linear growth, printed as met / not met: two processes at least 1.8 times one
 # process's commands/s, three at least 2.7 times.
 LINEAR_TARGETS = {2: 1.8, 3: 2.7}
 
