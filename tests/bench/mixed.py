@@ -166,7 +166,7 @@ class MixedLoad:
         self.tables: list[Table] = []
         self.by_game: dict[str, Table] = {}
         self.window = Window()
-        self.account_streams: list[tuple[Stream, asyncio.Task[None]]] = []
+        self.account_streams: dict[str, tuple[Stream, asyncio.Task[None]]] = {}  # by account token
         self.limit = asyncio.Semaphore(SETUP_CONCURRENCY)
         self.created = 0
         self.playing = asyncio.Event()  # cleared: the players hold their next command (a quiet window)
@@ -245,14 +245,20 @@ class MixedLoad:
             self.tables.append(table)
 
     async def remove(self, count: int) -> None:
-        """Stop the last ``count`` games' play and close their streams (their accounts' streams stay)."""
+        """Stop the last ``count`` games' play and close their streams and their accounts' streams."""
         for table in self.tables[-count:]:
+            tasks = list(table.tasks)
+            for token in table.tokens:
+                if token in self.account_streams:
+                    stream, task = self.account_streams.pop(token)
+                    table.streams.append(stream)
+                    tasks.append(task)
             for stream in table.streams:
                 if stream.transport is not None:
                     stream.transport.close()
-            for task in table.tasks:
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(*table.tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
         del self.tables[-count:]
 
     async def open_account_stream(self, token: str) -> None:
@@ -277,7 +283,7 @@ class MixedLoad:
                 transport.close()
 
         task = asyncio.create_task(follow_account())
-        self.account_streams.append((stream, task))
+        self.account_streams[token] = (stream, task)
         async with asyncio.timeout(OPEN_WAIT):
             await stream.opened.wait()
 
@@ -428,11 +434,6 @@ class MixedLoad:
     async def stop(self) -> None:
         """Stop every game and close every stream."""
         await self.remove(len(self.tables))
-        for stream, task in self.account_streams:
-            if stream.transport is not None:
-                stream.transport.close()
-            task.cancel()
-        await asyncio.gather(*(task for _, task in self.account_streams), return_exceptions=True)
 
     # --- measuring ---
 
