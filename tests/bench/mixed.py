@@ -623,6 +623,8 @@ def mixed_table(results: dict[str, Any]) -> str:
             f" database {r.get('quiet_database_cores', float('nan')):.3f}; a move adds app"
             f" {r.get('app_marginal_us_per_move', float('nan')):,.0f} us, database"
             f" {r.get('database_marginal_us_per_move', float('nan')):,.0f} us",
+            f"  one app core's CPU covers {r['games'] / max(r['app_cores'], 1e-9):,.0f} games at this CPU per game"
+            " (by CPU alone, on a machine with the core to spare)",
             f"  cores used: app {r['app_cores']:.2f}, database {r.get('database_cores', float('nan')):.2f},"
             f" load generator {r['load_generator_cores']:.2f}, machine (everything) {r['machine_cores']:.2f}",
             f"  move latency p50 {r['move_p50_ms']:.1f} ms, p99 {r['move_p99_ms']:.1f} ms"
