@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(PY) -m tests.bench.bot_turns
 	$(PY) -m tests.bench.clocks
 	$(PY) -m tests.bench.peers
+	$(PY) -m tests.bench.mixed
 
 ## cluster-test: (as root) etcd, two PostgreSQL nodes under Patroni, HAProxy and three app hosts in network namespaces, then an app host killed, the primary crashed and a lossy failover (tests/cluster, docs/operations.md)
 cluster-test: $(STAMP)

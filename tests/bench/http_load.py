@@ -49,15 +49,25 @@ class Connection:
 
     async def post(self, path: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         """POST ``body`` as JSON; the status code and the response body."""
+        return await self.send("POST", path, body, headers)
+
+    async def get(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+        """GET ``path``; the status code and the response body."""
+        return await self.send("GET", path, None, headers)
+
+    async def send(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        """One request (``body`` as JSON, None for none); the status code and the response body."""
         assert self._reader is not None and self._writer is not None
+        content = [] if body is None else ["Content-Type: application/json", f"Content-Length: {len(body)}"]
         lines = [
-            f"POST {path} HTTP/1.1",
+            f"{method} {path} HTTP/1.1",
             f"Host: {self.host}:{self.port}",
-            "Content-Type: application/json",
-            f"Content-Length: {len(body)}",
+            *content,
             *(f"{name}: {value}" for name, value in (headers or {}).items()),
         ]
-        self._writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        self._writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b""))
         head = await self._reader.readuntil(b"\r\n\r\n")
         status_line, *header_lines = head.decode("latin-1").split("\r\n")
         status = int(status_line.split(" ", 2)[1])

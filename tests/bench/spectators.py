@@ -105,14 +105,18 @@ class StreamReading(asyncio.Protocol):
             self.received = self.received[line_end + size + 4 :]
         while b"\r\n\r\n" in self.body:
             message, self.body = self.body.split(b"\r\n\r\n", 1)
-            lines = message.split(b"\r\n")
-            if b"event: snapshot" in lines:
-                self.stream.opened.set()
-                continue
-            for line in lines:
-                if line.startswith(b"id: "):
-                    self.stream.arrivals[int(line[4:])] = arrived
-                    self.stream.arrived.set()
+            self.message(message.split(b"\r\n"), arrived)
+
+    def message(self, lines: list[bytes], arrived: float) -> None:
+        """One whole SSE message of a game's stream (its ``lines``), which came in at ``arrived``: the
+        snapshot opens the stream, every other message records its version's arrival."""
+        if b"event: snapshot" in lines:
+            self.stream.opened.set()
+            return
+        for line in lines:
+            if line.startswith(b"id: "):
+                self.stream.arrivals[int(line[4:])] = arrived
+                self.stream.arrived.set()
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The stream is over."""
