@@ -15,16 +15,12 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
-from api.accounts import AccountsController, signup_router
-from api.allow import options_allow_every_method
-from api.contract import publish
-from api.error_pages import HtmlErrorPages
-from api.formats import refuse_unacceptable, vary_on_accept
-from api.games import GamesController
-from api.head import head_without_body
-from api.lobby import LobbyController
-from api.me_stream import MeStreamController
-from api.middleware import (
+from api.contract.document import publish
+from api.contract.responses import describe_responses
+from api.http.allow import options_allow_every_method
+from api.http.formats import refuse_unacceptable, vary_on_accept
+from api.http.head import head_without_body
+from api.http.middleware import (
     GuardedRequest,
     body_media_type,
     check_form_text,
@@ -33,42 +29,46 @@ from api.middleware import (
     refuse_unsupported_body,
     request_context_middleware,
 )
-from api.pages import (
+from api.http.personal import personal_answers
+from api.http.problems import problem_details_plugin
+from api.http.secure_headers import secure_headers
+from api.http.strict_json import refuse_lax_json
+from api.routes.accounts import AccountsController, signup_router
+from api.routes.games import GamesController
+from api.routes.lobby import LobbyController
+from api.routes.me_stream import MeStreamController
+from api.routes.players import PlayersController
+from api.routes.ratings import RatingsController
+from api.routes.reference import ReferenceController
+from api.routes.sessions import SessionController, csrf_middleware
+from api.routes.streams import GameStreamController, StreamLimiter
+from api.routes.system import SystemController
+from api.routes.tournaments import TournamentsController
+from api.web.error_pages import HtmlErrorPages
+from api.web.pages import (
     OfflineSwaggerUI,
     PagesController,
     documentation_router,
     static_files,
     template_config,
 )
-from api.personal import personal_answers
-from api.players import PlayersController
-from api.problems import problem_details_plugin
-from api.ratings import RatingsController
-from api.reference import ReferenceController
-from api.responses import describe_responses
-from api.secure_headers import secure_headers
-from api.sessions import SessionController, csrf_middleware
-from api.streams import GameStreamController, StreamLimiter
-from api.strict_json import refuse_lax_json
-from api.system import SystemController
-from api.tournaments import TournamentsController
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
-from service.accounts import AccountService, VerifiedClients
-from service.bots import BotRunner
-from service.claims import claims_of
-from service.database import create_pool, head_revision, listen_connector, resolve_database_url
-from service.games import GameService
-from service.lobby import LobbyService
-from service.logging import configure_logging
-from service.notifications import Notifications
-from service.projections import GameProjection
-from service.ratings import RatingService
-from service.settings import Settings
-from service.signing import load_signer
-from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
-from service.tokens import StreamTickets
-from service.tournaments import TournamentService
+from service.accounts.accounts import AccountService, VerifiedClients
+from service.games.facade import GameService
+from service.integrity.signing import load_signer
+from service.integrity.tokens import StreamTickets
+from service.lobby.lobby import LobbyService
+from service.readmodels.notifications import Notifications
+from service.readmodels.projections import GameProjection
+from service.readmodels.ratings import RatingService
+from service.runtime.database import create_pool, head_revision, listen_connector, resolve_database_url
+from service.runtime.logging import configure_logging
+from service.runtime.settings import Settings
+from service.tournaments.tournaments import TournamentService
+from service.workers.bots import BotRunner
+from service.workers.claims import claims_of
+from service.workers.timeouts import ClockScheduler, DeadlineIndex, woken_by
 
 API_VERSION = "1.0.0"
 
@@ -86,7 +86,7 @@ def openapi_config() -> OpenAPIConfig:
         ),
         path="/schema",
         openapi_router=documentation_router(),  # unknown paths under it: 404 problems
-        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
+        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/web/static: renders offline
         servers=[Server(url="/")],
         use_handler_docstrings=True,
     )
@@ -175,7 +175,7 @@ def create_app(
                 any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
                 wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
                 loops.append(asyncio.create_task(follower.run(wake), name=name))
-            # issue 13: this process's bot runner, woken by any process's append (service/bots.py)
+            # issue 13: this process's bot runner, woken by any process's append (service/workers/bots.py)
             runner = BotRunner(games, settings.bot_think_seconds, settings.bot_iterations)
             bots_woken = watches.enter_context(store.watch())
             start = await app.state.notifications.now()
@@ -184,7 +184,7 @@ def create_app(
                     runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
                 )
             )
-            # issue 14: this process's clock scheduler, woken by any process's append (service/timeouts.py)
+            # issue 14: this process's clock scheduler, woken by any process's append (service/workers/timeouts.py)
             scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
             clocks_woken = watches.enter_context(store.watch())
             loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))
@@ -206,7 +206,7 @@ def create_app(
         request_context_middleware,
         input_guard(settings.request_body_timeout_seconds),
         metrics.middleware,
-        csrf_middleware(signer.secret_for("csrf")),  # api/sessions.py: where a cookie could act
+        csrf_middleware(signer.secret_for("csrf")),  # api/routes/sessions.py: where a cookie could act
         personal_answers,  # Vary and Cache-Control of the answers that depend on the caller
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
@@ -263,7 +263,7 @@ def create_app(
         after_request=vary_on_accept,
         debug=False,
     )
-    # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
+    # around Litestar's router: a HEAD is routed as the GET of its path (api/http/head.py)
     app.asgi_handler = head_without_body(app.asgi_handler)
     app.asgi_handler = options_allow_every_method(app.asgi_handler, app)
     app.asgi_handler = secure_headers(app.asgi_handler)  # every answer, errors and unrouted paths too

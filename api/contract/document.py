@@ -23,7 +23,7 @@ from domain.core import Game
 from domain.resign import Adjudicate
 from domain.tournament import ResultRow, StandingRow
 from domain.tournament.rules import MAX_SEED_LENGTH
-from service.models import EventPage, ScoreSheetOut
+from service.games.schemas import EventPage, ScoreSheetOut
 
 SCHEMAS = "#/components/schemas/"
 BEARER = "bearerAuth"
@@ -158,7 +158,7 @@ def shared_components(per_game: list[dict[str, Any]]) -> set[str]:
     return {key for key, value in first.items() if all(other.get(key) == value for other in others)}
 
 
-# Commands the service sends itself and refuses from clients (service/commands.py): no body of POST /commands
+# Commands the service sends itself and refuses from clients (service/games/commands.py): no body of POST /commands
 SERVICE_COMMANDS = {Adjudicate.__name__}
 
 
@@ -366,9 +366,9 @@ def streams_aside(document: dict[str, Any]) -> None:
     document["info"]["description"] += STREAMS_NOTE
 
 
-# What the input guard (api/middleware.py) lets through, as JSON-schema patterns: text without C0 control
+# What the input guard (api/http/middleware.py) lets through, as JSON-schema patterns: text without C0 control
 # characters or DEL (paths, queries, body strings and keys); the headers it reads in visible ASCII; If-Match a
-# list of entity tags or ``*`` (api/games.py). The guard refuses lone surrogates too, which no pattern says:
+# list of entity tags or ``*`` (api/routes/games.py). The guard refuses lone surrogates too, which no pattern says:
 # a surrogate escape does not compile in many engines (Rust's regex, RE2), and a lone surrogate is no
 # Unicode text, so no string a client can encode holds one (only a JSON escape such as "\\ud800" can).
 TEXT = "^[^\\u0000-\\u001f\\u007f]*$"

@@ -14,14 +14,14 @@ from litestar import Litestar
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Operation, Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIType
 
-from api.formats import CSV, NDJSON
-from api.problems import KINDS, kind_of
+from api.http.formats import CSV, NDJSON
+from api.http.problems import KINDS, kind_of
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_SCHEMA = "ProblemDetails"
 
 # Any request may be answered 431 by the server itself, before routing: its head is over MAX_HEAD_BYTES
-# (api/server.py).
+# (api/http/server.py).
 EVERY_OPERATION = (431,)
 # Every status each operation can answer besides its success, by operation id. 400: the input guard refuses
 # a control character in any path or query; 406: Accept; 429: the rate limit (not for probes and metrics);

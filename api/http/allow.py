@@ -4,7 +4,7 @@ Litestar builds a path's automatic OPTIONS handler with the first controller tha
 second one adds a method to the same path (``GET /v1/games`` beside ``POST /v1/games``, ``POST`` beside
 ``DELETE /v1/me/token``), the route is rebuilt but the handler keeps the first one's methods. Here the
 ``Allow`` of an OPTIONS answer is written from the app's routes as they finally stand, with ``HEAD``
-wherever ``GET`` is (api/head.py answers it).
+wherever ``GET`` is (api/http/head.py answers it).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import msgspec
 from litestar import Request, Response
 from litestar.datastructures.headers import MediaTypeHeader
 
-from api.problems import problem
+from api.http.problems import problem
 
 JSON = "application/json"
 NDJSON = "application/x-ndjson"

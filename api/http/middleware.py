@@ -26,12 +26,12 @@ from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.stores.memory import MemoryStore
 from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Scope, Send
 
-from api.head import HEAD_AS_GET
-from api.problems import FieldError, from_http_exception, problem
+from api.http.head import HEAD_AS_GET
+from api.http.problems import FieldError, from_http_exception, problem
 from eventstore import StoreError
-from service.accounts import AccountService, VerifiedClients
-from service.errors import ServiceError
-from service.tokens import hash_token
+from service.accounts.accounts import AccountService, VerifiedClients
+from service.integrity.tokens import hash_token
+from service.runtime.errors import ServiceError
 
 log = structlog.get_logger("api.access")
 

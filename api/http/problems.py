@@ -20,10 +20,10 @@ from litestar.plugins.problem_details import (
 )
 
 from eventstore import StoreUnavailable
-from service import errors
-from service.logging import failure_fields
+from service.runtime import errors
+from service.runtime.logging import failure_fields
 
-log = structlog.get_logger("api.problems")
+log = structlog.get_logger("api.http.problems")
 
 PROBLEM_PATH = "/problems/"  # a relative URI reference (RFC 9457 3.1.1): it resolves on this service
 RETRY_AFTER_SECONDS = "2"

@@ -3,8 +3,8 @@ line or of the headers and then stalls (slowloris) is disconnected after ``REQUE
 and with a bound on its size: a head larger than ``MAX_HEAD_BYTES`` is answered 431 and disconnected.
 
 uvicorn times out idle keep-alive connections but not a request head that stops arriving, and it has no
-setting for it; these subclasses add the one timer (request bodies are timed by ``api.middleware.input_guard``).
-``python -m service serve`` runs uvicorn with one of them (service/serving.py says which and why).
+setting for it; these subclasses add the one timer (request bodies are timed by ``api.http.middleware.input_guard``).
+``python -m service serve`` runs uvicorn with one of them (service/runtime/serving.py says which and why).
 """
 
 from __future__ import annotations

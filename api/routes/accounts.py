@@ -10,10 +10,15 @@ from litestar.datastructures import State
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import JSONBody
 
-from api.games import bearer_token
-from api.middleware import CHECKS_OWN_TEXT, RATE_LIMIT_EXEMPT, AnsweringRateLimitMiddleware, client_address
-from service import errors
-from service.accounts import AccountCreated, AccountIn, AccountService, AccountToken, Me
+from api.http.middleware import (
+    CHECKS_OWN_TEXT,
+    RATE_LIMIT_EXEMPT,
+    AnsweringRateLimitMiddleware,
+    client_address,
+)
+from api.routes.games import bearer_token
+from service.accounts.accounts import AccountCreated, AccountIn, AccountService, AccountToken, Me
+from service.runtime import errors
 
 
 def accounts_of(state: State) -> AccountService:

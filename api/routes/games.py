@@ -13,11 +13,9 @@ from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.types import Scope
 
-from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
-from service import errors
-from service.games import GameService, LoadedGame
-from service.lobby import LobbyService
-from service.models import (
+from api.http.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
+from service.games.facade import GameService, LoadedGame
+from service.games.schemas import (
     AuditReport,
     Catalog,
     CommandAccepted,
@@ -30,18 +28,20 @@ from service.models import (
     GamePage,
     StateAt,
 )
-from service.projections import GameProjection
+from service.lobby.lobby import LobbyService
+from service.readmodels.projections import GameProjection
+from service.runtime import errors
 
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
 
 
-SESSION_COOKIE = "session"  # a signed-in browser's account token (api/sessions.py)
+SESSION_COOKIE = "session"  # a signed-in browser's account token (api/routes/sessions.py)
 
 
 def session_token(scope: Scope) -> str | None:
     """The account token of a signed-in browser's session cookie, else None: every ``Cookie`` header of the
     request read as one list (RFC 6265 5.4; HTTP/2 may split it, RFC 9113 8.2.3) by Litestar's parser. The
-    one reading of the cookie: the session and the CSRF check (api/sessions.py) must agree on it."""
+    one reading of the cookie: the session and the CSRF check (api/routes/sessions.py) must agree on it."""
     values = [
         value.decode("latin-1") for name, value in scope.get("headers", ()) if name.lower() == b"cookie"
     ]
@@ -81,7 +81,7 @@ async def readable_game(
     service: GameService, game_id: str, request: Request[Any, Any, Any]
 ) -> tuple[LoadedGame, int | None]:
     """The game and the seat a read acts as; 403 ``duplicate_round_running`` for anyone but the table's own
-    seats while its duplicate round plays (service/loading.py ``LoadedGame.check_readable``)."""
+    seats while its duplicate round plays (service/games/loading.py ``LoadedGame.check_readable``)."""
     loaded = await service.load(game_id)
     seat = await reader_seat(service, game_id, request)
     loaded.check_readable(seat)

@@ -10,13 +10,13 @@ from litestar.datastructures import State
 from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.problem_details import ProblemDetailsException
 
-from api.accounts import accounts_of
-from api.games import bearer_token, lobby_of
-from api.middleware import decode_json_body
-from api.ratings import ratings_of
-from service import errors
-from service.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
-from service.models import PlayerRating
+from api.http.middleware import decode_json_body
+from api.routes.accounts import accounts_of
+from api.routes.games import bearer_token, lobby_of
+from api.routes.ratings import ratings_of
+from service.games.schemas import PlayerRating
+from service.lobby.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
+from service.runtime import errors
 
 ACCOUNT_PAGE_GAMES = 20
 

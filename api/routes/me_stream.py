@@ -1,5 +1,5 @@
 """The account's notification stream (``GET /v1/me/stream``): Server-Sent Events of what concerns the
-account across games (service/notifications.py), so a bot learns of its games without polling."""
+account across games (service/readmodels/notifications.py), so a bot learns of its games without polling."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from litestar.datastructures import State
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from api.accounts import accounts_of
-from api.formats import EVENT_STREAM, OFFERS
-from api.games import bearer_token
-from api.middleware import client_address, client_identity
-from api.streams import StreamLimiter, sse_stream, while_current
-from service.notifications import Message, Notifications, resume_position
+from api.http.formats import EVENT_STREAM, OFFERS
+from api.http.middleware import client_address, client_identity
+from api.routes.accounts import accounts_of
+from api.routes.games import bearer_token
+from api.routes.streams import StreamLimiter, sse_stream, while_current
+from service.readmodels.notifications import Message, Notifications, resume_position
 
 
 def notifications_of(state: State) -> Notifications:

@@ -8,8 +8,8 @@ from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
-from api.games import projection_of
-from service.models import PlayerGamePage
+from api.routes.games import projection_of
+from service.games.schemas import PlayerGamePage
 
 
 class PlayersController(Controller):

@@ -1,5 +1,5 @@
 """Ratings endpoints: a game's rating list and a player's ratings (OpenSkill Plackett-Luce), read from the
-ratings projection (service/ratings.py)."""
+ratings projection (service/readmodels/ratings.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
-from service.models import RatingList
-from service.ratings import RatingService
+from service.games.schemas import RatingList
+from service.readmodels.ratings import RatingService
 
 
 def ratings_of(state: State) -> RatingService:

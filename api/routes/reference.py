@@ -11,11 +11,11 @@ from litestar.datastructures import State
 from litestar.params import FromPath
 from markdown_it import MarkdownIt
 
-from api.formats import OFFERS, negotiate
-from api.games import service_of
-from api.problems import KIND_BY_NAME, KINDS, PROBLEM_PATH
+from api.http.formats import OFFERS, negotiate
+from api.http.problems import KIND_BY_NAME, KINDS, PROBLEM_PATH
+from api.routes.games import service_of
 from domain.data import rule_page
-from service import errors
+from service.runtime import errors
 
 MARKDOWN = "text/markdown"
 HTML = "text/html"
@@ -30,7 +30,7 @@ def page(
     inside the site's layout (``links``: further pages to name under the text, by their words)."""
     if negotiate(request) == HTML:
         engine = request.app.template_engine
-        assert engine is not None  # the app always configures its templates (api/pages.py)
+        assert engine is not None  # the app always configures its templates (api/web/pages.py)
         body = engine.get_template("document.html.j2").render(
             title=title, body=RENDERER.render(markdown), links=links or {}
         )

@@ -20,16 +20,16 @@ from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEventMessage, Stream
 
-from api.formats import EVENT_STREAM, OFFERS
-from api.games import bearer_token, reader_seat, service_of
-from api.middleware import client_address, client_identity
-from api.problems import problem
-from service import errors
-from service.accounts import AccountService
-from service.games import GameService
-from service.live import LiveMessage, follow_game_batches, resume_after
-from service.models import StreamTicket
-from service.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token, ticket_seat
+from api.http.formats import EVENT_STREAM, OFFERS
+from api.http.middleware import client_address, client_identity
+from api.http.problems import problem
+from api.routes.games import bearer_token, reader_seat, service_of
+from service.accounts.accounts import AccountService
+from service.games.facade import GameService
+from service.games.schemas import StreamTicket
+from service.integrity.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token, ticket_seat
+from service.readmodels.live import LiveMessage, follow_game_batches, resume_after
+from service.runtime import errors
 
 STREAM_RETRY_AFTER_SECONDS = "5"
 # what Litestar's ServerSentEvent response sets: no cache or proxy may hold the stream back

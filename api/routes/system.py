@@ -9,8 +9,8 @@ import msgspec
 from litestar import Controller, Response, get
 from litestar.datastructures import State
 
-from service.database import current_revision
-from service.signing import Signer, SigningKeyInfo
+from service.integrity.signing import Signer, SigningKeyInfo
+from service.runtime.database import current_revision
 
 
 class Health(msgspec.Struct, frozen=True, kw_only=True):

@@ -10,12 +10,18 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
 
-from api.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
-from api.games import accepts, bearer_token
+from api.http.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
+from api.routes.games import accepts, bearer_token
 from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
-from service.models import AdjudicationIn, CreateTournamentIn, PlayerNameIn, PlayerToken, TournamentCreatedOut
-from service.registrations import Registration
-from service.tournaments import TournamentService
+from service.games.schemas import (
+    AdjudicationIn,
+    CreateTournamentIn,
+    PlayerNameIn,
+    PlayerToken,
+    TournamentCreatedOut,
+)
+from service.tournaments.registrations import Registration
+from service.tournaments.tournaments import TournamentService
 
 STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games", "byes", "withdrawn")
 

@@ -17,8 +17,8 @@ from litestar.config.app import AppConfig
 from litestar.plugins import InitPlugin
 from litestar.response import Template
 
-from api.formats import JSON, acceptable
-from api.problems import kind_of
+from api.http.formats import JSON, acceptable
+from api.http.problems import kind_of
 
 HTML = "text/html"
 PROBLEM_JSON = "application/problem+json"

@@ -25,11 +25,11 @@ from litestar.router import Router
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
-from api.games import readable_game, service_of
-from api.sessions import SETS_CSRF_COOKIE
+from api.routes.games import readable_game, service_of
+from api.routes.sessions import SETS_CSRF_COOKIE
 from domain.data import load_component_data
-from service import errors
-from service.projections import GameProjection
+from service.readmodels.projections import GameProjection
+from service.runtime import errors
 
 PAGES_DIR = Path(__file__).parent
 SWAGGER_UI = (
@@ -39,12 +39,12 @@ LIST_LIMIT = 20
 
 
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:
-    """Jinja2 templates from api/templates (autoescaped)."""
+    """Jinja2 templates from api/web/templates (autoescaped)."""
     return TemplateConfig(directory=PAGES_DIR / "templates", engine=JinjaTemplateEngine)
 
 
 def static_files() -> Router:
-    """api/static under /static: the pages' scripts and styles and the vendored Swagger UI (cached a day)."""
+    """api/web/static under /static: the pages' scripts and styles and the vendored Swagger UI (cached a day)."""
     return create_static_files_router(path="/static", directories=[PAGES_DIR / "static"], name="static")
 
 
@@ -61,7 +61,7 @@ def documentation_router() -> Router:
 
 
 class OfflineSwaggerUI(SwaggerRenderPlugin):
-    """Swagger UI at /schema from the pinned files in api/static, with no favicon or validator from the
+    """Swagger UI at /schema from the pinned files in api/web/static, with no favicon or validator from the
     network (Litestar's plugins default to a CDN; Swagger UI 5 because the document is OpenAPI 3.1)."""
 
     def __init__(self) -> None:

@@ -21,10 +21,10 @@ import structlog
 from domain.core import shown
 from domain.names import account_name_problem, skeleton
 from eventstore import pooled_connection
-from service import errors
-from service.tokens import hash_token, new_token
+from service.integrity.tokens import hash_token, new_token
+from service.runtime import errors
 
-log = structlog.get_logger("service.accounts")
+log = structlog.get_logger("service.accounts.accounts")
 
 HUMAN, BOT = "human", "bot"
 KINDS = (HUMAN, BOT)

@@ -15,8 +15,8 @@ import msgspec
 
 from domain.clock import Clock, stamp
 from domain.core import Command, Game, TimeControl
-from service import errors
-from service.models import TOURNAMENT_CLOCK, ClockIn, ClockOut, PendingDecision, SeatClockOut
+from service.games.schemas import TOURNAMENT_CLOCK, ClockIn, ClockOut, PendingDecision, SeatClockOut
+from service.runtime import errors
 
 __all__ = [
     "DAY_MS",

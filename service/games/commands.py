@@ -27,17 +27,17 @@ from eventstore import (
     RecordedEvent,
     StreamExists,
 )
-from service import errors
-from service.audit import chain_key, encode_move
-from service.clocks import Now, system_now, time_control, timed
-from service.loading import FINISHED, ORGANIZER_KEY, GameLoader, LoadedGame, event_tag, new_event
-from service.models import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
-from service.queries import GameQueries
-from service.seeds import SeedMix
-from service.signing import SignedHead
-from service.tokens import hash_token, new_seed, new_token, seed_commitment
+from service.games.clocks import Now, system_now, time_control, timed
+from service.games.loading import FINISHED, ORGANIZER_KEY, GameLoader, LoadedGame, event_tag, new_event
+from service.games.queries import GameQueries
+from service.games.schemas import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
+from service.integrity.audit import chain_key, encode_move
+from service.integrity.seeds import SeedMix
+from service.integrity.signing import SignedHead
+from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment
+from service.runtime import errors
 
-log = structlog.get_logger("service.games")
+log = structlog.get_logger("service.games.facade")
 
 MAX_RACE_RETRIES = 8  # an unconditional command that loses a version race is decided again on the new state
 ENDS_PUBLIC = "ends_public"  # a stored answer's mark: its command ended the game, its events shown whole
@@ -121,7 +121,7 @@ def creation_metadata(
         "server_bots": any(levels),
         "tournament": tournament,
         "rated": request.rated,
-        "chain_keyed": True,  # hashes keyed with the seed's chain key (service/audit.py chain_key)
+        "chain_keyed": True,  # hashes keyed with the seed's chain key (service/integrity/audit.py chain_key)
         # a seed the client chose (never in a rated game) is shown as such: it may be guessable
         "seed_chosen": request.seed is not None and tournament is None,
     }
@@ -210,13 +210,13 @@ class GameCommands:
         account holds); the answer's tokens are then empty. ``game_id`` (a lobby game starting): the id
         it was listed under; if its keys or stream exist already (a start cut short), they are kept.
         ``accounts``: the account id holding each seat (None: none), kept in the creation metadata.
-        ``rated`` is taken as given: the lobby (service/lobby.py) decides which games may be rated.
+        ``rated`` is taken as given: the lobby (service/lobby/lobby.py) decides which games may be rated.
         ``duplicate_round``: (round key, number of tables) of a duplicate tournament round; the game keeps
         its secrets until every table of the round has finished (``sealed``).
         ``mix`` (a lobby game starting): the seed is the server's committed half mixed with the seats'
-        entropies (service/seeds.py); the published commitment is the one to the server's half.
+        entropies (service/integrity/seeds.py); the published commitment is the one to the server's half.
         ``owner`` (a game of server bots only): the creator's account id, kept as ``bots_owner`` so that its
-        running bot-only games can be counted (service/lobby.py).
+        running bot-only games can be counted (service/lobby/lobby.py).
         """
         game = self.game_named(request.game)
         levels = server_bot_levels(request)
@@ -365,7 +365,9 @@ class GameCommands:
                     [new_event(e) for e in appended],
                     command=record,
                     status=FINISHED if finished_now else None,
-                    cause=encode_move(seat, decided),  # re-decided by every audit (service/audit.py)
+                    cause=encode_move(
+                        seat, decided
+                    ),  # re-decided by every audit (service/integrity/audit.py)
                     link=loaded.link,
                 )
             except ConcurrencyConflict:

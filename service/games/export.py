@@ -1,4 +1,4 @@
-"""A game's public record: the audit report (checks in service/audit.py) and the export of a finished game.
+"""A game's public record: the audit report (checks in service/integrity/audit.py) and the export of a finished game.
 
 A game's seed is secret while it runs (and, in a duplicate round, while any table of the round does):
 only the audit's verdicts are shown then, and no export is given.
@@ -9,8 +9,10 @@ from __future__ import annotations
 import msgspec
 
 from domain.core import TimeControl
-from service import errors
-from service.audit import (
+from service.games.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
+from service.games.queries import GameQueries
+from service.games.schemas import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
+from service.integrity.audit import (
     SEAT_HOLDER_CHANGED,
     SEED_MISMATCH,
     Move,
@@ -19,9 +21,7 @@ from service.audit import (
     audit_events,
     signed_facts,
 )
-from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
-from service.models import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
-from service.queries import GameQueries
+from service.runtime import errors
 
 
 class GameExporter:

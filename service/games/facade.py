@@ -1,9 +1,9 @@
 """The game service: one object wiring the units a game is served by, for the API and the other services.
 
-- service/loading.py: stream rows, keys and states folded to the latest version (bounded caches), seats;
-- service/commands.py: creating games and deciding and appending commands;
-- service/queries.py: what a seat may see (detail, history, state at a version, score sheet);
-- service/export.py: the audit report and the export of a finished game (checks in service/audit.py).
+- service/games/loading.py: stream rows, keys and states folded to the latest version (bounded caches), seats;
+- service/games/commands.py: creating games and deciding and appending commands;
+- service/games/queries.py: what a seat may see (detail, history, state at a version, score sheet);
+- service/games/export.py: the audit report and the export of a finished game (checks in service/integrity/audit.py).
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Any
 
 from domain.core import Game
 from eventstore import EventStore, KeyStore
-from service.accounts import AccountService
-from service.clocks import Now, system_now
-from service.commands import GameCommands
-from service.export import GameExporter
-from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame, event_tag, new_event
-from service.queries import GameQueries
-from service.signing import Signer
+from service.accounts.accounts import AccountService
+from service.games.clocks import Now, system_now
+from service.games.commands import GameCommands
+from service.games.export import GameExporter
+from service.games.loading import ACTIVE, FINISHED, GameLoader, LoadedGame, event_tag, new_event
+from service.games.queries import GameQueries
+from service.integrity.signing import Signer
 
 __all__ = ["ACTIVE", "FINISHED", "GameService", "LoadedGame", "event_tag", "new_event"]
 

@@ -25,10 +25,10 @@ from eventstore import (
     StreamInfo,
 )
 from eventstore.protocol import Bodies, bodies_of
-from service import errors
-from service.accounts import AccountService
-from service.audit import chain_key
-from service.tokens import token_matches
+from service.accounts.accounts import AccountService
+from service.integrity.audit import chain_key
+from service.integrity.tokens import token_matches
+from service.runtime import errors
 
 ACTIVE, FINISHED = "active", "finished"
 # The Idempotency-Key prefix of a command the service sends for a tournament organizer's action (a withdrawn
@@ -93,7 +93,7 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def link(self) -> ChainLink:
         """The chain link an append after ``version`` follows: the head, keyed with the seed's chain key
-        for a game created keyed (service/audit.py chain_key)."""
+        for a game created keyed (service/integrity/audit.py chain_key)."""
         key = chain_key(self.keys.seed) if self.info.metadata.get("chain_keyed") else b""
         return ChainLink(head=self.head, key=key)
 

@@ -1,7 +1,7 @@
 """The read side of a game: its detail as a seat sees it, its history, its state at a version, its score sheet.
 
 Before a game is public every event is redacted by the game for the asking seat; once it is, events are
-shown whole with their hashes (service/loading.py ``LoadedGame.public``).
+shown whole with their hashes (service/games/loading.py ``LoadedGame.public``).
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from typing import Any
 
 from domain.core import Game, fold
 from eventstore import RecordedEvent, StreamInfo
-from service import errors
-from service.clocks import clock_out, pending_out
-from service.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
-from service.models import EventOut, GameDetail, ScoreSheetOut, Seat
-from service.signing import SignedHead, Signer
+from service.games.clocks import clock_out, pending_out
+from service.games.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
+from service.games.schemas import EventOut, GameDetail, ScoreSheetOut, Seat
+from service.integrity.signing import SignedHead, Signer
+from service.runtime import errors
 
 
 def seed_known_to_a_client(metadata: dict[str, Any]) -> bool:

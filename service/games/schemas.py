@@ -9,7 +9,7 @@ from typing import Any, Final
 import msgspec
 
 from domain.core import Result, ScoreSheet, TimeControl
-from service.signing import GameSignature, SignedHead
+from service.integrity.signing import GameSignature, SignedHead
 
 
 class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -52,7 +52,7 @@ def stored_clock(clock: Any) -> dict[str, Any] | None:
 
 
 def registration_clock(request: dict[str, Any]) -> dict[str, Any] | None:
-    """The clock every game of a tournament gets, from its stored creation request (service/tournaments.py
+    """The clock every game of a tournament gets, from its stored creation request (service/tournaments/tournaments.py
     ``_clock``): none if untimed, else the one chosen or ``TOURNAMENT_CLOCK``."""
     if request.get("untimed"):
         return None
@@ -357,7 +357,7 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     # false only for a game played before commands were stored (its moves cannot be re-decided); a document
     # of format_version 2 or later that says true (or leaves it out) must carry every move's command
     commands_recorded: bool = True
-    # the service's signature of the finished game's facts (service/audit.py signed_facts; docs/audit.md):
+    # the service's signature of the finished game's facts (service/integrity/audit.py signed_facts; docs/audit.md):
     # null in documents before format_version 4, which therefore prove nothing about who played
     signature: GameSignature | None = None
 

@@ -18,10 +18,10 @@ from domain.clock import stored_command_type
 from domain.core import Event, Game, GameConfig, Rejected, Rng, TimeControl, fold
 from domain.registry import all_games
 from eventstore.protocol import ChainCheck, Upcasters, check_chain, upcast
-from service.models import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
-from service.seeds import mixed_seed
-from service.signing import SignedHead, key_id, verify_game, verify_head
-from service.tokens import seed_commitment
+from service.games.schemas import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
+from service.integrity.seeds import mixed_seed
+from service.integrity.signing import SignedHead, key_id, verify_game, verify_head
+from service.integrity.tokens import seed_commitment
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Reveal:
     players: Sequence[str]
     options: Mapping[str, Any] | None
     clock: Mapping[str, Any] | None = None  # a timed game's TimeControl as stored (issue 14)
-    server_seed: str | None = None  # a commit-reveal seed's parts (service/seeds.py), else None
+    server_seed: str | None = None  # a commit-reveal seed's parts (service/integrity/seeds.py), else None
     entropies: Sequence[str] | None = None
 
 

@@ -12,7 +12,7 @@ was already stored).
 Rated means fair: a game is rated only if every seat is held by an account that joined it itself (the
 creator's own seat counts as joined) and the server chose the seed; one-player games are never rated.
 
-Commit-reveal seeds (service/seeds.py): when the server chooses the seed, it draws a secret half at
+Commit-reveal seeds (service/integrity/seeds.py): when the server chooses the seed, it draws a secret half at
 creation and keeps it write-once (``seed_commits``) before the game is listed, so its commitment is public
 from the first answer on; each seat's entropy (given when creating or joining) is fixed once the last seat
 is filled (the game is ``starting``: nobody can join, leave or change an entropy any more), and the start
@@ -34,17 +34,17 @@ import structlog
 from domain.bots.core import Level
 from domain.core import shown
 from domain.names import looks_repeated, name_problem, skeleton
-from service import errors
-from service.accounts import Account, AccountService
-from service.clocks import rated_clock, time_control
-from service.commands import BOTS_OWNER, server_bot_levels
-from service.games import GameService
-from service.models import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken, stored_clock
-from service.projections import decode_cursor, encode_cursor
-from service.seeds import SeedMix
-from service.tokens import hash_token, new_seed, new_token
+from service.accounts.accounts import Account, AccountService
+from service.games.clocks import rated_clock, time_control
+from service.games.commands import BOTS_OWNER, server_bot_levels
+from service.games.facade import GameService
+from service.games.schemas import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken, stored_clock
+from service.integrity.seeds import SeedMix
+from service.integrity.tokens import hash_token, new_seed, new_token
+from service.readmodels.projections import decode_cursor, encode_cursor
+from service.runtime import errors
 
-log = structlog.get_logger("service.lobby")
+log = structlog.get_logger("service.lobby.lobby")
 
 MAX_ENTROPY = 128
 BOT_GAMES_RETRY_AFTER_SECONDS = "60"  # a bot-only game lasts minutes: ask again in a minute

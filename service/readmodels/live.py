@@ -28,13 +28,13 @@ from typing import Any, Literal
 import msgspec
 import structlog
 
-from service import errors
-from service.games import GameService, LoadedGame
+from service.games.facade import GameService, LoadedGame
+from service.runtime import errors
 
 PAGE_SIZE = 100
 QUEUE_LIMIT = 256  # messages a stream may have waiting; past it, the stream catches up on its own
 
-log = structlog.get_logger("service.live")
+log = structlog.get_logger("service.readmodels.live")
 
 
 @dataclass(frozen=True)

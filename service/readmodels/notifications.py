@@ -29,10 +29,10 @@ import msgspec
 
 from eventstore import FeedPosition, pooled_connection
 from eventstore.readmodels import HORIZON
-from service import errors
-from service.accounts import Account
-from service.games import GameService, LoadedGame
-from service.models import registration_clock, stored_clock
+from service.accounts.accounts import Account
+from service.games.facade import GameService, LoadedGame
+from service.games.schemas import registration_clock, stored_clock
+from service.runtime import errors
 
 PAGE_SIZE = 500
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)

@@ -48,12 +48,11 @@ from eventstore.readmodels import (
     upsert_listing,
     upsert_ratings,
 )
-from service import errors
-from service.accounts import name_key
-from service.games import ACTIVE, FINISHED, GameService, LoadedGame
-from service.loading import decided_by_organizer
-from service.models import GamePage, GameSummary, PlayerGame, PlayerGamePage
-from service.ratings import (
+from service.accounts.accounts import name_key
+from service.games.facade import ACTIVE, FINISHED, GameService, LoadedGame
+from service.games.loading import decided_by_organizer
+from service.games.schemas import GamePage, GameSummary, PlayerGame, PlayerGamePage
+from service.readmodels.ratings import (
     PAIR_GAMES_PER_DAY,
     Rating,
     initial_rating,
@@ -62,9 +61,10 @@ from service.ratings import (
     rated_identities,
     resigned_too_early,
 )
-from service.settings import Settings
+from service.runtime import errors
+from service.runtime.settings import Settings
 
-log = structlog.get_logger("service.projections")
+log = structlog.get_logger("service.readmodels.projections")
 
 FeedPage = list[tuple[FeedPosition, RecordedEvent]]
 # A batch's writes, run in the checkpoint's transaction on its connection (and on no other).
@@ -724,7 +724,7 @@ async def rebuild_command(settings: Settings) -> None:
 
     from domain.registry import all_games
     from eventstore import PostgresEventStore, PostgresKeyStore
-    from service.database import create_pool, migrate_urls, resolve_database_urls
+    from service.runtime.database import create_pool, migrate_urls, resolve_database_urls
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)

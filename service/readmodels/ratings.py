@@ -1,6 +1,6 @@
 """Ratings: OpenSkill (Plackett-Luce) per rated identity and game, a read model of the game projection.
 
-The projector (service/projections.py) folds every finished rated game into the ``ratings`` rows in feed
+The projector (service/readmodels/projections.py) folds every finished rated game into the ``ratings`` rows in feed
 order, in the transaction that moves its checkpoint, through ``rate``; the endpoints only read those rows.
 So the numbers never depend on which process or request computed them, and a rebuild from zero gives the
 same ones. A seat's identity is the account holding it (by its name, unique), else the player name it was created
@@ -24,10 +24,10 @@ from openskill.models import PlackettLuce
 
 from domain.core import shown
 from eventstore import RecordedEvent, pooled_connection
-from service import errors
-from service.accounts import name_key
-from service.audit import Move
-from service.models import PlayerProfile, PlayerRating, RatingList
+from service.accounts.accounts import name_key
+from service.games.schemas import PlayerProfile, PlayerRating, RatingList
+from service.integrity.audit import Move
+from service.runtime import errors
 
 MAX_PAGE = 200
 MODEL = PlackettLuce()  # the library's defaults: mu 25, sigma 25/3, ordinal mu - 3 sigma

@@ -21,7 +21,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import asyncpg
 
-from service.settings import PROJECT_ROOT, Settings
+from service.runtime.settings import PROJECT_ROOT, Settings
 
 OWNER_ROLE = "bazaar_owner"  # owns every table, index, trigger and function; migrations run as it
 SERVICE_ROLE = "bazaar_service"  # what the service connects as: owns nothing, granted what it needs

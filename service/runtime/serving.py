@@ -1,5 +1,5 @@
 """How uvicorn serves an app, in one place: ``python -m service serve`` and the tests' and bench's servers
-(tests/e2e/conftest.py start_server runs ``python -m service.serving APP PORT WORKERS``) use the same options.
+(tests/e2e/conftest.py start_server runs ``python -m service.runtime.serving APP PORT WORKERS``) use the same options.
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
-# HTTP_IMPLEMENTATION: uvicorn's protocol class (both carry the request-head deadline, api/server.py) and its
+# HTTP_IMPLEMENTATION: uvicorn's protocol class (both carry the request-head deadline, api/http/server.py) and its
 # event loop. httptools + uvloop is the default: in `make bench`'s HTTP phase the server spends 150-300 us
 # less CPU per request with it than with h11 + asyncio (README, "Why these defaults"). h11 + asyncio (pure
 # Python) stays selectable for a platform without the compiled packages' wheels, or to rule them out when
 # chasing a protocol bug.
 HTTP_IMPLEMENTATIONS = {
-    "httptools": ("api.server:HttpToolsWithHeadTimeout", "uvloop"),
-    "h11": ("api.server:H11WithHeadTimeout", "asyncio"),
+    "httptools": ("api.http.server:HttpToolsWithHeadTimeout", "uvloop"),
+    "h11": ("api.http.server:H11WithHeadTimeout", "asyncio"),
 }
 
 
@@ -55,7 +55,7 @@ class ServingLog(logging.Filter):
 
 def log_config() -> dict[str, Any]:
     """uvicorn's logging: its server log through ``ServingLog``, plain lines on stderr (the app's own log is
-    structlog's, service/logging.py)."""
+    structlog's, service/runtime/logging.py)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -107,11 +107,11 @@ def run_uvicorn(app: str, settings: Settings) -> None:
 
 
 def main(arguments: list[str]) -> None:
-    """``python -m service.serving APP PORT WORKERS``: serve APP on 127.0.0.1 with the environment's
+    """``python -m service.runtime.serving APP PORT WORKERS``: serve APP on 127.0.0.1 with the environment's
     HTTP_IMPLEMENTATION (as ``serve`` would, without migrating or making a signing key)."""
     import dataclasses
 
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
     app, port, workers = arguments
     settings = dataclasses.replace(

@@ -17,11 +17,11 @@ import asyncpg
 import msgspec
 import structlog
 
-from service import errors
-from service.accounts import Account, AccountService
-from service.models import CreateTournamentIn, registration_clock
+from service.accounts.accounts import Account, AccountService
+from service.games.schemas import CreateTournamentIn, registration_clock
+from service.runtime import errors
 
-log = structlog.get_logger("service.registrations")
+log = structlog.get_logger("service.tournaments.registrations")
 
 REGISTERING, STARTED = "registering", "started"
 INVITED, JOINED, DECLINED = "invited", "joined", "declined"

@@ -42,13 +42,11 @@ from domain.tournament import (
 )
 from domain.tournament.standings import result_row
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
-from service import errors
-from service.accounts import Account, AccountService
-from service.clocks import system_now, time_control
-from service.games import GameService, LoadedGame, new_event
-from service.loading import organizer_key
-from service.lobby import seat_kind
-from service.models import (
+from service.accounts.accounts import Account, AccountService
+from service.games.clocks import system_now, time_control
+from service.games.facade import GameService, LoadedGame, new_event
+from service.games.loading import organizer_key
+from service.games.schemas import (
     TOURNAMENT_CLOCK,
     ClockIn,
     CreateGame,
@@ -57,12 +55,14 @@ from service.models import (
     PlayerToken,
     TournamentCreatedOut,
 )
-from service.projections import FeedFollower, FeedPage, Writes, last_events, no_writes
-from service.registrations import INVITED, JOINED, Closing, Registration, Registrations
-from service.signing import SignedHead
-from service.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
+from service.integrity.signing import SignedHead
+from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
+from service.lobby.lobby import seat_kind
+from service.readmodels.projections import FeedFollower, FeedPage, Writes, last_events, no_writes
+from service.runtime import errors
+from service.tournaments.registrations import INVITED, JOINED, Closing, Registration, Registrations
 
-log = structlog.get_logger("service.tournaments")
+log = structlog.get_logger("service.tournaments.tournaments")
 
 CATEGORY = "tournament"
 MAX_RETRIES = 8

@@ -2,7 +2,7 @@
 
 A game created with bot seats (``players: [..., {"bot": "strong"}]``) records each seat's level in its
 creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query); so does a
-lobby game whose seat a server bot's built-in account holds (service/lobby.py). The runner:
+lobby game whose seat a server bot's built-in account holds (service/lobby/lobby.py). The runner:
 - is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
   process), and looks only at games that appear on the feed, never polling game by game;
 - on start, queues every active game with server bots (one indexed listing), so a decision pending while
@@ -32,10 +32,10 @@ import structlog
 from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
 from domain.core import Command
 from eventstore import FeedPosition, StoreError
-from service import errors
-from service.claims import claims_of
-from service.games import GameService, LoadedGame
-from service.logging import failure_fields
+from service.games.facade import GameService, LoadedGame
+from service.runtime import errors
+from service.runtime.logging import failure_fields
+from service.workers.claims import claims_of
 
 __all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
 
@@ -193,7 +193,7 @@ class BotRunner:
             level = levels[seat]
             assert level is not None
             if not await claims_of(self.games.store).take("bot", game_id, loaded.version):
-                return 0  # another process decides it (service/claims.py), or the game moved on
+                return 0  # another process decides it (service/workers/claims.py), or the game moved on
             try:
                 command = await self._decide(loaded, seat, level)
             except (StoreError, errors.ServiceError):

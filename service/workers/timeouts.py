@@ -6,7 +6,7 @@
 - ``ClockScheduler`` (one per process, started in the app's lifespan beside the bot runner) catches the
   index up, times out every seat whose deadline has passed, then sleeps until the earliest deadline left
   or until any process appends (the store's change signal): it never polls game by game.
-- A timeout is claimed first (service/claims.py: one process across hosts decides it), then is
+- A timeout is claimed first (service/workers/claims.py: one process across hosts decides it), then is
   ``GameService.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
   and an idempotency key naming the decision: when several processes act on the same deadline the
   append's version check lets exactly one in; the others get a refusal (or the first answer) and do
@@ -27,16 +27,16 @@ import structlog
 
 from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
 from eventstore import EventStore, StoreError
-from service import errors
-from service.claims import claims_of
-from service.clocks import Now, from_ms, system_now
-from service.games import GameService
-from service.logging import failure_fields
-from service.projections import BATCH_SIZE, FeedFollower, FeedPage, Writes
+from service.games.clocks import Now, from_ms, system_now
+from service.games.facade import GameService
+from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage, Writes
+from service.runtime import errors
+from service.runtime.logging import failure_fields
+from service.workers.claims import claims_of
 
 __all__ = ["ClockScheduler", "DeadlineIndex", "Due", "woken_by"]
 
-log = structlog.get_logger("service.timeouts")
+log = structlog.get_logger("service.workers.timeouts")
 
 CHECKPOINT = "clock_deadlines"
 CLOCK_EVENTS = (str(ClockStarted.__struct_config__.tag), str(ClockStamped.__struct_config__.tag))
@@ -173,7 +173,7 @@ class ClockScheduler:
         key = (due.game_id, due.seat)
         async with self._parallel:
             if not await claims_of(self.games.store).take("clock", due.game_id, due.version):
-                return 0  # another process times it out (service/claims.py), or the game moved on
+                return 0  # another process times it out (service/workers/claims.py), or the game moved on
             try:
                 await self.games.execute(
                     due.game_id,

@@ -13,7 +13,7 @@ both see the same background load on a shared machine):
   with each side's CPU time per operation in this process and (when it runs here) the database server;
 - replay: the append phase's games rebuilt by a cold GameService.load (read + decode + fold) against
   fetching the same rows with asyncpg, one game after the other;
-- HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/serving.py,
+- HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/runtime/serving.py,
   HTTP_IMPLEMENTATION), running tests.bench.bare_app (the raw INSERT behind one Litestar route) and then
   api.app (POST /v1/games/{id}/commands, each client on its own game); the clients are this process's
   (tests/bench/http_load.py) and, where Debian's wrk is installed, wrk's (tests/bench/wrk.py, which spends
@@ -54,11 +54,11 @@ import msgspec
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from eventstore.postgres import MAX_BATCH
-from service.database import create_pool, migrate
-from service.games import GameService
-from service.logging import configure_logging
-from service.models import CreateGame
-from service.settings import Settings
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.runtime.database import create_pool, migrate
+from service.runtime.logging import configure_logging
+from service.runtime.settings import Settings
 from tests.bench import workload
 from tests.bench.bare_app import RAW_TABLE
 from tests.bench.filler import fill

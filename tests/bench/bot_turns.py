@@ -1,7 +1,7 @@
 """`make bench`, bots taking turns: how long a person waits for the greedy bot's answer while games of server
 bots only keep the same process's bot runner busy. Target: p99 under 2 s with 20 such games on two cores.
 
-One BotRunner (service/bots.py) at the server's budget (``BOT_THINK_SECONDS``, ``BOT_ITERATIONS``) plays
+One BotRunner (service/workers/bots.py) at the server's budget (``BOT_THINK_SECONDS``, ``BOT_ITERATIONS``) plays
 ``BENCH_TURN_GAMES`` (default 20) Basari games of four strong bots, topped up as they end, and one Bazaar game
 of a person against the greedy bot (a new one when it ends). The bench plays the person: a seeded random legal
 decision (never resigning) whenever the seat owes one, after thinking up to ``BENCH_TURN_PAUSE`` seconds
@@ -27,11 +27,11 @@ import msgspec
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore
-from service.bots import BotRunner
-from service.games import GameService
-from service.logging import configure_logging
-from service.models import CreateGame
-from service.settings import Settings
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.runtime.logging import configure_logging
+from service.runtime.settings import Settings
+from service.workers.bots import BotRunner
 from tests.bench.bots import percentile
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))

@@ -31,8 +31,8 @@ import msgspec
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
 from tests.bench import workload
 from tests.bench.processes import cpu_seconds, rss_kb
 from tests.e2e.conftest import start_server
@@ -322,8 +322,8 @@ async def main() -> None:
     quiet_logging()
 
     async with fresh_databases(1) as (database_url,):
-        from service.database import create_pool
-        from service.settings import Settings
+        from service.runtime.database import create_pool
+        from service.runtime.settings import Settings
 
         pool = await create_pool(database_url, Settings.from_env())
         try:

@@ -19,9 +19,9 @@ from typing import Any
 import httpx
 import pytest
 
-from api.formats import CSV, NDJSON
+from api.http.formats import CSV, NDJSON
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
-from service.games import GameService, LoadedGame
+from service.games.facade import GameService, LoadedGame
 from tests.support.live_games import LiveGame, create_live_game, game_service, legal_body, play_until
 from tests.support.secrets import Secrets, basari_secrets, bazaar_secrets, encodings, johari_secrets, leaks
 

@@ -20,10 +20,10 @@ from domain.core import commitment
 from domain.registry import all_games
 from domain.tournament import game_seed
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
-from service.settings import Settings
-from service.signing import SignedHead, verify_head
+from service.games.facade import GameService
+from service.games.schemas import CreateGame, PlayerIn
+from service.integrity.signing import SignedHead, verify_head
+from service.runtime.settings import Settings
 from tests.support.client_play import play_existing
 from tests.support.finished_games import finish
 

@@ -18,10 +18,11 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import bots, errors
-from service.bots import BotRunner
-from service.games import GameService
-from service.models import CreateGame
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.runtime import errors
+from service.workers import bots
+from service.workers.bots import BotRunner
 from tests.support.databases import own_pool
 from tests.support.logs import logs_of
 

@@ -1,4 +1,4 @@
-"""Claims on background decisions (service/claims.py): two bot runners on one database, as two hosts run
+"""Claims on background decisions (service/workers/claims.py): two bot runners on one database, as two hosts run
 them, compute each bot decision once; a claim is refused to another process while held, refused for a
 version the game has left, and granted again when the holder's connection ends (a crashed host) or the
 holder closes its claims (a stopping host).
@@ -18,10 +18,10 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.bots import BotRunner
-from service.claims import Claims
-from service.games import GameService
-from service.models import CreateGame
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.workers.bots import BotRunner
+from service.workers.claims import Claims
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db

@@ -18,10 +18,10 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import timeouts as timeouts_module
-from service.games import GameService
-from service.models import CreateGame
-from service.timeouts import ClockScheduler, DeadlineIndex
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.workers import timeouts as timeouts_module
+from service.workers.timeouts import ClockScheduler, DeadlineIndex
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 from tests.support.logs import logs_of

@@ -22,13 +22,13 @@ from domain.clock import Timed, TimeOut
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.audit import Move, read_export, verify_export
-from service.clocks import from_ms, to_ms
-from service.games import GameService
-from service.live import follow_game
-from service.models import CreateGame, GameDetail
-from service.signing import Signer
+from service.games.clocks import from_ms, to_ms
+from service.games.facade import GameService
+from service.games.schemas import CreateGame, GameDetail
+from service.integrity.audit import Move, read_export, verify_export
+from service.integrity.signing import Signer
+from service.readmodels.live import follow_game
+from service.runtime import errors
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 

@@ -1,4 +1,4 @@
-"""Command handling (service/commands.py) against both stores of the contract: the in-memory twin (fast) and
+"""Command handling (service/games/commands.py) against both stores of the contract: the in-memory twin (fast) and
 PostgreSQL. The same cases must hold on each: an accepted command moves the game on, a refusal, a stale
 ``If-Match``, a malformed body or a finished game change nothing, an idempotent retry gets its first answer,
 and a process deciding on a stale cached state is corrected by the store's version check."""
@@ -15,9 +15,10 @@ from domain.core import Rejected, Rng
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore, PostgresEventStore, PostgresKeyStore
-from service import commands, errors
-from service.games import GameService
-from service.models import CreateGame
+from service.games import commands
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.runtime import errors
 from tests.support.logs import logs_of
 
 Services = Callable[[], GameService]  # each call: one more process (its own cache) on the same store

@@ -1,5 +1,6 @@
-"""A live stream that is behind sends what waits for it at once (service/live.py, api/streams.py) on a real
-PostgreSQL: one batch, in order, one SSE chunk, each message encoded once for every stream that sends it."""
+"""A live stream that is behind sends what waits for it at once (service/readmodels/live.py,
+api/routes/streams.py) on a real PostgreSQL: one batch, in order, one SSE chunk, each message encoded once for
+every stream that sends it."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import asyncpg
 import msgspec
 import pytest
 
-from api.streams import StreamLimiter, sse_bytes, sse_chunks, sse_message
+from api.routes.streams import StreamLimiter, sse_bytes, sse_chunks, sse_message
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.live import follow_game_batches, live_games
-from service.models import CreateGame, PlayerIn
+from service.games.facade import GameService
+from service.games.schemas import CreateGame, PlayerIn
+from service.readmodels.live import follow_game_batches, live_games
 
 pytestmark = pytest.mark.db
 

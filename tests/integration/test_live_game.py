@@ -1,4 +1,4 @@
-"""A game followed live (service/live.py) on a real PostgreSQL: snapshot first, ids = versions, redaction per
+"""A game followed live (service/readmodels/live.py) on a real PostgreSQL: snapshot first, ids = versions, redaction per
 caller as ``/events`` gives it, keep-alives, resuming after a version, the end."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.games import GameService
-from service.live import LiveMessage, follow_game, live_games, resume_after
-from service.models import CreateGame, EventOut, GameDetail, PlayerIn
+from service.games.facade import GameService
+from service.games.schemas import CreateGame, EventOut, GameDetail, PlayerIn
+from service.readmodels.live import LiveMessage, follow_game, live_games, resume_after
+from service.runtime import errors
 
 pytestmark = pytest.mark.db
 

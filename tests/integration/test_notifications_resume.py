@@ -1,4 +1,4 @@
-"""An account's notification stream (``GET /v1/me/stream``, service/notifications.py) resumed with
+"""An account's notification stream (``GET /v1/me/stream``, service/readmodels/notifications.py) resumed with
 ``Last-Event-ID``: every id it gives is unique and greater than the one before, and a stream resumed after
 any of them tells each notice after it exactly once: none again (``seated`` of a game already seated), none
 lost (a ``game_finished`` that stems from a later event than the ``seated`` before it).
@@ -19,9 +19,9 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from eventstore import FeedPosition
-from service import errors
-from service.accounts import Account
-from service.notifications import NoticeId, Notifications, resume_position
+from service.accounts.accounts import Account
+from service.readmodels.notifications import NoticeId, Notifications, resume_position
+from service.runtime import errors
 from tests.support.accounts import account, bearer, unlimited_client
 
 pytestmark = pytest.mark.db

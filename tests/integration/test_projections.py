@@ -20,9 +20,9 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
-from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
+from service.games.facade import GameService
+from service.games.schemas import CreateGame, PlayerIn
+from service.readmodels.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db

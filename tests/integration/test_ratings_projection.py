@@ -16,12 +16,11 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.accounts import AccountService
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
-from service.projections import LIVE, REBUILD, GameProjection
-from service.ratings import (
+from service.accounts.accounts import AccountService
+from service.games.facade import GameService
+from service.games.schemas import CreateGame, PlayerIn
+from service.readmodels.projections import LIVE, REBUILD, GameProjection
+from service.readmodels.ratings import (
     LADDER_MIN_GAMES,
     MIN_OWN_DECISIONS,
     MODEL,
@@ -31,6 +30,7 @@ from service.ratings import (
     rate,
     rated_identities,
 )
+from service.runtime import errors
 from tests.support.account_seats import SeatingKeyStore
 from tests.support.finished_games import finish
 

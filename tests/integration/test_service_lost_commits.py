@@ -13,8 +13,8 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
 
 pytestmark = pytest.mark.db
 

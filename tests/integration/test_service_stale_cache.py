@@ -12,9 +12,9 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.games import GameService
-from service.models import CreateGame
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.runtime import errors
 
 pytestmark = pytest.mark.db
 

@@ -12,9 +12,9 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
-from service.games import GameService
-from service.models import CreateTournamentIn, PlayerIn
-from service.tournaments import TournamentResults, TournamentService
+from service.games.facade import GameService
+from service.games.schemas import CreateTournamentIn, PlayerIn
+from service.tournaments.tournaments import TournamentResults, TournamentService
 from tests.support.finished_games import finish
 
 pytestmark = pytest.mark.db

@@ -25,8 +25,8 @@ from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import InMemoryKeyStore
 from eventstore.memory import InMemoryEventStore
-from service import errors
-from service.games import GameService
+from service.games.facade import GameService
+from service.runtime import errors
 
 GAMES = all_games()
 PLAYER_COUNTS = {name: (game.min_players, game.max_players) for name, game in GAMES.items()}

@@ -12,9 +12,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore
-from service.games import GameService
-from service.models import CreateGame
-from service.signing import Signer
+from service.games.facade import GameService
+from service.games.schemas import CreateGame
+from service.integrity.signing import Signer
 
 
 async def exported_game(

@@ -15,8 +15,8 @@ import msgspec
 
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService, LoadedGame
-from service.models import CreateGame, PlayerIn
+from service.games.facade import GameService, LoadedGame
+from service.games.schemas import CreateGame, PlayerIn
 
 
 @asynccontextmanager

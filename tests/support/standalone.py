@@ -36,7 +36,7 @@ class Blocked:
 sys.meta_path.insert(0, Blocked())
 module = sys.argv[1] if sys.argv[1:2] != ["verify"] else "service"
 if module != "service":
-    from service.msgspec_standin import install
+    from service.integrity.msgspec_standin import install
     install()
     del sys.argv[1]
 try:

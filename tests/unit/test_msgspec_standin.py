@@ -1,4 +1,4 @@
-"""The verifier's msgspec stand-in (service/msgspec_standin.py) reads and writes what msgspec does: every
+"""The verifier's msgspec stand-in (service/integrity/msgspec_standin.py) reads and writes what msgspec does: every
 event, command (plain and as a timed game stores it) and state of random games of each game encodes to the
 same bytes and decodes back to an equal value, and JSON values, numbers and malformed input are treated
 alike."""
@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 import pytest
 
-from service import msgspec_standin as standin
+from service.integrity import msgspec_standin as standin
 from tests.support.standalone import encodings, run_blocked
 
 
@@ -22,7 +22,7 @@ def test_every_event_command_and_state_of_a_random_game_reads_and_writes_as_with
     seed = f"stand-in {game} {players}"
     done, report = run_blocked("tests.support.standalone", game, str(players), seed)
     assert done.returncode == 0, done.stderr.decode()
-    assert report["msgspec"] == "service.msgspec_standin"
+    assert report["msgspec"] == "service.integrity.msgspec_standin"
     assert "msgspec" not in set(report["roots"]) - {"msgspec"} and report["roots"]  # the stand-in answered
     with_msgspec = encodings(game, players, seed)
     assert len(with_msgspec) > 100

@@ -17,8 +17,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from eventstore.protocol import GENESIS_HASH, event_hash
-from service.audit import chain_key
-from service.signing import Signer
+from service.integrity.audit import chain_key
+from service.integrity.signing import Signer
 from tests.support.exports import exported_game
 from tests.support.standalone import run_blocked, run_normally
 
@@ -144,7 +144,7 @@ def verify_both_ways(
     named failures."""
     normal = run_normally("verify", *args, stdin=stdin)
     alone, report = run_blocked("verify", *args, stdin=stdin)
-    assert report["msgspec"] == "service.msgspec_standin", report
+    assert report["msgspec"] == "service.integrity.msgspec_standin", report
     assert set(report["roots"]) <= CRYPTOGRAPHY | THIS_REPOSITORY | {"msgspec"}, report["roots"]
     assert (alone.returncode, alone.stdout) == (normal.returncode, normal.stdout), alone.stderr.decode()
     assert failures(alone.stderr) == failures(normal.stderr), (alone.stderr.decode(), normal.stderr.decode())

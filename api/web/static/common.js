@@ -17,7 +17,7 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** The page's CSRF token (the csrftoken cookie the server sets on pages; see api/sessions.py). */
+/** The page's CSRF token (the csrftoken cookie the server sets on pages; see api/routes/sessions.py). */
 export function csrfToken() {
   const found = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
   return found ? found.slice("csrftoken=".length) : "";
