@@ -16,20 +16,19 @@ from litestar.types import Scope
 from api.http.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson, negotiate
 from service.games.facade import GameService, LoadedGame
 from service.games.schemas import (
-    AuditReport,
     Catalog,
     CommandAccepted,
     CreateGame,
     EventPage,
     GameCreated,
     GameDetail,
-    GameExport,
     GameInfo,
-    GamePage,
     StateAt,
 )
+from service.integrity.schemas import AuditReport, GameExport
 from service.lobby.lobby import LobbyService
 from service.readmodels.projections import GameProjection
+from service.readmodels.schemas import GamePage
 from service.runtime import errors
 
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400

@@ -14,8 +14,8 @@ from api.http.middleware import decode_json_body
 from api.routes.accounts import accounts_of
 from api.routes.games import bearer_token, lobby_of
 from api.routes.ratings import ratings_of
-from service.games.schemas import PlayerRating
 from service.lobby.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
+from service.readmodels.schemas import PlayerRating
 from service.runtime import errors
 
 ACCOUNT_PAGE_GAMES = 20

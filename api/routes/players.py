@@ -9,7 +9,7 @@ from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
 from api.routes.games import projection_of
-from service.games.schemas import PlayerGamePage
+from service.readmodels.schemas import PlayerGamePage
 
 
 class PlayersController(Controller):

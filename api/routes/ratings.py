@@ -9,8 +9,8 @@ from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
-from service.games.schemas import RatingList
 from service.readmodels.ratings import RatingService
+from service.readmodels.schemas import RatingList
 
 
 def ratings_of(state: State) -> RatingService:

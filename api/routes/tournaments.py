@@ -13,14 +13,14 @@ from litestar.params import FromPath, JSONBody
 from api.http.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
 from api.routes.games import accepts, bearer_token
 from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
-from service.games.schemas import (
+from service.tournaments.registrations import Registration
+from service.tournaments.schemas import (
     AdjudicationIn,
     CreateTournamentIn,
     PlayerNameIn,
     PlayerToken,
     TournamentCreatedOut,
 )
-from service.tournaments.registrations import Registration
 from service.tournaments.tournaments import TournamentService
 
 STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games", "byes", "withdrawn")

@@ -11,7 +11,6 @@ import msgspec
 from domain.core import TimeControl
 from service.games.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
 from service.games.queries import GameQueries
-from service.games.schemas import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
 from service.integrity.audit import (
     SEAT_HOLDER_CHANGED,
     SEED_MISMATCH,
@@ -21,6 +20,7 @@ from service.integrity.audit import (
     audit_events,
     signed_facts,
 )
+from service.integrity.schemas import AuditReport, ExportedCommand, ExportedEvent, GameExport, SeedReveal
 from service.runtime import errors
 
 

@@ -12,7 +12,8 @@ from domain.core import Game, fold
 from eventstore import RecordedEvent, StreamInfo
 from service.games.clocks import clock_out, pending_out
 from service.games.loading import ACTIVE, FINISHED, GameLoader, LoadedGame
-from service.games.schemas import EventOut, GameDetail, ScoreSheetOut, Seat
+from service.games.schemas import EventOut, GameDetail, ScoreSheetOut
+from service.integrity.schemas import Seat
 from service.integrity.signing import SignedHead, Signer
 from service.runtime import errors
 

@@ -18,7 +18,7 @@ from domain.clock import stored_command_type
 from domain.core import Event, Game, GameConfig, Rejected, Rng, TimeControl, fold
 from domain.registry import all_games
 from eventstore.protocol import ChainCheck, Upcasters, check_chain, upcast
-from service.games.schemas import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
+from service.integrity.schemas import EXPORT_FORMAT, READABLE_EXPORT_VERSIONS, GameExport
 from service.integrity.seeds import mixed_seed
 from service.integrity.signing import SignedHead, key_id, verify_game, verify_head
 from service.integrity.tokens import seed_commitment

@@ -51,7 +51,6 @@ from eventstore.readmodels import (
 from service.accounts.accounts import name_key
 from service.games.facade import ACTIVE, FINISHED, GameService, LoadedGame
 from service.games.loading import decided_by_organizer
-from service.games.schemas import GamePage, GameSummary, PlayerGame, PlayerGamePage
 from service.readmodels.ratings import (
     PAIR_GAMES_PER_DAY,
     Rating,
@@ -61,6 +60,7 @@ from service.readmodels.ratings import (
     rated_identities,
     resigned_too_early,
 )
+from service.readmodels.schemas import GamePage, GameSummary, PlayerGame, PlayerGamePage
 from service.runtime import errors
 from service.runtime.settings import Settings
 

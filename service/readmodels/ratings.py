@@ -25,8 +25,8 @@ from openskill.models import PlackettLuce
 from domain.core import shown
 from eventstore import RecordedEvent, pooled_connection
 from service.accounts.accounts import name_key
-from service.games.schemas import PlayerProfile, PlayerRating, RatingList
 from service.integrity.audit import Move
+from service.readmodels.schemas import PlayerProfile, PlayerRating, RatingList
 from service.runtime import errors
 
 MAX_PAGE = 200

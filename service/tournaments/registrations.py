@@ -18,8 +18,9 @@ import msgspec
 import structlog
 
 from service.accounts.accounts import Account, AccountService
-from service.games.schemas import CreateTournamentIn, registration_clock
+from service.games.schemas import registration_clock
 from service.runtime import errors
+from service.tournaments.schemas import CreateTournamentIn
 
 log = structlog.get_logger("service.tournaments.registrations")
 

@@ -46,21 +46,14 @@ from service.accounts.accounts import Account, AccountService
 from service.games.clocks import system_now, time_control
 from service.games.facade import GameService, LoadedGame, new_event
 from service.games.loading import organizer_key
-from service.games.schemas import (
-    TOURNAMENT_CLOCK,
-    ClockIn,
-    CreateGame,
-    CreateTournamentIn,
-    PlayerIn,
-    PlayerToken,
-    TournamentCreatedOut,
-)
+from service.games.schemas import TOURNAMENT_CLOCK, ClockIn, CreateGame, PlayerIn
 from service.integrity.signing import SignedHead
 from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
 from service.lobby.lobby import seat_kind
 from service.readmodels.projections import FeedFollower, FeedPage, Writes, last_events, no_writes
 from service.runtime import errors
 from service.tournaments.registrations import INVITED, JOINED, Closing, Registration, Registrations
+from service.tournaments.schemas import CreateTournamentIn, PlayerToken, TournamentCreatedOut
 
 log = structlog.get_logger("service.tournaments.tournaments")
 
