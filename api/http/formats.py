@@ -129,3 +129,8 @@ async def vary_on_accept(response: Response[Any]) -> Response[Any]:
     """After a handler: ``Vary: Accept``, since what the answer is depends on the request's ``Accept``."""
     response.headers["Vary"] = "Accept"
     return response
+
+
+def accepts(request: Request[Any, Any, Any], media_type: str) -> bool:
+    """Whether ``media_type`` is the representation the request's ``Accept`` prefers (q-values honoured)."""
+    return negotiate(request) == media_type

@@ -8,7 +8,7 @@ from __future__ import annotations
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.routes.games import session_token
+from api.http.auth import session_token
 
 # the operations whose answer depends on the caller (a spectator's is the same for every spectator)
 PERSONAL_OPERATIONS = frozenset(

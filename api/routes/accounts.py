@@ -10,13 +10,13 @@ from litestar.datastructures import State
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import JSONBody
 
+from api.http.auth import bearer_token
 from api.http.middleware import (
     CHECKS_OWN_TEXT,
     RATE_LIMIT_EXEMPT,
     AnsweringRateLimitMiddleware,
     client_address,
 )
-from api.routes.games import bearer_token
 from service.accounts.accounts import AccountCreated, AccountIn, AccountService, AccountToken, Me
 from service.runtime import errors
 

@@ -10,9 +10,10 @@ from litestar.datastructures import State
 from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.problem_details import ProblemDetailsException
 
+from api.http.auth import bearer_token
 from api.http.middleware import decode_json_body
 from api.routes.accounts import accounts_of
-from api.routes.games import bearer_token, lobby_of
+from api.routes.games import lobby_of
 from api.routes.ratings import ratings_of
 from service.lobby.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
 from service.readmodels.schemas import PlayerRating

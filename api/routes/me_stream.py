@@ -12,10 +12,10 @@ from litestar.datastructures import State
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from api.http.auth import bearer_token
 from api.http.formats import EVENT_STREAM, OFFERS
 from api.http.middleware import client_address, client_identity
 from api.routes.accounts import accounts_of
-from api.routes.games import bearer_token
 from api.routes.streams import StreamLimiter, sse_stream, while_current
 from service.readmodels.notifications import Message, Notifications, resume_position
 

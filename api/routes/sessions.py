@@ -6,7 +6,7 @@ authenticate; signing out clears the cookie.
   SameSite=Lax, Secure when the request came over HTTPS, for 30 days; ``POST /session/end`` clears it.
   Both answer 303 to the home page.
 - The API takes the session cookie as the account's token when a request has no ``Authorization``
-  header (``api.routes.games.bearer_token``): the pages call the API as the signed-in account without ever reading
+  header (``api.http.auth.bearer_token``): the pages call the API as the signed-in account without ever reading
   the token. ``Authorization`` always wins, so a seat token sent by a page acts as that seat.
 - CSRF: Litestar's signed double-submit cookie (``csrftoken``, readable by the pages' scripts and set by the
   pages only, HMAC-signed with a secret derived from the service's signing key, so every process checks every
@@ -33,10 +33,10 @@ from litestar.params import Body
 from litestar.response import Redirect
 from litestar.types import Receive, Scope, Send
 
+from api.http.auth import SESSION_COOKIE, session_token
 from api.http.middleware import answer_problem
 from api.http.problems import problem
 from api.routes.accounts import accounts_of
-from api.routes.games import SESSION_COOKIE, session_token
 
 SESSION_SECONDS = 30 * 24 * 3600
 CSRF_COOKIE = "csrftoken"

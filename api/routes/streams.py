@@ -20,10 +20,11 @@ from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEventMessage, Stream
 
+from api.http.auth import bearer_token, reader_seat
 from api.http.formats import EVENT_STREAM, OFFERS
 from api.http.middleware import client_address, client_identity
 from api.http.problems import problem
-from api.routes.games import bearer_token, reader_seat, service_of
+from api.routes.games import service_of
 from service.accounts.accounts import AccountService
 from service.games.facade import GameService
 from service.games.schemas import StreamTicket

@@ -10,8 +10,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import FromPath, JSONBody
 
-from api.http.formats import CSV, JSON, NDJSON, OFFERS, csv_text, ndjson
-from api.routes.games import accepts, bearer_token
+from api.http.auth import bearer_token
+from api.http.formats import CSV, JSON, NDJSON, OFFERS, accepts, csv_text, ndjson
 from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
 from service.tournaments.registrations import Registration
 from service.tournaments.schemas import (

@@ -25,7 +25,8 @@ from litestar.router import Router
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
-from api.routes.games import readable_game, service_of
+from api.http.auth import readable_game
+from api.routes.games import service_of
 from api.routes.sessions import SETS_CSRF_COOKIE
 from domain.data import load_component_data
 from service.readmodels.projections import GameProjection
