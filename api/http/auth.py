@@ -44,12 +44,12 @@ async def reader_seat(service: GameService, game_id: str, request: Request[Any, 
     signed-in browser's account seat, else None. A session cookie is ambient (sent with every request of
     the browser), so an account without a seat in this game reads as a spectator instead of a 403."""
     if request.headers.get("authorization") is not None:
-        return await service.seat_of(game_id, bearer_token(request))
+        return await service.loader.seat_of(game_id, bearer_token(request))
     session = session_token(request.scope)
     if session is None:
         return None
     try:
-        return await service.seat_of(game_id, session)
+        return await service.loader.seat_of(game_id, session)
     except errors.Forbidden:
         return None
 
@@ -59,7 +59,7 @@ async def readable_game(
 ) -> tuple[LoadedGame, int | None]:
     """The game and the seat a read acts as; 403 ``duplicate_round_running`` for anyone but the table's own
     seats while its duplicate round plays (service/games/loading.py ``LoadedGame.check_readable``)."""
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     seat = await reader_seat(service, game_id, request)
     loaded.check_readable(seat)
     return loaded, seat

@@ -100,7 +100,7 @@ async def expected_version(
         raise errors.PreconditionFailed("version_mismatch", "If-Match names no version of this game")
     if len(accepted) == 1:
         return accepted[0]
-    current = (await service.load(game_id)).version
+    current = (await service.loader.load(game_id)).version
     return current if current in accepted else accepted[0]
 
 
@@ -169,7 +169,7 @@ class GamesController(Controller):
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
         service = service_of(state)
         loaded, seat = await readable_game(service, game_id, request)
-        detail = service.detail(loaded, seat)
+        detail = service.queries.detail(loaded, seat)
         return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
     @post(
@@ -195,16 +195,16 @@ class GamesController(Controller):
         loses a race is decided again on the new state. ``Idempotency-Key`` makes a retry safe.
         """
         service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+        await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         token = bearer_token(request)
         if token is None:
             raise errors.Unauthorized(
                 "token_required", 'commands need an "Authorization: Bearer <seat token>" header'
             )
-        seat = await service.seat_of(game_id, token)
+        seat = await service.loader.seat_of(game_id, token)
         assert seat is not None
         expected = await expected_version(service, game_id, parse_if_match(if_match, seat))
-        accepted = await service.execute(
+        accepted = await service.commands.execute(
             game_id, seat, data, if_match=expected, idempotency_key=idempotency_key
         )
         return Response(accepted, headers={"ETag": f'"{accepted.version}"'})
@@ -235,9 +235,9 @@ class GamesController(Controller):
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
         service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+        await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await reader_seat(service, game_id, request)
-        loaded, events = await service.history(game_id, seat, after=after, limit=limit)
+        loaded, events = await service.queries.history(game_id, seat, after=after, limit=limit)
         loaded.check_readable(seat)
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
@@ -259,9 +259,9 @@ class GamesController(Controller):
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
         service = service_of(state)
-        await service.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+        await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         seat = await reader_seat(service, game_id, request)
-        loaded, view = await service.state_at(game_id, seat, at)
+        loaded, view = await service.queries.state_at(game_id, seat, at)
         loaded.check_readable(seat)
         return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
@@ -277,7 +277,7 @@ class GamesController(Controller):
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
         await readable_game(service_of(state), game_id, request)
-        sheet = await service_of(state).scoresheet(game_id)
+        sheet = await service_of(state).queries.scoresheet(game_id)
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
@@ -294,7 +294,7 @@ class GamesController(Controller):
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
         409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
         await readable_game(service_of(state), game_id, request)
-        return await service_of(state).export(game_id)
+        return await service_of(state).exporter.export(game_id)
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(
@@ -302,4 +302,4 @@ class GamesController(Controller):
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
         await readable_game(service_of(state), game_id, request)
-        return await service_of(state).audit(game_id)
+        return await service_of(state).exporter.audit(game_id)

@@ -240,7 +240,7 @@ class GameStreamController(Controller):
         ``STREAM_POLL_SECONDS`` once that token is replaced or revoked; a spectator's stream shows what
         anyone may see and stays open."""
         service = service_of(state)
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         seat = await reader_seat(service, game_id, request)
         bound: str | None = None  # a ticket of an account's seat: the account token hash that obtained it
         if ticket is not None:
@@ -293,9 +293,9 @@ class GameStreamController(Controller):
             raise errors.Unauthorized(
                 "token_required", "a stream ticket needs 'Authorization: Bearer <seat token>'"
             )
-        seat = await service.seat_of(game_id, token)
+        seat = await service.loader.seat_of(game_id, token)
         assert seat is not None
-        keys = await service.game_keys(game_id)
+        keys = await service.loader.game_keys(game_id)
         tickets: StreamTickets = state.stream_tickets
         # bound to the caller's token: a seat token's hash is the seat's stored one; an account's ticket stops
         # opening (and its stream closes) once the account token is replaced or revoked
@@ -309,7 +309,7 @@ async def seat_of_ticket(
     """The seat a stream ticket opens and, for a seat an account holds, the hash of the account token the
     ticket was issued to (401 ``bad_stream_ticket`` for a forged, foreign or expired one, or one whose
     account token was replaced or revoked since)."""
-    keys = await service.game_keys(game_id)
+    keys = await service.loader.game_keys(game_id)
     hashes = list(keys.token_hashes)
     claimed, bound = ticket_seat(ticket), None
     if claimed is not None and claimed < len(hashes) and not hashes[claimed] and service.accounts is not None:

@@ -140,15 +140,15 @@ class PagesController(Controller):
         """Step through a game version by version, with its score sheet and the audit's verdict."""
         service = service_of(state)
         await readable_game(service, game_id, request)
-        sheet = builtins(await service.scoresheet(game_id))
-        audit = builtins(await service.audit(game_id))
+        sheet = builtins(await service.queries.scoresheet(game_id))
+        audit = builtins(await service.exporter.audit(game_id))
         return await self._game_template(state, game_id, "replay.html.j2", sheet=sheet, audit=audit)
 
     async def _game_template(self, state: State, game_id: str, template: str, **extra: Any) -> Template:
         """A game page's template with what every game page shows: the game, its seats and components."""
         service = service_of(state)
-        loaded = await service.load(game_id)
-        detail = builtins(service.detail(loaded, None))
+        loaded = await service.loader.load(game_id)
+        detail = builtins(service.queries.detail(loaded, None))
         return Template(
             template_name=template,
             context={

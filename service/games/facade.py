@@ -46,18 +46,3 @@ class GameService:
         self.queries = queries = GameQueries(loader, signer)
         self.commands = commands = GameCommands(loader, queries, now)  # ``now``: timed games' clock
         self.exporter = exporter = GameExporter(loader, queries)
-        # loading
-        self.decode, self.info, self.missing = loader.decode, loader.info, loader.missing
-        self.game_keys, self.load, self.sealed = loader.game_keys, loader.load, loader.sealed
-        self.cached, self.seat_of = loader.cached, loader.seat_of
-        # command handling
-        self.game_named, self.parse_options = commands.game_named, commands.parse_options
-        self.configure, self.create = commands.configure, commands.create
-        self.parse_command, self.execute = commands.parse_command, commands.execute
-        # queries
-        self.envelope, self.seats = queries.envelope, queries.seats
-        self.detail, self.signed_head = queries.detail, queries.signed_head
-        self.history, self.state_at, self.scoresheet = queries.history, queries.state_at, queries.scoresheet
-        # audit and export
-        self.reveal, self.secrets = exporter.reveal, exporter.secrets
-        self.audit, self.export = exporter.audit, exporter.export

@@ -287,12 +287,14 @@ class LobbyService:
                 raise errors.RuleViolation("bad_entropy", "entropy comes with the creator's account seat")
             if all(server_bot_levels(request)):  # 422 for an unknown level first
                 owner = await self.bot_game_owner(token)
-                return await self.games.create(request, owner=owner.account_id)
-            return await self.games.create(request)
+                return await self.games.commands.create(request, owner=owner.account_id)
+            return await self.games.commands.create(request)
         server_bot_levels(request)  # 422 for an unknown level
         creator = await self.accounts.require(token)
-        game = self.games.game_named(request.game)
-        config = self.games.configure(game, [f"seat {i}" for i in range(len(kinds))], request.options)
+        game = self.games.commands.game_named(request.game)
+        config = self.games.commands.configure(
+            game, [f"seat {i}" for i in range(len(kinds))], request.options
+        )
         if request.rated:  # always timed, at least the rated floor: the clock is shown to whoever joins
             request = msgspec.structs.replace(request, clock=rated_clock(request.clock))
         time_control(
@@ -580,7 +582,7 @@ class LobbyService:
             mix = None
             if lobby["seed"] is None and committed is not None:  # (a game listed before commitments: None)
                 mix = SeedMix(committed.secret, tuple(row["entropy"] or "" for row in seats))
-            created = await self.games.create(
+            created = await self.games.commands.create(
                 CreateGame(
                     game=lobby["game"],
                     players=players,

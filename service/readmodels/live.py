@@ -190,7 +190,7 @@ class GameFeed:
             """The records as ``seat`` may see them (computed once per seat)."""
             if seat not in pages:
                 pages[seat] = [
-                    LiveMessage("event", r.version, service.envelope(loaded.game, r, seat, public))
+                    LiveMessage("event", r.version, service.queries.envelope(loaded.game, r, seat, public))
                     for r in records
                 ]
             return pages[seat]
@@ -295,12 +295,12 @@ async def follow_game_batches(
 
     try:
         sent = loaded.version if after is None else after
-        yield [LiveMessage("snapshot", sent, service.detail(loaded, seat))]
+        yield [LiveMessage("snapshot", sent, service.queries.detail(loaded, seat))]
         quiet_since = time.monotonic()
         while True:
             if subscriber.lagged or sent < subscriber.start:
                 # behind the reader (or dropped by it): read on its own, a page as the client takes it
-                loaded, events = await service.history(game_id, seat, after=sent, limit=PAGE_SIZE)
+                loaded, events = await service.queries.history(game_id, seat, after=sent, limit=PAGE_SIZE)
                 if events:
                     sent = events[-1].version
                     yield [LiveMessage("event", event.version, event) for event in events]

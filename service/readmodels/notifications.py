@@ -223,7 +223,7 @@ class Notifications:
         mine = []
         for row in rows:
             try:
-                loaded = await self.games.load(row["game_id"])
+                loaded = await self.games.loader.load(row["game_id"])
             except (errors.NotFound, errors.Conflict, msgspec.DecodeError, msgspec.ValidationError):
                 continue  # a start cut short: its opening events are not stored yet
             due = _due(loaded, row["seat"])
@@ -263,7 +263,7 @@ class Notifications:
             if seat is None:
                 continue
             try:
-                loaded = await self.games.load(game_id)
+                loaded = await self.games.loader.load(game_id)
             except (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError):
                 continue
             notices.extend(_changes(loaded, seat, positions, seen))

@@ -334,7 +334,7 @@ class GameProjection(FeedFollower):
         finishing: list[tuple[int, LoadedGame]] = []  # (feed index of the game's last event, game)
         for game_id, (end, version) in moved.items():
             try:
-                loaded = await self.games.load(game_id)
+                loaded = await self.games.loader.load(game_id)
             except errors.NotFound:
                 continue  # another kind of stream (a tournament's)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -592,7 +592,7 @@ class GameProjection(FeedFollower):
         for row in page:
             if row["game_id"] in results and row["tournament"]:
                 info = await self.games.store.stream_info(row["game_id"])
-                if info is not None and await self.games.sealed(info):
+                if info is not None and await self.games.loader.sealed(info):
                     del results[row["game_id"]]
         return results
 

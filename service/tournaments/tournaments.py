@@ -239,8 +239,8 @@ class TournamentService:
     def _creation(self, request: CreateTournamentIn, names: tuple[str, ...], seed: str) -> list[Event]:
         """The tournament's creation events for these players and this (committed) seed (422 for anything
         the rules refuse)."""
-        game = self.games.game_named(request.game)
-        options = msgspec.to_builtins(self.games.parse_options(game, request.options))
+        game = self.games.commands.game_named(request.game)
+        options = msgspec.to_builtins(self.games.commands.parse_options(game, request.options))
         command = CreateTournament(
             name=request.name,
             game=game.name,
@@ -323,7 +323,7 @@ class TournamentService:
             raise errors.RuleViolation("duplicate_account", "an account is invited at most once")
         # The rules' refusals that do not depend on who registers (name, rounds, options...) come now.
         # (checked as for one full table; the number registering is only known when the first round starts)
-        game = self.games.game_named(request.game)
+        game = self.games.commands.game_named(request.game)
         try:
             self._creation(request, tuple(f"player {i}" for i in range(game.max_players)), "check")
         except errors.RuleViolation as refused:
@@ -452,13 +452,13 @@ class TournamentService:
             # a duplicate round's tables share one deal: each keeps its secrets until all have finished
             shared = (f"{tournament_id}/{rnd.round}", len(rnd.tables)) if state.duplicate else None
             if not account_of:
-                created = await self.games.create(
+                created = await self.games.commands.create(
                     request, tournament=tournament_id, token_hashes=hashes, duplicate_round=shared
                 )
             else:
                 accounts = [account_of[name] for name in table.players]
                 game_id = await self.seat_accounts(accounts)
-                created = await self.games.create(
+                created = await self.games.commands.create(
                     request,
                     tournament=tournament_id,
                     token_hashes=hashes,
@@ -511,7 +511,7 @@ class TournamentService:
                 if name not in loaded.state.withdrawn:
                     continue
                 try:
-                    await self.games.execute(
+                    await self.games.commands.execute(
                         table.game_id,
                         seat,
                         None,
@@ -576,7 +576,7 @@ class TournamentService:
         if not found:
             raise errors.RuleViolation("wrong_game", f"game {game_id} is not played in this tournament")
         (round_number, table_number), *_ = found
-        game = await self.games.load(game_id)
+        game = await self.games.loader.load(game_id)
         if game.finished and not game.adjudicated:  # its own result counts: the recorder records it
             raise errors.Conflict(
                 "game_already_decided", f"game {game_id} has finished; its own result counts"
@@ -608,7 +608,7 @@ class TournamentService:
         if game.finished:
             return game
         try:
-            await self.games.execute(
+            await self.games.commands.execute(
                 game.game_id,
                 0,
                 None,
@@ -618,7 +618,7 @@ class TournamentService:
             )
         except errors.PreconditionFailed:
             raise errors.Conflict("concurrent_request", "the game moved on meanwhile; try again") from None
-        return await self.games.load(game.game_id)
+        return await self.games.loader.load(game.game_id)
 
     # ----------------------------------------------------------------- registration
 
@@ -665,7 +665,9 @@ class TournamentService:
             head = None
             info = None if row.adjudicated else await self.store.stream_info(row.game_id)
             if info is not None and info.head_hash.hex() == row.audit_head:
-                head = self.games.signed_head(row.game_id, info.version, info.head_hash, info, finished=True)
+                head = self.games.queries.signed_head(
+                    row.game_id, info.version, info.head_hash, info, finished=True
+                )
             rows.append(SignedResultRow(**msgspec.structs.asdict(row), head=head))
         return rows
 
@@ -694,16 +696,16 @@ class TournamentResults(FeedFollower):
         but the checkpoint."""
         games = self.tournaments.games
         for game_id, (_, version) in last_events(feed).items():
-            cached = games.cached(game_id)
+            cached = games.loader.cached(game_id)
             try:
-                info = cached.info if cached is not None else await games.info(game_id)
+                info = cached.info if cached is not None else await games.loader.info(game_id)
             except errors.NotFound:
                 continue  # a tournament's own stream
             tournament = info.metadata.get("tournament")
             if tournament is None:
                 continue
             try:
-                game = await games.load(game_id)
+                game = await games.loader.load(game_id)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 log.error("tournament_game_unreadable", game_id=game_id, error=str(exc))
                 continue

@@ -181,7 +181,7 @@ class BotRunner:
                 self._bot_only[game_id] = None
                 while len(self._bot_only) > WITHOUT_BOTS_CACHE:
                     self._bot_only.popitem(last=False)
-            loaded = await self.games.load(game_id)
+            loaded = await self.games.loader.load(game_id)
             if loaded.finished:
                 return 0
             due = [
@@ -202,7 +202,7 @@ class BotRunner:
                 log.error("bot_failed", game_id=game_id, seat=seat, level=level, **failure_fields(bug))
                 return 0
             try:
-                await self.games.execute(
+                await self.games.commands.execute(
                     game_id,
                     seat,
                     msgspec.to_builtins(command),
@@ -225,7 +225,7 @@ class BotRunner:
         knowledge = self._known.pop(key, None) or Knowledge(bot_kit, seat)
         if knowledge.events < loaded.version:
             newer = await self.games.store.read_stream(loaded.game_id, after=knowledge.events)
-            knowledge.see(self.games.decode(loaded.game, recorded) for recorded in newer)
+            knowledge.see(self.games.loader.decode(loaded.game, recorded) for recorded in newer)
         self._known[key] = knowledge
         while len(self._known) > KNOWLEDGE_CACHE:
             self._known.popitem(last=False)

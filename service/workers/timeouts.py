@@ -175,7 +175,7 @@ class ClockScheduler:
             if not await claims_of(self.games.store).take("clock", due.game_id, due.version):
                 return 0  # another process times it out (service/workers/claims.py), or the game moved on
             try:
-                await self.games.execute(
+                await self.games.commands.execute(
                     due.game_id,
                     due.seat,
                     None,

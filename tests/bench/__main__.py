@@ -193,7 +193,7 @@ async def create_games(service: GameService, labels: list[str]) -> list[tuple[st
     """Create the bench games ``labels``; each one's id and seat tokens."""
     out = []
     for label in labels:
-        created = await service.create(msgspec.convert(workload.create_body(label), CreateGame))
+        created = await service.commands.create(msgspec.convert(workload.create_body(label), CreateGame))
         out.append((created.game_id, [seat.token for seat in created.seats]))
     return out
 
@@ -232,7 +232,7 @@ async def growth(pool: asyncpg.Pool, empty_pool: asyncpg.Pool) -> tuple[float, f
             if step is None:
                 return 0
             game_id, seat, body, _ = step
-            await service.execute(game_id, seat, body)
+            await service.commands.execute(game_id, seat, body)
             return 1
 
         meters.append(Meter(1, command))
@@ -303,7 +303,7 @@ async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float
         if step is None:
             return 0
         game_id, seat, command_body, _ = step
-        await service.execute(game_id, seat, command_body)
+        await service.commands.execute(game_id, seat, command_body)
         return 1
 
     clocks = append_clocks(await database_server_pid(pool))
@@ -338,7 +338,7 @@ async def replay(pool: asyncpg.Pool, game_ids: list[str]) -> tuple[float, float]
 
     async def rebuild_all(_worker: int) -> int:
         service = new_service(pool)  # a cold state cache: every load folds the whole stream
-        return sum([(await service.load(game_id)).version for game_id in game_ids])
+        return sum([(await service.loader.load(game_id)).version for game_id in game_ids])
 
     async def read_all(_worker: int) -> int:
         total = 0

@@ -185,7 +185,7 @@ async def shape(
     labels = [f"spect-{games}-{g}" for g in range(games)]
     created = []
     for label in labels:
-        game = await service.create(msgspec.convert(workload.create_body(label), CreateGame))
+        game = await service.commands.create(msgspec.convert(workload.create_body(label), CreateGame))
         created.append(game)
     scripts = [workload.script(label, moves) for label in labels]
     arrived = {game.game_id: asyncio.Event() for game in created}  # the play waits on it, not polling
@@ -228,7 +228,7 @@ async def shape(
         await asyncio.sleep(pause * index / games)  # the games' moves spread over the pause
         for seat, body in scripts[index]:
             started = time.perf_counter()
-            accepted = await service.execute(game.game_id, seat, body)
+            accepted = await service.commands.execute(game.game_id, seat, body)
             for event in accepted.events:
                 sent_at[(game.game_id, event.version)] = started
             appended += len(accepted.events)

@@ -230,7 +230,7 @@ async def test_a_resumed_stream_misses_no_notice(
     service = GameService(
         PostgresEventStore(pool), SeatingKeyStore(pool, [a[2] for a in accounts]), all_games()
     )
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game="basari", players=[PlayerIn(name=n) for n, _, _ in accounts])
     )
     async with notifications(server, token, resume_from) as events:

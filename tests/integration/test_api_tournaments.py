@@ -250,7 +250,9 @@ async def test_a_rated_solitaire_game_breaks_no_ratings_or_player_page(
         refused, 422, "rated_needs_accounts"
     )  # the API refuses it; the service can still write one
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
-    created = await games.create(CreateGame(game="bazaar", players=[PlayerIn(name=name)], rated=True))
+    created = await games.commands.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=name)], rated=True)
+    )
     await finish(games, created.game_id, name)
     assert (await client.get(f"/v1/games/{created.game_id}")).json()["status"] == "finished"
     assert (await client.get("/v1/ratings/bazaar")).status_code == 200

@@ -41,11 +41,11 @@ async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameServic
     """Two spectators take nothing while COMMANDS commands are played: each then gets every new event in
     one batch, in order, as the same messages (one redaction for spectators), and its SSE chunk is those
     messages' SSE encodings joined, each encoded once for both."""
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game="basari", players=[PlayerIn(name=f"p{i}") for i in range(3)], seed="batches-1")
     )
     game_id = created.game_id
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     limiter = StreamLimiter(2, 60.0, NEVER_POLL)  # room for the two streams, no more
     streams = [
         sse_chunks(follow_game_batches(service, loaded, None, None, 60.0, NEVER_POLL), limiter.acquire("a"))
@@ -56,11 +56,11 @@ async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameServic
     feed = live_games(service).feeds[game_id]
     chooser = random.Random(1)
     for _ in range(COMMANDS):
-        now = await service.load(game_id)
+        now = await service.loader.load(game_id)
         seat = chooser.choice(now.game.pending(now.state)).seat
         command = chooser.choice(decisions(now.legal(seat)))
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
-    final = (await service.load(game_id)).version
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
+    final = (await service.loader.load(game_id)).version
     deadline = time.monotonic() + WAIT
     while feed.position < final and time.monotonic() < deadline:  # the reader fans them out meanwhile
         await asyncio.sleep(0.01)

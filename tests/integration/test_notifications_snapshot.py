@@ -43,7 +43,7 @@ async def test_the_snapshot_lists_a_started_game_the_listing_does_not_hold_yet(p
     assert waiting.games == []  # not seated yet
     await lobby.join(created.game_id, bot_token, JoinIn())  # the last seat: the game starts
     assert await pool.fetchval("SELECT count(*) FROM game_listing") == 0
-    loaded = await games.load(created.game_id)
+    loaded = await games.loader.load(created.game_id)
     due = {p.seat for p in loaded.game.pending(loaded.state)}
     for account, seat in ((host, 0), (bot, 1)):
         snapshot = await Notifications(pool, games).snapshot(account, _Seen())

@@ -69,8 +69,10 @@ def leader_resigns_at(loaded: LoadedGame, step: int) -> tuple[list[Event], int]:
 
 async def resigned_top_scorer(service: GameService, players: list[str]) -> tuple[str, int]:
     """A finished 5-player Basari game whose resigned seat ends with the most points: its id and that seat."""
-    created = await service.create(CreateGame(game="basari", players=[PlayerIn(name=p) for p in players]))
-    loaded = await service.load(created.game_id)
+    created = await service.commands.create(
+        CreateGame(game="basari", players=[PlayerIn(name=p) for p in players])
+    )
+    loaded = await service.loader.load(created.game_id)
     for step in range(20, 120, 5):
         events, quitter = leader_resigns_at(loaded, step)
         scores = loaded.game.result(fold(loaded.game, events, loaded.state)).scores

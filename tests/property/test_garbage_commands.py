@@ -161,7 +161,7 @@ def assert_refused_cleanly(game: Game[Any], state: Any, seat: int, body: Any, wh
     """The body is a 400, a Rejected, or an accepted command of a pending seat; the state is unchanged."""
     before = msgspec.json.encode(state)
     try:
-        command = parser().parse_command(game, body)
+        command = parser().commands.parse_command(game, body)
     except errors.Malformed:
         return
     try:
@@ -306,7 +306,7 @@ def test_refusals_do_not_depend_on_secrets(name: str) -> None:
         )
         body = any_body(game, game.legal(state, seat), data)
         try:
-            command = parser().parse_command(game, body)
+            command = parser().commands.parse_command(game, body)
         except errors.Malformed:
             return
         assert outcome(game, state, seat, command) == outcome(game, twin, seat, command), (
@@ -327,10 +327,10 @@ def test_a_misspelt_field_is_a_400_not_a_default(name: str) -> None:
             for command in game.legal(state, seat):
                 body = msgspec.to_builtins(command)
                 with pytest.raises(errors.Malformed):
-                    parser().parse_command(game, {**body, "colur": "red"})
+                    parser().commands.parse_command(game, {**body, "colur": "red"})
                 for key, value in body.items():
                     if isinstance(value, dict) and isinstance(getattr(command, key), msgspec.Struct):
                         with pytest.raises(errors.Malformed):
-                            parser().parse_command(game, {**body, key: {**value, "purple": 1}})
+                            parser().commands.parse_command(game, {**body, key: {**value, "purple": 1}})
                 checked += 1
     assert checked > 100, "too few legal commands looked at"

@@ -32,12 +32,12 @@ async def exported_game(
     }
     if clock is not None:
         body["clock"] = clock
-    game_id = (await service.create(msgspec.convert(body, CreateGame))).game_id
+    game_id = (await service.commands.create(msgspec.convert(body, CreateGame))).game_id
     chooser = random.Random(seed)
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     while not loaded.finished:
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         choices = [c for c in decisions(loaded.legal(seat)) if type(c).__name__ != "Resign"]
-        await service.execute(game_id, seat, msgspec.to_builtins(chooser.choice(choices)))
-        loaded = await service.load(game_id)
-    return msgspec.json.encode(await service.export(game_id))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(chooser.choice(choices)))
+        loaded = await service.loader.load(game_id)
+    return msgspec.json.encode(await service.exporter.export(game_id))
