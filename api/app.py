@@ -55,7 +55,7 @@ from api.web.pages import (
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.accounts.accounts import AccountService, VerifiedClients
-from service.games.facade import GameService
+from service.games.service import GameService
 from service.integrity.signing import load_signer
 from service.integrity.tokens import StreamTickets
 from service.lobby.lobby import LobbyService

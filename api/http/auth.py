@@ -9,7 +9,8 @@ from litestar import Request
 from litestar._parsers import parse_cookie_string
 from litestar.types import Scope
 
-from service.games.facade import GameService, LoadedGame
+from service.games.loading import LoadedGame
+from service.games.service import GameService
 from service.runtime import errors
 
 SESSION_COOKIE = "session"  # a signed-in browser's account token (api/routes/sessions.py)

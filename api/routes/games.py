@@ -13,7 +13,6 @@ from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
 from api.http.auth import bearer_token, readable_game, reader_seat
 from api.http.formats import CSV, JSON, NDJSON, OFFERS, accepts, csv_text, ndjson
-from service.games.facade import GameService
 from service.games.schemas import (
     Catalog,
     CommandAccepted,
@@ -24,6 +23,7 @@ from service.games.schemas import (
     GameInfo,
     StateAt,
 )
+from service.games.service import GameService
 from service.integrity.schemas import AuditReport, GameExport
 from service.lobby.lobby import LobbyService
 from service.readmodels.projections import GameProjection

@@ -26,8 +26,8 @@ from api.http.middleware import client_address, client_identity
 from api.http.problems import problem
 from api.routes.games import service_of
 from service.accounts.accounts import AccountService
-from service.games.facade import GameService
 from service.games.schemas import StreamTicket
+from service.games.service import GameService
 from service.integrity.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token, ticket_seat
 from service.readmodels.live import LiveMessage, follow_game_batches, resume_after
 from service.runtime import errors

@@ -37,7 +37,7 @@ from service.integrity.signing import SignedHead
 from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment
 from service.runtime import errors
 
-log = structlog.get_logger("service.games.facade")
+log = structlog.get_logger("service.games.service")
 
 MAX_RACE_RETRIES = 8  # an unconditional command that loses a version race is decided again on the new state
 ENDS_PUBLIC = "ends_public"  # a stored answer's mark: its command ended the game, its events shown whole

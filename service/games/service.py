@@ -1,4 +1,4 @@
-"""The game service: one object wiring the units a game is served by, for the API and the other services.
+"""The game service: the units a game is served by, wired together once, for the API and the other services.
 
 - service/games/loading.py: stream rows, keys and states folded to the latest version (bounded caches), seats;
 - service/games/commands.py: creating games and deciding and appending commands;
@@ -16,19 +16,15 @@ from service.accounts.accounts import AccountService
 from service.games.clocks import Now, system_now
 from service.games.commands import GameCommands
 from service.games.export import GameExporter
-from service.games.loading import ACTIVE, FINISHED, GameLoader, LoadedGame, event_tag, new_event
+from service.games.loading import GameLoader
 from service.games.queries import GameQueries
 from service.integrity.signing import Signer
 
-__all__ = ["ACTIVE", "FINISHED", "GameService", "LoadedGame", "event_tag", "new_event"]
-
 
 class GameService:
-    """Creates games, runs commands through the game's decider and the store, and serves the read sides.
-
-    A facade: each method is the one of the unit that owns it (``loader``, ``commands``, ``queries``,
-    ``exporter``), so callers keep one handle on a game's whole life.
-    """
+    """A game's units on one store and key store: ``loader`` (states, seats), ``commands`` (create, decide,
+    append), ``queries`` (what a seat may see) and ``exporter`` (audit, export); callers call the unit that
+    owns the step."""
 
     def __init__(
         self,
@@ -44,5 +40,5 @@ class GameService:
         self.accounts, self.signer = accounts, signer
         self.loader = loader = GameLoader(store, keys, games, cache_size, accounts)
         self.queries = queries = GameQueries(loader, signer)
-        self.commands = commands = GameCommands(loader, queries, now)  # ``now``: timed games' clock
-        self.exporter = exporter = GameExporter(loader, queries)
+        self.commands = GameCommands(loader, queries, now)  # ``now``: timed games' clock
+        self.exporter = GameExporter(loader, queries)

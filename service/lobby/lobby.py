@@ -6,7 +6,7 @@ Every change of a waiting game's seats runs in one transaction that first locks 
 (``SELECT ... FOR UPDATE``), so joins, leaves and declines of one game take turns across every process:
 of two accounts racing for the last seat exactly one gets it. The transaction that fills the last seat
 marks the game ``starting``; the opening events are appended after it commits, and a start cut short (a
-crash in between) is finished by the next lobby read or join of that game (GameService.create keeps what
+crash in between) is finished by the next lobby read or join of that game (GameCommands.create keeps what
 was already stored).
 
 Rated means fair: a game is rated only if every seat is held by an account that joined it itself (the
@@ -37,8 +37,8 @@ from domain.names import looks_repeated, name_problem, skeleton
 from service.accounts.accounts import Account, AccountService
 from service.games.clocks import rated_clock, time_control
 from service.games.commands import BOTS_OWNER, server_bot_levels
-from service.games.facade import GameService
 from service.games.schemas import ClockIn, CreateGame, GameCreated, PlayerIn, SeatToken, stored_clock
+from service.games.service import GameService
 from service.integrity.seeds import SeedMix
 from service.integrity.tokens import hash_token, new_seed, new_token
 from service.readmodels.projections import decode_cursor, encode_cursor

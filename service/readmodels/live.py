@@ -11,7 +11,7 @@ client reads too slowly) is detached, its queue dropped, and it catches up on it
 from the last version it sent, one page as the client takes it, before it joins the reader again. A slow
 client so costs its own reads, never the others' latency, and never more than ``queue_limit`` messages.
 A stream that starts or resumes behind the reader catches up the same way; events come from
-GameService.history there, so a live reader always gets exactly what ``/events`` gives the same caller.
+GameQueries.history there, so a live reader always gets exactly what ``/events`` gives the same caller.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from typing import Any, Literal
 import msgspec
 import structlog
 
-from service.games.facade import GameService, LoadedGame
+from service.games.loading import LoadedGame
+from service.games.service import GameService
 from service.runtime import errors
 
 PAGE_SIZE = 100

@@ -30,8 +30,9 @@ import msgspec
 from eventstore import FeedPosition, pooled_connection
 from eventstore.readmodels import HORIZON
 from service.accounts.accounts import Account
-from service.games.facade import GameService, LoadedGame
+from service.games.loading import LoadedGame
 from service.games.schemas import registration_clock, stored_clock
+from service.games.service import GameService
 from service.runtime import errors
 
 PAGE_SIZE = 500

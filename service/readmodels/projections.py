@@ -4,7 +4,7 @@ models fed from the global feed with their checkpoint written in the same transa
 A batch reads the feed after the checkpoint and folds the games it moved, then in one transaction locks
 the checkpoint (so projectors in several processes take turns), checks that no other moved it meanwhile,
 writes the rows and the new checkpoint, commits; every event is applied exactly once. The feed says which
-games moved; each moved game is folded by the domain through ``GameService.load`` (its state cache makes
+games moved; each moved game is folded by the domain through ``GameLoader.load`` (its state cache makes
 that a top-up), and its status and result come from that fold. A game's players, bots and tournament come
 from its stream's creation metadata, written in the same transaction as its first events.
 
@@ -49,8 +49,8 @@ from eventstore.readmodels import (
     upsert_ratings,
 )
 from service.accounts.accounts import name_key
-from service.games.facade import ACTIVE, FINISHED, GameService, LoadedGame
-from service.games.loading import decided_by_organizer
+from service.games.loading import ACTIVE, FINISHED, LoadedGame, decided_by_organizer
+from service.games.service import GameService
 from service.readmodels.ratings import (
     PAIR_GAMES_PER_DAY,
     Rating,

@@ -44,9 +44,9 @@ from domain.tournament.standings import result_row
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service.accounts.accounts import Account, AccountService
 from service.games.clocks import system_now, time_control
-from service.games.facade import GameService, LoadedGame, new_event
-from service.games.loading import organizer_key
+from service.games.loading import LoadedGame, new_event, organizer_key
 from service.games.schemas import TOURNAMENT_CLOCK, ClockIn, CreateGame, PlayerIn
+from service.games.service import GameService
 from service.integrity.signing import SignedHead
 from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment, token_matches
 from service.lobby.lobby import seat_kind

@@ -12,7 +12,7 @@ lobby game whose seat a server bot's built-in account holds (service/lobby/lobby
   person's bot answers after at most the one decision being thought, however many bot-only games run;
 - decides from the seat's knowledge only: the stored events redacted for that seat (``Knowledge.see``) and
   the seat's ``legal`` list, in a worker thread so the event loop never waits on a search;
-- appends through ``GameService.execute`` with the version it decided on (``If-Match``) and an idempotency
+- appends through ``GameCommands.execute`` with the version it decided on (``If-Match``) and an idempotency
   key naming that version: with several processes, each may think, but the store's version check lets
   exactly one command per decision in; the others get a refusal and re-read.
 """
@@ -32,7 +32,8 @@ import structlog
 from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
 from domain.core import Command
 from eventstore import FeedPosition, StoreError
-from service.games.facade import GameService, LoadedGame
+from service.games.loading import LoadedGame
+from service.games.service import GameService
 from service.runtime import errors
 from service.runtime.logging import failure_fields
 from service.workers.claims import claims_of

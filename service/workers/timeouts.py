@@ -7,7 +7,7 @@
   index up, times out every seat whose deadline has passed, then sleeps until the earliest deadline left
   or until any process appends (the store's change signal): it never polls game by game.
 - A timeout is claimed first (service/workers/claims.py: one process across hosts decides it), then is
-  ``GameService.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
+  ``GameCommands.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
   and an idempotency key naming the decision: when several processes act on the same deadline the
   append's version check lets exactly one in; the others get a refusal (or the first answer) and do
   nothing. The domain (``domain/clock.py``) checks the deadline has passed and has the stand-in decide.
@@ -28,7 +28,7 @@ import structlog
 from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
 from eventstore import EventStore, StoreError
 from service.games.clocks import Now, from_ms, system_now
-from service.games.facade import GameService
+from service.games.service import GameService
 from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage, Writes
 from service.runtime import errors
 from service.runtime.logging import failure_fields

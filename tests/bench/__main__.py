@@ -9,9 +9,9 @@ Phases (every ratio compares two sides run in turns, five slices each, with the 
 both see the same background load on a shared machine):
 - raw insert: 16 dedicated asyncpg connections, one single-row INSERT (autocommit) each into a copy of
   the events table (same columns, defaults and indexes); also through the service's pool;
-- append: 16 writers, each on its own Bazaar game, GameService.execute of scripted legal commands,
+- append: 16 writers, each on its own Bazaar game, GameCommands.execute of scripted legal commands,
   with each side's CPU time per operation in this process and (when it runs here) the database server;
-- replay: the append phase's games rebuilt by a cold GameService.load (read + decode + fold) against
+- replay: the append phase's games rebuilt by a cold GameLoader.load (read + decode + fold) against
   fetching the same rows with asyncpg, one game after the other;
 - HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/runtime/serving.py,
   HTTP_IMPLEMENTATION), running tests.bench.bare_app (the raw INSERT behind one Litestar route) and then
@@ -54,8 +54,8 @@ import msgspec
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from eventstore.postgres import MAX_BATCH
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.runtime.database import create_pool, migrate
 from service.runtime.logging import configure_logging
 from service.runtime.settings import Settings
@@ -263,7 +263,7 @@ def append_clocks(database_pid: int | None) -> dict[str, Callable[[], float]]:
 async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float], list[str]]:
     """Single-row INSERTs/s (16 dedicated connections; 16 tasks on the service's pool), rows/s inserted
     MAX_BATCH to a transaction (a group commit's share of the database's work), side by side with
-    commands/s through GameService.execute (16 writers on distinct games), and each side's CPU time per
+    commands/s through GameCommands.execute (16 writers on distinct games), and each side's CPU time per
     operation in this process and in the database server; the writers' game ids."""
     into = f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
     insert = f"{into} VALUES ($1, $2, 'raw', 1, $3::json, $4)"
@@ -332,7 +332,7 @@ async def append(database_url: str, pool: asyncpg.Pool) -> tuple[dict[str, float
 
 
 async def replay(pool: asyncpg.Pool, game_ids: list[str]) -> tuple[float, float]:
-    """Events/s rebuilt by a cold GameService.load, and events/s fetched raw, over the same games, each
+    """Events/s rebuilt by a cold GameLoader.load, and events/s fetched raw, over the same games, each
     one game after the other (the work is the client's CPU: concurrency would not add to it)."""
     raw_query = "SELECT * FROM events WHERE stream_id = $1 ORDER BY version"
 

@@ -27,8 +27,8 @@ import msgspec
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.runtime.logging import configure_logging
 from service.runtime.settings import Settings
 from service.workers.bots import BotRunner

@@ -31,8 +31,8 @@ import msgspec
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from tests.bench import workload
 from tests.bench.processes import cpu_seconds, rss_kb
 from tests.e2e.conftest import start_server

@@ -19,8 +19,8 @@ from httpx_sse import ServerSentEvent, aconnect_sse
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from tests.support.account_seats import SeatingKeyStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]

@@ -21,7 +21,8 @@ import pytest
 
 from api.http.formats import CSV, NDJSON
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
-from service.games.facade import GameService, LoadedGame
+from service.games.loading import LoadedGame
+from service.games.service import GameService
 from tests.support.live_games import LiveGame, create_live_game, game_service, legal_body, play_until
 from tests.support.secrets import Secrets, basari_secrets, bazaar_secrets, encodings, johari_secrets, leaks
 

@@ -18,7 +18,7 @@ from httpx_sse import ServerSentEvent, aconnect_sse
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
+from service.games.service import GameService
 from tests.support.client_play import create_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]

@@ -19,7 +19,7 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
+from service.games.service import GameService
 from service.runtime.settings import Settings
 from service.workers.bots import BotRunner
 from tests.support.accounts import account, bearer, refused

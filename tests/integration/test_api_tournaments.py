@@ -20,8 +20,8 @@ from domain.core import commitment
 from domain.registry import all_games
 from domain.tournament import game_seed
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from service.integrity.signing import SignedHead, verify_head
 from service.runtime.settings import Settings
 from tests.support.client_play import play_existing

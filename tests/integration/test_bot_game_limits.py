@@ -17,8 +17,8 @@ import pytest
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.lobby.lobby import LobbyService
 from service.runtime import errors
 from tests.support.databases import own_pool

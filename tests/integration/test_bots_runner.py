@@ -1,4 +1,4 @@
-"""Issue 13, server bots: a game created with bot seats is played by the runner through GameService.execute;
+"""Issue 13, server bots: a game created with bot seats is played by the runner through GameCommands.execute;
 two runners (two processes' services on one store) make exactly one move per decision; a runner started
 after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels.
 
@@ -18,8 +18,8 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.runtime import errors
 from service.workers import bots
 from service.workers.bots import BotRunner

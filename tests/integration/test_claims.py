@@ -18,8 +18,8 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.workers.bots import BotRunner
 from service.workers.claims import Claims
 from tests.support.databases import own_pool

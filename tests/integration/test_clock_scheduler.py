@@ -18,8 +18,8 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.workers import timeouts as timeouts_module
 from service.workers.timeouts import ClockScheduler, DeadlineIndex
 from tests.support.databases import own_pool

@@ -23,8 +23,8 @@ from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.clocks import from_ms, to_ms
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, GameDetail
+from service.games.service import GameService
 from service.integrity.audit import Move, read_export, verify_export
 from service.integrity.signing import Signer
 from service.readmodels.live import follow_game

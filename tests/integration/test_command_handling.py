@@ -16,8 +16,8 @@ from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore, PostgresEventStore, PostgresKeyStore
 from service.games import commands
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 from service.runtime import errors
 from tests.support.logs import logs_of
 

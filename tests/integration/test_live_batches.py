@@ -17,8 +17,8 @@ from api.routes.streams import StreamLimiter, sse_bytes, sse_chunks, sse_message
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from service.readmodels.live import follow_game_batches, live_games
 
 pytestmark = pytest.mark.db

@@ -16,8 +16,8 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, EventOut, GameDetail, PlayerIn
+from service.games.service import GameService
 from service.readmodels.live import LiveMessage, follow_game, live_games, resume_after
 from service.runtime import errors
 

@@ -20,8 +20,8 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from service.readmodels.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
 from tests.support.databases import own_pool
 

@@ -17,8 +17,8 @@ from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
-from service.games.facade import GameService
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from service.readmodels.projections import LIVE, REBUILD, GameProjection
 from service.readmodels.ratings import (
     LADDER_MIN_GAMES,

@@ -18,8 +18,9 @@ from domain.core import Command, Event, Rng, fold
 from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import FINISHED, GameService, LoadedGame, new_event
+from service.games.loading import FINISHED, LoadedGame, new_event
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from service.readmodels.projections import GameProjection
 from tests.support.accounts import unlimited_client
 

@@ -8,8 +8,8 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService
 from service.games.schemas import CreateGame
+from service.games.service import GameService
 
 pytestmark = pytest.mark.db
 

@@ -3,7 +3,7 @@
 DESIGN.md: ``decide`` validates, raises ``Rejected`` and never mutates. Hypothesis sends, in states reached by
 random legal play, every command type of each game with arbitrary field values (huge and negative numbers,
 unknown colours, places and ids, wrong seats) and raw garbage bodies through the service's parse path
-(``GameService.parse_command``, the one the API uses). A body either fails to decode (``Malformed``: 400) or
+(``GameCommands.parse_command``, the one the API uses). A body either fails to decode (``Malformed``: 400) or
 becomes a command that ``decide`` refuses with ``Rejected`` or accepts from a pending seat; any other
 exception is a bug, and the state must encode the same before and after.
 """
@@ -25,7 +25,7 @@ from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import InMemoryKeyStore
 from eventstore.memory import InMemoryEventStore
-from service.games.facade import GameService
+from service.games.service import GameService
 from service.runtime import errors
 
 GAMES = all_games()

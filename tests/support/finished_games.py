@@ -8,7 +8,8 @@ import random
 from domain.core import Event, Rng
 from domain.resign import decisions
 from service.games.clocks import system_now, timed
-from service.games.facade import FINISHED, GameService, new_event
+from service.games.loading import FINISHED, new_event
+from service.games.service import GameService
 
 
 async def finish(service: GameService, game_id: str, seed: str) -> None:

@@ -15,8 +15,9 @@ import msgspec
 
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.facade import GameService, LoadedGame
+from service.games.loading import LoadedGame
 from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 
 
 @asynccontextmanager
