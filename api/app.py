@@ -18,6 +18,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from api.contract.document import publish
 from api.contract.responses import describe_responses
 from api.http.allow import options_allow_every_method
+from api.http.dependencies import DEPENDENCIES
 from api.http.formats import refuse_unacceptable, vary_on_accept
 from api.http.head import head_without_body
 from api.http.middleware import (
@@ -53,22 +54,16 @@ from api.web.pages import (
     template_config,
 )
 from domain.registry import all_games
-from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
-from service.accounts.accounts import AccountService, VerifiedClients
-from service.games.service import GameService
+from eventstore import ChangeWatch, PostgresEventStore
+from service.accounts.accounts import VerifiedClients
+from service.bootstrap import bootstrap
 from service.integrity.signing import load_signer
 from service.integrity.tokens import StreamTickets
-from service.lobby.lobby import LobbyService
-from service.readmodels.notifications import Notifications
-from service.readmodels.projections import GameProjection
-from service.readmodels.ratings import RatingService
 from service.runtime.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.runtime.logging import configure_logging
 from service.runtime.settings import Settings
-from service.tournaments.tournaments import TournamentService
-from service.workers.bots import BotRunner
 from service.workers.claims import claims_of
-from service.workers.timeouts import ClockScheduler, DeadlineIndex, woken_by
+from service.workers.timeouts import woken_by
 
 API_VERSION = "1.0.0"
 
@@ -124,9 +119,10 @@ def create_app(
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
     """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
-    PostgreSQL-backed service and runs the loops of the read models fed from the feed (the game projection,
-    the tournament results recorder), woken by ``projection_wake`` (default: any process's next append,
-    heard through the store's LISTEN connection, or the poll interval)."""
+    PostgreSQL-backed services (service/bootstrap.py) and runs the loops of the read models fed from the
+    feed (the game projection, the tournament results recorder), woken by ``projection_wake`` (default:
+    any process's next append, heard through the store's LISTEN connection, or the poll interval), and
+    of the workers (bots, clocks)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -139,35 +135,14 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
-        app.state.accounts = accounts
-        games = GameService(
-            store,
-            PostgresKeyStore(pool, acquire_timeout=wait),
-            all_games(),
-            accounts=accounts,
-            signer=app.state.signer,
-        )
-        app.state.games = games
-        app.state.lobby = LobbyService(
-            games,
-            accounts,
-            settings.bot_games_per_account,
-            settings.invitations_per_inviter,
-            settings.invitations_per_invitee,
-        )
-        app.state.tournaments = tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
+        services = app.state.services = bootstrap(
+            pool, store, settings, signer=signer, clients=app.state.clients, acquire_timeout=wait
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
-        app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
-        app.state.ratings = RatingService(
-            pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
-        )
-        app.state.notifications = Notifications(
-            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
-        )
-        followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
+        followers = {
+            "game-projection": services.projection,
+            "tournament-results": services.tournaments.recorder,
+        }
         with ExitStack() as watches:
             loops = []
             for name, follower in followers.items():
@@ -176,18 +151,17 @@ def create_app(
                 wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
                 loops.append(asyncio.create_task(follower.run(wake), name=name))
             # issue 13: this process's bot runner, woken by any process's append (service/workers/bots.py)
-            runner = BotRunner(games, settings.bot_think_seconds, settings.bot_iterations)
             bots_woken = watches.enter_context(store.watch())
-            start = await app.state.notifications.now()
+            start = await services.notifications.now()
             loops.append(
                 asyncio.create_task(
-                    runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
+                    services.bots.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start),
+                    name="bots",
                 )
             )
             # issue 14: this process's clock scheduler, woken by any process's append (service/workers/timeouts.py)
-            scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
             clocks_woken = watches.enter_context(store.watch())
-            loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))
+            loops.append(asyncio.create_task(services.clocks.run(woken_by(clocks_woken.wait)), name="clocks"))
             try:
                 yield
             finally:
@@ -231,6 +205,7 @@ def create_app(
     app = Litestar(
         route_handlers=route_handlers,
         lifespan=[lifespan],
+        dependencies=DEPENDENCIES,  # the services, by parameter name (api/http/dependencies.py)
         state=State(
             {
                 "clients": VerifiedClients(),

@@ -7,6 +7,7 @@ from typing import Any
 
 from litestar import Request
 from litestar._parsers import parse_cookie_string
+from litestar.connection import ASGIConnection
 from litestar.types import Scope
 
 from service.games.loading import LoadedGame
@@ -28,7 +29,7 @@ def session_token(scope: Scope) -> str | None:
     return cookies.get(SESSION_COOKIE) or None
 
 
-def bearer_token(request: Request[Any, Any, Any]) -> str | None:
+def bearer_token(request: ASGIConnection[Any, Any, Any, Any]) -> str | None:
     """The bearer token of the request: the Authorization header's (401 if it is not Bearer), else the
     account token of a signed-in browser's session cookie, else None."""
     header = request.headers.get("authorization")

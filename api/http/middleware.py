@@ -29,7 +29,8 @@ from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Sco
 from api.http.head import HEAD_AS_GET
 from api.http.problems import FieldError, from_http_exception, problem
 from eventstore import StoreError
-from service.accounts.accounts import AccountService, VerifiedClients
+from service.accounts.accounts import VerifiedClients
+from service.bootstrap import Services
 from service.integrity.tokens import hash_token
 from service.runtime.errors import ServiceError
 
@@ -112,10 +113,12 @@ async def verify_bearer(request: Request[Any, Any, Any]) -> None:
     token = token.strip()
     if clients is None or scheme.lower() != "bearer" or not token or clients.identity(hash_token(token)):
         return
-    accounts: AccountService | None = getattr(state, "accounts", None)
+    services: Services | None = getattr(
+        state, "services", None
+    )  # built by the lifespan (service/bootstrap.py)
     with suppress(ServiceError, StoreError):
-        if accounts is not None:
-            await accounts.by_token(token)
+        if services is not None:
+            await services.accounts.by_token(token)
 
 
 class AnsweringRateLimitMiddleware(RateLimitMiddleware):

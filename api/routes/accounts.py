@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, Router, delete, get, post
-from litestar.datastructures import State
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import JSONBody
 
@@ -19,14 +18,6 @@ from api.http.middleware import (
 )
 from service.accounts.accounts import AccountCreated, AccountIn, AccountService, AccountToken, Me
 from service.runtime import errors
-
-
-def accounts_of(state: State) -> AccountService:
-    """The AccountService wired in by create_app (503 without the PostgreSQL database)."""
-    service: AccountService | None = state.accounts
-    if service is None:
-        raise errors.Unavailable("no_accounts", "accounts need the PostgreSQL database")
-    return service
 
 
 class SignupRateLimitMiddleware(AnsweringRateLimitMiddleware):
@@ -62,13 +53,15 @@ class SignupController(Controller):
         status_code=201,
         opt={CHECKS_OWN_TEXT: True},
     )
-    async def create(self, state: State, data: JSONBody[AccountIn]) -> Response[AccountCreated]:
+    async def create(
+        self, account_service: AccountService, data: JSONBody[AccountIn]
+    ) -> Response[AccountCreated]:
         """Names are unique after Unicode NFKC and case-folding: 1-40 characters, letters, digits, spaces
         and ``._-`` (no control, format or invisible characters, no leading, trailing or double spaces);
         a broken rule is a 422 whose ``code`` names it (``name_length``, ``name_characters``,
         ``name_invisible_character``, ``name_spaces``), a taken name 409 ``name_taken``. The token is shown
         only here; only its SHA-256 is stored. Rate-limited per client address (429)."""
-        account, token = await accounts_of(state).create(data.name, data.kind)
+        account, token = await account_service.create(data.name, data.kind)
         return Response(
             AccountCreated(name=account.name, kind=account.kind, token=token),
             status_code=201,
@@ -83,28 +76,28 @@ class AccountsController(Controller):
     tags = ["accounts"]
 
     @get("/", operation_id="getMe", summary="The caller's account")
-    async def me(self, request: Request[Any, Any, Any], state: State) -> Me:
+    async def me(self, request: Request[Any, Any, Any], account_service: AccountService) -> Me:
         """Needs ``Authorization: Bearer <account token>`` (401 otherwise)."""
-        account = await accounts_of(state).require(bearer_token(request))
+        account = await account_service.require(bearer_token(request))
         return Me(name=account.name, kind=account.kind, created_at=account.created_at)
 
     @post("/token", operation_id="rotateToken", summary="Replace the account's token", status_code=200)
-    async def rotate(self, request: Request[Any, Any, Any], state: State) -> AccountToken:
+    async def rotate(self, request: Request[Any, Any, Any], account_service: AccountService) -> AccountToken:
         """A new token, shown only here; the one used for this request stops working at once."""
         token = bearer_token(request)
         if token is None:
             raise errors.Unauthorized(
                 "token_required", 'this needs an "Authorization: Bearer <account token>" header'
             )
-        account, fresh = await accounts_of(state).rotate(token)
+        account, fresh = await account_service.rotate(token)
         return AccountToken(name=account.name, token=fresh)
 
     @delete("/token", operation_id="revokeToken", summary="Revoke the account's token", status_code=204)
-    async def revoke(self, request: Request[Any, Any, Any], state: State) -> None:
+    async def revoke(self, request: Request[Any, Any, Any], account_service: AccountService) -> None:
         """The token stops working at once and the account has none (a new sign-up is a new account)."""
         token = bearer_token(request)
         if token is None:
             raise errors.Unauthorized(
                 "token_required", 'this needs an "Authorization: Bearer <account token>" header'
             )
-        await accounts_of(state).revoke(token)
+        await account_service.revoke(token)

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.datastructures import State
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
 from api.http.auth import bearer_token, readable_game, reader_seat
@@ -31,26 +30,6 @@ from service.readmodels.schemas import GamePage
 from service.runtime import errors
 
 MAX_VERSION = 2**31 - 1  # versions are 32-bit integers in the store; a larger ``after``/``at`` is a 400
-
-
-def service_of(state: State) -> GameService:
-    """The GameService wired in by create_app."""
-    service: GameService = state.games
-    return service
-
-
-def lobby_of(state: State) -> LobbyService:
-    """The LobbyService wired in by create_app."""
-    service: LobbyService = state.lobby
-    return service
-
-
-def projection_of(state: State) -> GameProjection:
-    """The game projection (listing, per-player history) wired in by create_app."""
-    projection: GameProjection | None = state.projection
-    if projection is None:
-        raise errors.Unavailable("no_projections", "the game projections need the PostgreSQL database")
-    return projection
 
 
 # RFC 9110 8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE (a comma is an etagc); our strong tags are
@@ -111,9 +90,8 @@ class GamesController(Controller):
     tags = ["games"]
 
     @get("/catalog", operation_id="getCatalog", summary="The games offered, their player counts and options")
-    async def catalog(self, state: State) -> Catalog:
+    async def catalog(self, game_service: GameService) -> Catalog:
         """List every game with its player counts, options (with defaults) and rule sheet."""
-        service = service_of(state)
         return Catalog(
             games=[
                 GameInfo(
@@ -124,20 +102,20 @@ class GamesController(Controller):
                     options=msgspec.to_builtins(game.options_type()),
                     rules=f"/rules/{game.name}",
                 )
-                for game in service.games.values()
+                for game in game_service.games.values()
             ]
         )
 
     @post("/games", operation_id="createGame", summary="Create a game", status_code=201)
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: JSONBody[CreateGame]
+        self, request: Request[Any, Any, Any], lobby_service: LobbyService, data: JSONBody[CreateGame]
     ) -> Response[GameCreated]:
         """Create a game; the answer carries each hot-seat seat's secret token (shown only here) and the seed
         commitment. Seats are ``{name}`` (hot-seat), ``{account: "me"}``, ``{invite: "<account>"}`` or
         ``{open: true}``; a game with account seats needs the creator's account token, waits in the lobby
         (``status: waiting``, ``Location`` its lobby entry) and starts when its last seat is filled.
         ``rated: true`` needs account seats only, no ``seed`` and two seats or more (422 otherwise)."""
-        created = await lobby_of(state).create(data, bearer_token(request))
+        created = await lobby_service.create(data, bearer_token(request))
         location = (
             f"/v1/lobby/{created.game_id}" if created.status == "waiting" else f"/v1/games/{created.game_id}"
         )
@@ -146,7 +124,7 @@ class GamesController(Controller):
     @get("/games", operation_id="listGames", summary="List games, newest first")
     async def list_games(
         self,
-        state: State,
+        game_projection: GameProjection,
         game: Annotated[str | None, QueryParameter()] = None,
         status: Annotated[str | None, QueryParameter()] = None,
         player: Annotated[str | None, QueryParameter()] = None,
@@ -160,16 +138,15 @@ class GamesController(Controller):
 
         Served from the game projection, caught up first with everything committed before the request;
         a finished game carries its ``result`` (per seat score and rank)."""
-        return await projection_of(state).list_games(game, status, player, tournament, cursor, limit)
+        return await game_projection.list_games(game, status, player, tournament, cursor, limit)
 
     @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
     async def get_game(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
-        service = service_of(state)
-        loaded, seat = await readable_game(service, game_id, request)
-        detail = service.queries.detail(loaded, seat)
+        loaded, seat = await readable_game(game_service, game_id, request)
+        detail = game_service.queries.detail(loaded, seat)
         return Response(detail, headers={"ETag": entity_tag(loaded.version, seat)})
 
     @post(
@@ -181,7 +158,7 @@ class GamesController(Controller):
     async def post_command(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        game_service: GameService,
         game_id: FromPath[str],
         data: JSONBody[dict[str, Any]],
         if_match: Annotated[str | None, HeaderParameter(name="If-Match")] = None,
@@ -194,17 +171,16 @@ class GamesController(Controller):
         ``If-Match: "<version>"`` makes it conditional (412 if the game moved on); without it a command that
         loses a race is decided again on the new state. ``Idempotency-Key`` makes a retry safe.
         """
-        service = service_of(state)
-        await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+        await game_service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
         token = bearer_token(request)
         if token is None:
             raise errors.Unauthorized(
                 "token_required", 'commands need an "Authorization: Bearer <seat token>" header'
             )
-        seat = await service.loader.seat_of(game_id, token)
+        seat = await game_service.loader.seat_of(game_id, token)
         assert seat is not None
-        expected = await expected_version(service, game_id, parse_if_match(if_match, seat))
-        accepted = await service.commands.execute(
+        expected = await expected_version(game_service, game_id, parse_if_match(if_match, seat))
+        accepted = await game_service.commands.execute(
             game_id, seat, data, if_match=expected, idempotency_key=idempotency_key
         )
         return Response(accepted, headers={"ETag": f'"{accepted.version}"'})
@@ -212,10 +188,11 @@ class GamesController(Controller):
     @get(
         "/games/{game_id:str}/legal", operation_id="getLegal", summary="Every command the caller may send now"
     )
-    async def legal(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> list[Any]:
+    async def legal(
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+    ) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
-        service = service_of(state)
-        loaded, seat = await readable_game(service, game_id, request)
+        loaded, seat = await readable_game(game_service, game_id, request)
         return loaded.legal(seat)
 
     @get(
@@ -227,17 +204,16 @@ class GamesController(Controller):
     async def events(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        game_service: GameService,
         game_id: FromPath[str],
         after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
     ) -> Response[Any]:
         """Events after version ``after``; whole (with hashes) once finished. ``Accept: application/x-ndjson``
         gives one JSON event per line."""
-        service = service_of(state)
-        await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await reader_seat(service, game_id, request)
-        loaded, events = await service.queries.history(game_id, seat, after=after, limit=limit)
+        await game_service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+        seat = await reader_seat(game_service, game_id, request)
+        loaded, events = await game_service.queries.history(game_id, seat, after=after, limit=limit)
         loaded.check_readable(seat)
         if accepts(request, NDJSON):
             return Response(ndjson(events), media_type=NDJSON)
@@ -253,15 +229,14 @@ class GamesController(Controller):
     async def state_at(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        game_service: GameService,
         game_id: FromPath[str],
         at: Annotated[int, QueryParameter(ge=1, le=MAX_VERSION)],
     ) -> StateAt:
         """Time travel: the view the caller had right after version ``at``."""
-        service = service_of(state)
-        await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-        seat = await reader_seat(service, game_id, request)
-        loaded, view = await service.queries.state_at(game_id, seat, at)
+        await game_service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
+        seat = await reader_seat(game_service, game_id, request)
+        loaded, view = await game_service.queries.state_at(game_id, seat, at)
         loaded.check_readable(seat)
         return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
 
@@ -272,12 +247,12 @@ class GamesController(Controller):
         opt={OFFERS: (JSON, CSV)},
     )
     async def scoresheet(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
     ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
-        await readable_game(service_of(state), game_id, request)
-        sheet = await service_of(state).queries.scoresheet(game_id)
+        await readable_game(game_service, game_id, request)
+        sheet = await game_service.queries.scoresheet(game_id)
         if accepts(request, CSV):
             return Response(csv_text(sheet.columns, sheet.rows), media_type=CSV)
         return Response(sheet)
@@ -288,18 +263,18 @@ class GamesController(Controller):
         summary="A finished game as one self-contained document for offline verification",
     )
     async def export(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
     ) -> GameExport:
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
         409 ``game_not_finished`` while the game runs (its seed is secret until the end)."""
-        await readable_game(service_of(state), game_id, request)
-        return await service_of(state).exporter.export(game_id)
+        await readable_game(game_service, game_id, request)
+        return await game_service.exporter.export(game_id)
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
-        await readable_game(service_of(state), game_id, request)
-        return await service_of(state).exporter.audit(game_id)
+        await readable_game(game_service, game_id, request)
+        return await game_service.exporter.audit(game_id)

@@ -6,16 +6,14 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, get, post
-from litestar.datastructures import State
 from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.problem_details import ProblemDetailsException
 
 from api.http.auth import bearer_token
 from api.http.middleware import decode_json_body
-from api.routes.accounts import accounts_of
-from api.routes.games import lobby_of
-from api.routes.ratings import ratings_of
-from service.lobby.lobby import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
+from service.accounts.accounts import AccountService
+from service.lobby.lobby import JoinIn, LobbyGame, LobbyPage, LobbyService, MyGame, MyGamePage
+from service.readmodels.ratings import RatingService
 from service.readmodels.schemas import PlayerRating
 from service.runtime import errors
 
@@ -56,7 +54,7 @@ class LobbyController(Controller):
     @get("/lobby", operation_id="listLobby", summary="Games waiting for players, newest first")
     async def lobby(
         self,
-        state: State,
+        lobby_service: LobbyService,
         game: Annotated[str | None, QueryParameter()] = None,
         options: Annotated[str | None, QueryParameter()] = None,
         rated: Annotated[bool | None, QueryParameter()] = None,
@@ -65,18 +63,18 @@ class LobbyController(Controller):
     ) -> LobbyPage:
         """Filter by game, by ``options`` (a JSON object the game's options contain, e.g.
         ``{"double_purchase":true}``) and ``rated``; page with ``cursor``."""
-        return await lobby_of(state).waiting(game, options_filter(options), rated, cursor, limit)
+        return await lobby_service.waiting(game, options_filter(options), rated, cursor, limit)
 
     @get("/lobby/{game_id:str}", operation_id="getLobbyGame", summary="A lobby game and its seats")
-    async def lobby_game(self, state: State, game_id: FromPath[str]) -> LobbyGame:
+    async def lobby_game(self, lobby_service: LobbyService, game_id: FromPath[str]) -> LobbyGame:
         """Any status: ``waiting``, ``started`` (play it at ``/v1/games/{game_id}``) or ``cancelled``."""
-        return await lobby_of(state).lobby_game(game_id)
+        return await lobby_service.lobby_game(game_id)
 
     @post("/games/{game_id:str}/join", operation_id="joinGame", summary="Take a seat", status_code=200)
     async def join(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        lobby_service: LobbyService,
         game_id: FromPath[str],
         data: Annotated[JoinIn | None, Body()] = None,
     ) -> LobbyGame:
@@ -86,12 +84,14 @@ class LobbyController(Controller):
         The game starts when its last seat is filled (``status: started``). 409 ``already_seated``,
         ``no_free_seat``, ``seat_taken``, ``game_started``, ``game_cancelled``; 403 ``seat_reserved``,
         ``not_creator``."""
-        return await lobby_of(state).join(game_id, bearer_token(request), data or JoinIn())
+        return await lobby_service.join(game_id, bearer_token(request), data or JoinIn())
 
     @post("/games/{game_id:str}/leave", operation_id="leaveGame", summary="Give a seat back", status_code=200)
-    async def leave(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> LobbyGame:
+    async def leave(
+        self, request: Request[Any, Any, Any], lobby_service: LobbyService, game_id: FromPath[str]
+    ) -> LobbyGame:
         """Account token; before the start only. The seat becomes open; the creator leaving cancels the game."""
-        return await lobby_of(state).leave(game_id, bearer_token(request))
+        return await lobby_service.leave(game_id, bearer_token(request))
 
     @post(
         "/games/{game_id:str}/decline",
@@ -100,36 +100,42 @@ class LobbyController(Controller):
         status_code=200,
     )
     async def decline(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self, request: Request[Any, Any, Any], lobby_service: LobbyService, game_id: FromPath[str]
     ) -> LobbyGame:
         """The invited account's token; the game is cancelled (409 ``not_invited`` without an invitation)."""
-        return await lobby_of(state).decline(game_id, bearer_token(request))
+        return await lobby_service.decline(game_id, bearer_token(request))
 
     @get("/me/games", operation_id="listMyGames", summary="The caller's games, newest first")
     async def my_games(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        lobby_service: LobbyService,
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> MyGamePage:
         """Account token. Every game the account holds a seat of or is invited to: ``waiting``, ``active``,
         ``finished`` (with score and rank) or ``cancelled``."""
-        return await lobby_of(state).my_games(bearer_token(request), cursor, limit)
+        return await lobby_service.my_games(bearer_token(request), cursor, limit)
 
     @get("/players/{name:str}", operation_id="getPlayer", summary="An account's page")
-    async def player(self, state: State, name: FromPath[str]) -> AccountPage:
+    async def player(
+        self,
+        lobby_service: LobbyService,
+        account_service: AccountService,
+        rating_service: RatingService,
+        name: FromPath[str],
+    ) -> AccountPage:
         """The account's kind, its rating in every game it has rated games of, and its latest games (each
         with its seat and, once finished, score and rank). 404 for a name that is neither an account nor
         rated."""
-        account = await accounts_of(state).by_name(name)
+        account = await account_service.by_name(name)
         try:
-            ratings = (await ratings_of(state).player(account.name if account else name)).ratings
+            ratings = (await rating_service.player(account.name if account else name)).ratings
         except errors.NotFound:
             if account is None:
                 raise
             ratings = []
         if account is None:
             return AccountPage(name=name, kind=None, ratings=ratings, games=[])
-        games = await lobby_of(state).games_of(account, None, ACCOUNT_PAGE_GAMES)
+        games = await lobby_service.games_of(account, None, ACCOUNT_PAGE_GAMES)
         return AccountPage(name=account.name, kind=account.kind, ratings=ratings, games=games.games)

@@ -15,15 +15,9 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from api.http.auth import bearer_token
 from api.http.formats import EVENT_STREAM, OFFERS
 from api.http.middleware import client_address, client_identity
-from api.routes.accounts import accounts_of
 from api.routes.streams import StreamLimiter, sse_stream, while_current
+from service.accounts.accounts import AccountService
 from service.readmodels.notifications import Message, Notifications, resume_position
-
-
-def notifications_of(state: State) -> Notifications:
-    """The Notifications wired in by create_app."""
-    service: Notifications = state.notifications
-    return service
 
 
 def notice_message(message: Message) -> ServerSentEventMessage:
@@ -54,6 +48,8 @@ class MeStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
+        account_service: AccountService,
+        notifications: Notifications,
         last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=60)] = None,
     ) -> ServerSentEvent:
         """Needs ``Authorization: Bearer <account token>`` (401 otherwise). First a ``snapshot`` event
@@ -72,17 +68,14 @@ class MeStreamController(Controller):
         closes within ``STREAM_POLL_SECONDS`` once the token is replaced or revoked
         (``POST``/``DELETE /v1/me/token``)."""
         token = bearer_token(request)
-        accounts = accounts_of(state)
-        account = await accounts.require(token)
+        account = await account_service.require(token)
         assert token is not None
         after = resume_position(last_event_id)
-        await notifications_of(state).refuse_unreached(after)
+        await notifications.refuse_unreached(after)
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request), client_address(request))
-        messages = notifications_of(state).follow(
-            account, after, limiter.keepalive_seconds, limiter.poll_seconds
-        )
-        messages = while_current(messages, accounts, token, limiter.poll_seconds)
+        messages = notifications.follow(account, after, limiter.keepalive_seconds, limiter.poll_seconds)
+        messages = while_current(messages, account_service, token, limiter.poll_seconds)
         content = sse_stream(messages, slot, notice_message)
         weakref.finalize(content, slot.release)  # as for the game stream: a response that never starts
         return ServerSentEvent(content)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
-from api.routes.games import projection_of
+from service.readmodels.projections import GameProjection
 from service.readmodels.schemas import PlayerGamePage
 
 
@@ -23,7 +22,7 @@ class PlayersController(Controller):
     )
     async def games(
         self,
-        state: State,
+        game_projection: GameProjection,
         name: FromPath[str],
         game: Annotated[str | None, QueryParameter()] = None,
         status: Annotated[str | None, QueryParameter()] = None,
@@ -33,4 +32,4 @@ class PlayersController(Controller):
         """Every game the player sits in (filter by game and status active/finished), with their seat and,
         once the game is finished, their score and rank; page with ``cursor`` (empty for an unknown name). An
         account's name finds the account's seats only; any other name the hot-seat seats of that name."""
-        return await projection_of(state).player_games(name, game, status, cursor, limit)
+        return await game_projection.player_games(name, game, status, cursor, limit)

@@ -6,17 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
 from service.readmodels.ratings import RatingService
 from service.readmodels.schemas import RatingList
-
-
-def ratings_of(state: State) -> RatingService:
-    """The RatingService wired in by create_app."""
-    service: RatingService = state.ratings
-    return service
 
 
 class RatingsController(Controller):
@@ -28,7 +21,7 @@ class RatingsController(Controller):
     @get("/ratings/{game:str}", operation_id="getRatings", summary="A game's ratings, best first")
     async def ratings(
         self,
-        state: State,
+        rating_service: RatingService,
         game: FromPath[str],
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
@@ -37,4 +30,4 @@ class RatingsController(Controller):
         (mu - 3 sigma) and rated games played; page with ``cursor`` and ``limit``; 404 for an unknown game.
         Ratings are a projection of the finished rated games, up to date with every game finished before
         the request."""
-        return await ratings_of(state).ratings(game, cursor, limit)
+        return await rating_service.ratings(game, cursor, limit)

@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, get
-from litestar.datastructures import State
 from litestar.params import FromPath
 from markdown_it import MarkdownIt
 
 from api.http.formats import OFFERS, negotiate
 from api.http.problems import KIND_BY_NAME, KINDS, PROBLEM_PATH
-from api.routes.games import service_of
 from domain.data import rule_page
+from service.games.service import GameService
 from service.runtime import errors
 
 MARKDOWN = "text/markdown"
@@ -100,10 +99,10 @@ class ReferenceController(Controller):
         media_type=MARKDOWN,
     )
     async def rules(
-        self, request: Request[Any, Any, Any], state: State, game: FromPath[str]
+        self, request: Request[Any, Any, Any], game_service: GameService, game: FromPath[str]
     ) -> Response[str]:
         """The rule page (with its rulings B-n, Z-n, J-n that errors cite) of a game of the catalog."""
-        found = service_of(state).games.get(game.removesuffix(".md"))
+        found = game_service.games.get(game.removesuffix(".md"))
         if found is None:
             raise errors.NotFound("game_not_found", "no such game; see /v1/catalog")
         links = {"Start a game on the home page": "/"}

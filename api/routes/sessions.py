@@ -24,7 +24,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, post
 from litestar.config.csrf import CSRFConfig
-from litestar.datastructures import Cookie, State
+from litestar.datastructures import Cookie
 from litestar.enums import RequestEncodingType, ScopeType
 from litestar.exceptions import PermissionDeniedException
 from litestar.middleware import DefineMiddleware
@@ -36,7 +36,7 @@ from litestar.types import Receive, Scope, Send
 from api.http.auth import SESSION_COOKIE, session_token
 from api.http.middleware import answer_problem
 from api.http.problems import problem
-from api.routes.accounts import accounts_of
+from service.accounts.accounts import AccountService
 
 SESSION_SECONDS = 30 * 24 * 3600
 CSRF_COOKIE = "csrftoken"
@@ -75,12 +75,12 @@ class SessionController(Controller):
     async def sign_in(
         self,
         request: Request[Any, Any, Any],
-        state: State,
+        account_service: AccountService,
         data: Annotated[SignIn, Body(media_type=RequestEncodingType.URL_ENCODED)],
     ) -> Redirect:
         """Check the account token (401 if it opens no account) and keep it in the session cookie."""
         token = data.token.strip()
-        await accounts_of(state).require(token or None)
+        await account_service.require(token or None)
         return Redirect("/", status_code=303, cookies=[session_cookie(request, token)])
 
     @post("/end", status_code=303)

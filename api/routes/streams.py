@@ -24,12 +24,11 @@ from api.http.auth import bearer_token, reader_seat
 from api.http.formats import EVENT_STREAM, OFFERS
 from api.http.middleware import client_address, client_identity
 from api.http.problems import problem
-from api.routes.games import service_of
 from service.accounts.accounts import AccountService
 from service.games.schemas import StreamTicket
 from service.games.service import GameService
 from service.integrity.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token, ticket_seat
-from service.readmodels.live import LiveMessage, follow_game_batches, resume_after
+from service.readmodels.live import LiveGames, LiveMessage, follow_game_batches, resume_after
 from service.runtime import errors
 
 STREAM_RETRY_AFTER_SECONDS = "5"
@@ -222,6 +221,8 @@ class GameStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
+        game_service: GameService,
+        live_games: LiveGames,
         game_id: FromPath[str],
         last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=20)] = None,
         ticket: Annotated[str | None, QueryParameter(max_length=200)] = None,
@@ -239,12 +240,11 @@ class GameStreamController(Controller):
         opened with an account token (or a signed-in browser's session) closes within
         ``STREAM_POLL_SECONDS`` once that token is replaced or revoked; a spectator's stream shows what
         anyone may see and stays open."""
-        service = service_of(state)
-        loaded = await service.loader.load(game_id)
-        seat = await reader_seat(service, game_id, request)
+        loaded = await game_service.loader.load(game_id)
+        seat = await reader_seat(game_service, game_id, request)
         bound: str | None = None  # a ticket of an account's seat: the account token hash that obtained it
         if ticket is not None:
-            seat, bound = await seat_of_ticket(service, state.stream_tickets, game_id, ticket)
+            seat, bound = await seat_of_ticket(game_service, state.stream_tickets, game_id, ticket)
         loaded.check_readable(seat)
         after = resume_after(last_event_id, loaded)
         if after is not None and loaded.finished and after >= loaded.version:
@@ -252,9 +252,9 @@ class GameStreamController(Controller):
         limiter: StreamLimiter = state.streams
         slot = limiter.acquire(client_identity(request), client_address(request))
         batches = follow_game_batches(
-            service, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds
+            live_games, loaded, seat, after, limiter.keepalive_seconds, limiter.poll_seconds
         )
-        token, accounts = bearer_token(request), service.accounts
+        token, accounts = bearer_token(request), game_service.accounts
         # only a seat's stream depends on its token; a spectator's (e.g. a signed-in browser watching a game
         # it has no seat in) shows what anyone may see, and re-checking its session every poll would make
         # a crowd of spectators cost the database one statement each per STREAM_POLL_SECONDS
@@ -282,20 +282,19 @@ class GameStreamController(Controller):
         status_code=201,
     )
     async def issue_stream_ticket(
-        self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]
+        self, request: Request[Any, Any, Any], state: State, game_service: GameService, game_id: FromPath[str]
     ) -> StreamTicket:
         """For ``GET /stream?ticket=...``: opens the caller's seat stream for 60 s after issue (a browser's
         ``EventSource`` cannot send Authorization, and a seat token never belongs in a URL). Needs the seat's
         ``Authorization: Bearer`` token; the ticket opens only that seat of only this game."""
-        service = service_of(state)
         token = bearer_token(request)
         if token is None:
             raise errors.Unauthorized(
                 "token_required", "a stream ticket needs 'Authorization: Bearer <seat token>'"
             )
-        seat = await service.loader.seat_of(game_id, token)
+        seat = await game_service.loader.seat_of(game_id, token)
         assert seat is not None
-        keys = await service.loader.game_keys(game_id)
+        keys = await game_service.loader.game_keys(game_id)
         tickets: StreamTickets = state.stream_tickets
         # bound to the caller's token: a seat token's hash is the seat's stored one; an account's ticket stops
         # opening (and its stream closes) once the account token is replaced or revoked

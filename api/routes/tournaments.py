@@ -7,10 +7,12 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.datastructures import State
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, JSONBody
 
 from api.http.auth import bearer_token
+from api.http.dependencies import services_of
 from api.http.formats import CSV, JSON, NDJSON, OFFERS, accepts, csv_text, ndjson
 from domain.tournament import ResultRow, RoundView, StandingRow, TournamentView
 from service.tournaments.registrations import Registration
@@ -23,13 +25,15 @@ from service.tournaments.schemas import (
 )
 from service.tournaments.tournaments import TournamentService
 
+
+async def organizer_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard of the organizer's operations: 404 for an unknown tournament, 401 without a token, 403 with a
+    token that is not its organizer token (``TournamentService.require_organizer``)."""
+    tournaments = services_of(connection.app.state).tournaments
+    await tournaments.require_organizer(connection.path_params["tournament_id"], bearer_token(connection))
+
+
 STANDING_COLUMNS = ("rank", "name", "points", "buchholz", "firsts", "games", "byes", "withdrawn")
-
-
-def tournaments_of(state: State) -> TournamentService:
-    """The TournamentService wired in by create_app."""
-    service: TournamentService = state.tournaments
-    return service
 
 
 def standings_csv(rows: list[StandingRow]) -> str:
@@ -49,7 +53,10 @@ class TournamentsController(Controller):
 
     @post("/", operation_id="createTournament", summary="Create a tournament", status_code=201)
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: JSONBody[CreateTournamentIn]
+        self,
+        request: Request[Any, Any, Any],
+        tournament_service: TournamentService,
+        data: JSONBody[CreateTournamentIn],
     ) -> Response[TournamentCreatedOut]:
         """Create a tournament; the answer carries the organizer's token and, for a tournament of
         ``{name}`` players, each player's token (shown only here), which acts as their seat in every game
@@ -57,61 +64,62 @@ class TournamentsController(Controller):
         ``open: true``) needs the organizer's account token and registers players
         (``registering: true``) until its first round is seated; its players act with their account
         tokens, and its games are rated unless a ``seed`` was given."""
-        created = await tournaments_of(state).create(data, bearer_token(request))
+        created = await tournament_service.create(data, bearer_token(request))
         return Response(
             created, status_code=201, headers={"Location": f"/v1/tournaments/{created.tournament_id}"}
         )
 
     @get("/{tournament_id:str}", operation_id="getTournament", summary="A tournament: status, rounds, games")
-    async def get_tournament(self, state: State, tournament_id: FromPath[str]) -> TournamentView:
+    async def get_tournament(
+        self, tournament_service: TournamentService, tournament_id: FromPath[str]
+    ) -> TournamentView:
         """Status, rounds, tables and their games (never a seed)."""
-        return await tournaments_of(state).overview(tournament_id)
+        return await tournament_service.overview(tournament_id)
 
     @post(
         "/{tournament_id:str}/rounds",
         operation_id="seatNextRound",
         summary="Seat the next round and create its games (organizer)",
         status_code=201,
+        guards=[organizer_only],
     )
     async def seat_round(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> RoundView:
         """Needs ``Authorization: Bearer <organizer token>``; 409 while the current round is still running or
         once the tournament is complete."""
-        service = tournaments_of(state)
-        await service.require_organizer(tournament_id, bearer_token(request))
-        return await service.seat_next_round(tournament_id)
+        return await tournament_service.seat_next_round(tournament_id)
 
     @post(
         "/{tournament_id:str}/withdrawals",
         operation_id="withdrawTournamentPlayer",
         summary="Withdraw a player (organizer)",
         status_code=200,
+        guards=[organizer_only],
     )
     async def withdraw(
         self,
-        request: Request[Any, Any, Any],
-        state: State,
+        tournament_service: TournamentService,
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> TournamentView:
         """Organizer token. Later rounds skip the player; a game of theirs still running goes on, their seat
         played by a stand-in (as on resignation). 422 ``unknown_player``; 409 ``already_withdrawn``,
         ``tournament_complete``, ``tournament_terminated``."""
-        service = tournaments_of(state)
-        await service.require_organizer(tournament_id, bearer_token(request))
-        return await service.withdraw(tournament_id, data.name)
+        return await tournament_service.withdraw(tournament_id, data.name)
 
     @post(
         "/{tournament_id:str}/entries",
         operation_id="enterTournamentPlayer",
         summary="Late entry of a player (organizer)",
         status_code=201,
+        guards=[organizer_only],
     )
     async def enter(
         self,
-        request: Request[Any, Any, Any],
-        state: State,
+        tournament_service: TournamentService,
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> PlayerToken:
@@ -119,35 +127,34 @@ class TournamentsController(Controller):
         the answer carries their player token (shown only here). 422 ``bad_player_name``,
         ``duplicate_player_name``, ``too_many_players``; 409 ``no_rounds_left``, ``late_entry_closed`` (an
         account tournament), ``tournament_complete``, ``tournament_terminated``."""
-        service = tournaments_of(state)
-        await service.require_organizer(tournament_id, bearer_token(request))
-        return await service.enter(tournament_id, data.name)
+        return await tournament_service.enter(tournament_id, data.name)
 
     @post(
         "/{tournament_id:str}/terminate",
         operation_id="terminateTournament",
         summary="End the tournament now (organizer)",
         status_code=200,
+        guards=[organizer_only],
     )
     async def terminate(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> TournamentView:
         """Organizer token. No more rounds; the standings are final as they stand (status ``terminated``);
         games still running no longer count. 409 ``tournament_complete``, ``tournament_terminated``."""
-        service = tournaments_of(state)
-        await service.require_organizer(tournament_id, bearer_token(request))
-        return await service.terminate(tournament_id)
+        return await tournament_service.terminate(tournament_id)
 
     @post(
         "/{tournament_id:str}/adjudications",
         operation_id="adjudicateTournamentGame",
         summary="Adjudicate a game that cannot finish (organizer)",
         status_code=200,
+        guards=[organizer_only],
     )
     async def adjudicate(
         self,
-        request: Request[Any, Any, Any],
-        state: State,
+        tournament_service: TournamentService,
         tournament_id: FromPath[str],
         data: JSONBody[AdjudicationIn],
     ) -> ResultRow:
@@ -155,19 +162,19 @@ class TournamentsController(Controller):
         current state, resigned seats last) as the table's result, ``adjudicated: true``; the last open
         table closes the round. 422 ``wrong_game``; 409 ``game_already_decided``, ``tournament_complete``,
         ``tournament_terminated``."""
-        service = tournaments_of(state)
-        await service.require_organizer(tournament_id, bearer_token(request))
-        return await service.adjudicate(tournament_id, data.game_id)
+        return await tournament_service.adjudicate(tournament_id, data.game_id)
 
     @get(
         "/{tournament_id:str}/registration",
         operation_id="getTournamentRegistration",
         summary="An account tournament's registration",
     )
-    async def registration(self, state: State, tournament_id: FromPath[str]) -> Registration:
+    async def registration(
+        self, tournament_service: TournamentService, tournament_id: FromPath[str]
+    ) -> Registration:
         """Its entries (``invited``, ``joined``, ``declined``) and status (``registering`` until the first
         round is seated, then ``started``)."""
-        return await tournaments_of(state).registration(tournament_id)
+        return await tournament_service.registration(tournament_id)
 
     @post(
         "/{tournament_id:str}/join",
@@ -176,11 +183,14 @@ class TournamentsController(Controller):
         status_code=200,
     )
     async def join(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> Registration:
         """Account token. 403 ``not_invited`` for a tournament that is not open; 409 ``already_registered``,
         ``registration_closed``."""
-        return await tournaments_of(state).join(tournament_id, bearer_token(request))
+        return await tournament_service.join(tournament_id, bearer_token(request))
 
     @post(
         "/{tournament_id:str}/decline",
@@ -189,10 +199,13 @@ class TournamentsController(Controller):
         status_code=200,
     )
     async def decline(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> Registration:
         """Account token; 409 ``not_invited`` without an open invitation."""
-        return await tournaments_of(state).decline(tournament_id, bearer_token(request))
+        return await tournament_service.decline(tournament_id, bearer_token(request))
 
     @post(
         "/{tournament_id:str}/leave",
@@ -201,10 +214,13 @@ class TournamentsController(Controller):
         status_code=200,
     )
     async def leave(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> Registration:
         """Account token; 409 ``not_registered``, ``registration_closed``."""
-        return await tournaments_of(state).leave(tournament_id, bearer_token(request))
+        return await tournament_service.leave(tournament_id, bearer_token(request))
 
     @get(
         "/{tournament_id:str}/standings",
@@ -213,11 +229,14 @@ class TournamentsController(Controller):
         opt={OFFERS: (JSON, CSV)},
     )
     async def standings(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> Response[Any]:
         """Rows ``{rank, name, points, buchholz, firsts, games, byes, withdrawn}``; ``Accept: text/csv`` for
         CSV."""
-        rows = await tournaments_of(state).standings(tournament_id)
+        rows = await tournament_service.standings(tournament_id)
         if accepts(request, CSV):
             return Response(standings_csv(rows), media_type=CSV)
         return Response(rows)
@@ -229,11 +248,14 @@ class TournamentsController(Controller):
         opt={OFFERS: (JSON, NDJSON)},
     )
     async def results(
-        self, request: Request[Any, Any, Any], state: State, tournament_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        tournament_service: TournamentService,
+        tournament_id: FromPath[str],
     ) -> Response[Any]:
         """Rows ``{round, table, game_id, seats: [{seat, name, score, rank}], audit_head, adjudicated}``;
         ``Accept: application/x-ndjson`` for one JSON line per game."""
-        rows = await tournaments_of(state).results(tournament_id)
+        rows = await tournament_service.results(tournament_id)
         if accepts(request, NDJSON):
             return Response(ndjson(rows), media_type=NDJSON)
         return Response(rows)

@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, get
-from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.params import FromPath
@@ -26,11 +25,13 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
 from api.http.auth import readable_game
-from api.routes.games import service_of
 from api.routes.sessions import SETS_CSRF_COOKIE
 from domain.data import load_component_data
+from service.games.service import GameService
 from service.readmodels.projections import GameProjection
+from service.readmodels.ratings import RatingService
 from service.runtime import errors
+from service.tournaments.tournaments import TournamentService
 
 PAGES_DIR = Path(__file__).parent
 SWAGGER_UI = (
@@ -83,12 +84,6 @@ class OfflineSwaggerUI(SwaggerRenderPlugin):
         )
 
 
-def projection_or_none(state: State) -> GameProjection | None:
-    """The game projection, or None when the app runs without PostgreSQL (tests on the in-memory store)."""
-    projection: GameProjection | None = state.get("projection")
-    return projection
-
-
 def components_json(game: str) -> str:
     """The game's published component data (cards, nobles, tracks) as JSON for the board script; all of
     it is public (the rule pages list every component; which card lies where is what stays secret)."""
@@ -107,48 +102,52 @@ class PagesController(Controller):
     opt = {SETS_CSRF_COOKIE: True}  # the pages' scripts send the token back on every unsafe request
 
     @get("/", name="home")
-    async def home(self, state: State) -> Template:
+    async def home(self, game_service: GameService, game_projection: GameProjection) -> Template:
         """Home: games being played, recent results, a new game, sign-in."""
-        service = service_of(state)
-        projection = projection_or_none(state)
-        active: list[Any] = []
-        finished: list[Any] = []
-        if projection is not None:
-            active = builtins(
-                (await projection.list_games(None, "active", None, None, None, LIST_LIMIT)).games
-            )
-            finished = builtins(
-                (await projection.list_games(None, "finished", None, None, None, LIST_LIMIT)).games
-            )
+        active = builtins(
+            (await game_projection.list_games(None, "active", None, None, None, LIST_LIMIT)).games
+        )
+        finished = builtins(
+            (await game_projection.list_games(None, "finished", None, None, None, LIST_LIMIT)).games
+        )
         catalog = [
             {"game": game.name, "title": game.title, "min": game.min_players, "max": game.max_players}
-            for game in service.games.values()
+            for game in game_service.games.values()
         ]
         return Template(
             template_name="home.html.j2",
-            context={"active": active, "finished": finished, "catalog": catalog, "titles": titles(state)},
+            context={
+                "active": active,
+                "finished": finished,
+                "catalog": catalog,
+                "titles": titles(game_service),
+            },
         )
 
     @get("/games/{game_id:str}", name="game-page")
-    async def game(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> Template:
+    async def game(
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+    ) -> Template:
         """A game's board, live; the signed-in seat sees its secrets and decisions."""
-        await readable_game(service_of(state), game_id, request)
-        return await self._game_template(state, game_id, "game.html.j2")
+        await readable_game(game_service, game_id, request)
+        return await self._game_template(game_service, game_id, "game.html.j2")
 
     @get("/games/{game_id:str}/replay", name="replay-page")
-    async def replay(self, request: Request[Any, Any, Any], state: State, game_id: FromPath[str]) -> Template:
+    async def replay(
+        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+    ) -> Template:
         """Step through a game version by version, with its score sheet and the audit's verdict."""
-        service = service_of(state)
-        await readable_game(service, game_id, request)
-        sheet = builtins(await service.queries.scoresheet(game_id))
-        audit = builtins(await service.exporter.audit(game_id))
-        return await self._game_template(state, game_id, "replay.html.j2", sheet=sheet, audit=audit)
+        await readable_game(game_service, game_id, request)
+        sheet = builtins(await game_service.queries.scoresheet(game_id))
+        audit = builtins(await game_service.exporter.audit(game_id))
+        return await self._game_template(game_service, game_id, "replay.html.j2", sheet=sheet, audit=audit)
 
-    async def _game_template(self, state: State, game_id: str, template: str, **extra: Any) -> Template:
+    async def _game_template(
+        self, game_service: GameService, game_id: str, template: str, **extra: Any
+    ) -> Template:
         """A game page's template with what every game page shows: the game, its seats and components."""
-        service = service_of(state)
-        loaded = await service.loader.load(game_id)
-        detail = builtins(service.queries.detail(loaded, None))
+        loaded = await game_service.loader.load(game_id)
+        detail = builtins(game_service.queries.detail(loaded, None))
         return Template(
             template_name=template,
             context={
@@ -164,12 +163,13 @@ class PagesController(Controller):
         )
 
     @get("/tournaments/{tournament_id:str}", name="tournament-page")
-    async def tournament(self, state: State, tournament_id: FromPath[str]) -> Template:
+    async def tournament(
+        self, game_service: GameService, tournament_service: TournamentService, tournament_id: FromPath[str]
+    ) -> Template:
         """A tournament: rounds and tables (linked to their games), standings, results."""
-        tournaments = state.tournaments
-        overview = builtins(await tournaments.overview(tournament_id))
-        standings = builtins(await tournaments.standings(tournament_id))
-        results = builtins(await tournaments.results(tournament_id))
+        overview = builtins(await tournament_service.overview(tournament_id))
+        standings = builtins(await tournament_service.standings(tournament_id))
+        results = builtins(await tournament_service.results(tournament_id))
         return Template(
             template_name="tournament.html.j2",
             context={
@@ -177,27 +177,30 @@ class PagesController(Controller):
                 "t": overview,
                 "standings": standings,
                 "results": results,
-                "titles": titles(state),
+                "titles": titles(game_service),
             },
         )
 
     @get("/players/{name:str}", name="player-page")
-    async def player(self, state: State, name: FromPath[str]) -> Template:
+    async def player(
+        self,
+        game_service: GameService,
+        game_projection: GameProjection,
+        rating_service: RatingService,
+        name: FromPath[str],
+    ) -> Template:
         """A player: their games (newest first) and their rating in each game."""
-        projection = projection_or_none(state)
-        games: list[Any] = []
-        if projection is not None:
-            games = builtins((await projection.player_games(name, None, None, None, 50)).games)
+        games = builtins((await game_projection.player_games(name, None, None, None, 50)).games)
         try:
-            ratings = builtins((await state.ratings.player(name)).ratings)
+            ratings = builtins((await rating_service.player(name)).ratings)
         except errors.NotFound:
             ratings = []
         return Template(
             template_name="player.html.j2",
-            context={"name": name, "games": games, "ratings": ratings, "titles": titles(state)},
+            context={"name": name, "games": games, "ratings": ratings, "titles": titles(game_service)},
         )
 
 
-def titles(state: State) -> dict[str, str]:
+def titles(game_service: GameService) -> dict[str, str]:
     """Each game's title by its name, for lists."""
-    return {name: game.title for name, game in service_of(state).games.items()}
+    return {name: game.title for name, game in game_service.games.items()}

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -212,17 +211,19 @@ def _alone(message: LiveMessage, _seat: int | None) -> list[LiveMessage]:
 
 
 class LiveGames:
-    """The GameFeeds of one process (one per game with open streams)."""
+    """The GameFeeds of one process (one per game with open streams), built once by the composition root
+    (service/bootstrap.py) for its GameService."""
 
-    def __init__(self) -> None:
+    def __init__(self, service: GameService) -> None:
         """No feeds yet."""
+        self.service = service
         self.feeds: dict[str, GameFeed] = {}
 
-    def feed(self, service: GameService, game_id: str, position: int, poll_seconds: float) -> GameFeed:
+    def feed(self, game_id: str, position: int, poll_seconds: float) -> GameFeed:
         """The running feed of ``game_id``, or a new one starting after ``position``."""
         feed = self.feeds.get(game_id)
         if feed is None or (feed.task is not None and feed.task.done()):
-            feed = self.feeds[game_id] = GameFeed(service, game_id, position, poll_seconds)
+            feed = self.feeds[game_id] = GameFeed(self.service, game_id, position, poll_seconds)
         return feed
 
     def leave(self, feed: GameFeed, subscriber: Subscriber) -> None:
@@ -232,19 +233,8 @@ class LiveGames:
             del self.feeds[feed.game_id]
 
 
-_LIVE: weakref.WeakKeyDictionary[GameService, LiveGames] = weakref.WeakKeyDictionary()
-
-
-def live_games(service: GameService) -> LiveGames:
-    """The feeds of ``service`` (one registry per service, so per process and event loop)."""
-    games = _LIVE.get(service)
-    if games is None:
-        games = _LIVE[service] = LiveGames()
-    return games
-
-
 async def follow_game(
-    service: GameService,
+    live: LiveGames,
     loaded: LoadedGame,
     seat: int | None,
     after: int | None,
@@ -253,7 +243,7 @@ async def follow_game(
     queue_limit: int = QUEUE_LIMIT,
 ) -> AsyncGenerator[LiveMessage, None]:
     """The live messages of ``follow_game_batches``, one at a time."""
-    batches = follow_game_batches(service, loaded, seat, after, keepalive_seconds, poll_seconds, queue_limit)
+    batches = follow_game_batches(live, loaded, seat, after, keepalive_seconds, poll_seconds, queue_limit)
     try:
         async for batch in batches:
             for message in batch:
@@ -263,7 +253,7 @@ async def follow_game(
 
 
 async def follow_game_batches(
-    service: GameService,
+    live: LiveGames,
     loaded: LoadedGame,
     seat: int | None,
     after: int | None,
@@ -277,9 +267,8 @@ async def follow_game_batches(
     ``after`` None: the snapshot at the loaded version, then the events after it. ``after`` a version
     (Last-Event-ID): the snapshot of now, then the events after ``after`` (so the client misses none).
     """
-    game_id = loaded.game_id
-    registry = live_games(service)
-    feed = registry.feed(service, game_id, loaded.version, poll_seconds)
+    game_id, service = loaded.game_id, live.service
+    feed = live.feed(game_id, loaded.version, poll_seconds)
     subscriber = feed.join(seat, queue_limit)
     loop = asyncio.get_running_loop()
     # wakes the stream when a keep-alive may be due; set once per quiet period, not once per wait, and
@@ -312,8 +301,8 @@ async def follow_game_batches(
                 if events:
                     continue
                 if subscriber.lagged:  # caught up with the store: join the reader again
-                    registry.leave(feed, subscriber)
-                    feed = registry.feed(service, game_id, sent, poll_seconds)
+                    live.leave(feed, subscriber)
+                    feed = live.feed(game_id, sent, poll_seconds)
                     subscriber = feed.join(seat, queue_limit)
                     _cancel(keepalive)  # it would wake the subscriber left
                     keepalive = None
@@ -349,7 +338,7 @@ async def follow_game_batches(
                 subscriber.waiter = None
     finally:
         _cancel(keepalive)
-        registry.leave(feed, subscriber)
+        live.leave(feed, subscriber)
 
 
 def _cancel(timer: asyncio.Handle | None) -> None:

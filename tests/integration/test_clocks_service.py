@@ -27,7 +27,7 @@ from service.games.schemas import CreateGame, GameDetail
 from service.games.service import GameService
 from service.integrity.audit import Move, read_export, verify_export
 from service.integrity.signing import Signer
-from service.readmodels.live import follow_game
+from service.readmodels.live import LiveGames, follow_game
 from service.runtime import errors
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
@@ -187,7 +187,7 @@ async def test_the_live_stream_shows_the_clock_and_its_stamps(pool: asyncpg.Pool
         games = GameService(store, PostgresKeyStore(pool), all_games(), now=now)
         game_id = await create(games, {"decision_seconds": 20})
         loaded = await games.loader.load(game_id)
-        live = follow_game(games, loaded, 0, None, 60.0, 600.0)
+        live = follow_game(LiveGames(games), loaded, 0, None, 60.0, 600.0)
         async with contextlib.aclosing(live):
             snapshot = await asyncio.wait_for(anext(live), 20)
             assert snapshot.kind == "snapshot" and isinstance(snapshot.body, GameDetail)

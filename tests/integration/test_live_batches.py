@@ -19,7 +19,7 @@ from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
-from service.readmodels.live import follow_game_batches, live_games
+from service.readmodels.live import LiveGames, follow_game_batches
 
 pytestmark = pytest.mark.db
 
@@ -47,13 +47,14 @@ async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameServic
     game_id = created.game_id
     loaded = await service.loader.load(game_id)
     limiter = StreamLimiter(2, 60.0, NEVER_POLL)  # room for the two streams, no more
+    live = LiveGames(service)
     streams = [
-        sse_chunks(follow_game_batches(service, loaded, None, None, 60.0, NEVER_POLL), limiter.acquire("a"))
+        sse_chunks(follow_game_batches(live, loaded, None, None, 60.0, NEVER_POLL), limiter.acquire("a"))
         for _ in range(2)
     ]
     for stream in streams:
         assert b"event: snapshot" in await anext(stream)
-    feed = live_games(service).feeds[game_id]
+    feed = live.feeds[game_id]
     chooser = random.Random(1)
     for _ in range(COMMANDS):
         now = await service.loader.load(game_id)
@@ -73,5 +74,5 @@ async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameServic
     assert all(message.wire(sse_bytes) is message.wire(sse_bytes) for message in queued[0])
     for stream in streams:
         await stream.aclose()
-    assert not live_games(service).feeds  # the reader stopped with its last stream
+    assert not live.feeds  # the reader stopped with its last stream
     limiter.acquire("a"), limiter.acquire("a")  # both slots came back (a third would be a 429)

@@ -18,7 +18,7 @@ from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame, EventOut, GameDetail, PlayerIn
 from service.games.service import GameService
-from service.readmodels.live import LiveMessage, follow_game, live_games, resume_after
+from service.readmodels.live import LiveGames, LiveMessage, follow_game, resume_after
 from service.runtime import errors
 
 pytestmark = pytest.mark.db
@@ -62,7 +62,8 @@ async def follow(
 ) -> AsyncIterator[LiveMessage]:
     """The live messages for ``seat``, as the stream endpoint produces them."""
     loaded = await service.loader.load(game_id)
-    async with contextlib.aclosing(follow_game(service, loaded, seat, after, keepalive, NEVER_POLL)) as live:
+    stream = follow_game(LiveGames(service), loaded, seat, after, keepalive, NEVER_POLL)
+    async with contextlib.aclosing(stream) as live:
         async for message in live:
             yield message
 
@@ -205,7 +206,8 @@ async def statements_while_watched(
     each reaching ``spectators`` open streams before the next; the streams are opened before counting."""
     game_id = await new_basari(service, seed)
     loaded = await service.loader.load(game_id)
-    streams = [follow_game(service, loaded, None, None, 60.0, NEVER_POLL) for _ in range(spectators)]
+    live = LiveGames(service)  # the process's feeds: one reader for every stream of the game
+    streams = [follow_game(live, loaded, None, None, 60.0, NEVER_POLL) for _ in range(spectators)]
     for stream in streams:
         assert (await anext(stream)).kind == "snapshot"
     before = store.statements
@@ -213,7 +215,7 @@ async def statements_while_watched(
     spent = store.statements - before
     for stream in streams:
         await stream.aclose()
-    assert not live_games(service).feeds  # the reader stops with its last stream
+    assert not live.feeds  # the reader stops with its last stream
     return spent
 
 
@@ -250,7 +252,8 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
         other = GameService(elsewhere, PostgresKeyStore(pool), all_games())
         game_id = await new_basari(other, "live-9")
         loaded = await service.loader.load(game_id)
-        streams = [follow_game(service, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, None, 0)]
+        live = LiveGames(service)
+        streams = [follow_game(live, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, None, 0)]
         for stream in streams:
             assert (await anext(stream)).kind == "snapshot"
         chooser = random.Random(9)
@@ -344,10 +347,11 @@ async def test_a_slow_spectator_neither_delays_the_others_nor_piles_up(service: 
     every event to the end meanwhile, and it later catches up from the store with no event lost."""
     game_id = await new_basari(service, "live-8")
     loaded = await service.loader.load(game_id)
-    slow = follow_game(service, loaded, None, None, 60.0, NEVER_POLL, queue_limit=4)
+    live = LiveGames(service)
+    slow = follow_game(live, loaded, None, None, 60.0, NEVER_POLL, queue_limit=4)
     assert (await anext(slow)).kind == "snapshot"
-    (slow_subscriber,) = live_games(service).feeds[game_id].subscribers
-    streams = [follow_game(service, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, 0)]
+    (slow_subscriber,) = live.feeds[game_id].subscribers
+    streams = [follow_game(live, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, 0)]
     for stream in streams:  # every follower has taken its snapshot before the game moves on
         assert (await anext(stream)).kind == "snapshot"
     followers = [asyncio.ensure_future(collect_until_end(stream)) for stream in streams]

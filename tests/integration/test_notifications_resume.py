@@ -100,9 +100,9 @@ async def move(client: AsyncTestClient[Any], game_id: str, tokens: list[str]) ->
 async def test_a_resumed_stream_tells_each_notice_after_its_id_exactly_once(
     client: AsyncTestClient[Any],
 ) -> None:
-    notifications: Notifications = client.app.state.notifications
+    notifications: Notifications = client.app.state.services.notifications
     (_, token), (other, other_token) = await account(client, "resume"), await account(client, "resume")
-    me = await on_app(client, client.app.state.accounts.require, token)
+    me = await on_app(client, client.app.state.services.accounts.require, token)
     before = NoticeId(await on_app(client, notifications.now))
     body = {"game": "johari", "players": [{"account": "me"}, {"invite": other}]}
     created = await client.post("/v1/games", json=body, headers=bearer(token))
