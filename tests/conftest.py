@@ -64,3 +64,11 @@ async def superuser_pool(database_url: str, server_url: str) -> AsyncIterator[as
     """A pool on the test database as the server's superuser: what an operator could do (tampering)."""
     async with superuser_pool_on(database_url, server_url) as created:
         yield created
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``db`` every test that reaches PostgreSQL through a fixture (all of them start from
+    ``server_url``), so ``-m "not db"`` selects exactly the tests that need no database (make test-fast)."""
+    for item in items:
+        if "server_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.db)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, Router, delete, get, post
+from litestar.di import NamedDependency
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.params import JSONBody
 
@@ -54,7 +55,7 @@ class SignupController(Controller):
         opt={CHECKS_OWN_TEXT: True},
     )
     async def create(
-        self, account_service: AccountService, data: JSONBody[AccountIn]
+        self, account_service: NamedDependency[AccountService], data: JSONBody[AccountIn]
     ) -> Response[AccountCreated]:
         """Names are unique after Unicode NFKC and case-folding: 1-40 characters, letters, digits, spaces
         and ``._-`` (no control, format or invisible characters, no leading, trailing or double spaces);
@@ -76,13 +77,17 @@ class AccountsController(Controller):
     tags = ["accounts"]
 
     @get("/", operation_id="getMe", summary="The caller's account")
-    async def me(self, request: Request[Any, Any, Any], account_service: AccountService) -> Me:
+    async def me(
+        self, request: Request[Any, Any, Any], account_service: NamedDependency[AccountService]
+    ) -> Me:
         """Needs ``Authorization: Bearer <account token>`` (401 otherwise)."""
         account = await account_service.require(bearer_token(request))
         return Me(name=account.name, kind=account.kind, created_at=account.created_at)
 
     @post("/token", operation_id="rotateToken", summary="Replace the account's token", status_code=200)
-    async def rotate(self, request: Request[Any, Any, Any], account_service: AccountService) -> AccountToken:
+    async def rotate(
+        self, request: Request[Any, Any, Any], account_service: NamedDependency[AccountService]
+    ) -> AccountToken:
         """A new token, shown only here; the one used for this request stops working at once."""
         token = bearer_token(request)
         if token is None:
@@ -93,7 +98,9 @@ class AccountsController(Controller):
         return AccountToken(name=account.name, token=fresh)
 
     @delete("/token", operation_id="revokeToken", summary="Revoke the account's token", status_code=204)
-    async def revoke(self, request: Request[Any, Any, Any], account_service: AccountService) -> None:
+    async def revoke(
+        self, request: Request[Any, Any, Any], account_service: NamedDependency[AccountService]
+    ) -> None:
         """The token stops working at once and the account has none (a new sign-up is a new account)."""
         token = bearer_token(request)
         if token is None:

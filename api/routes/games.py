@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
 from api.http.auth import bearer_token, readable_game, reader_seat
@@ -90,7 +91,7 @@ class GamesController(Controller):
     tags = ["games"]
 
     @get("/catalog", operation_id="getCatalog", summary="The games offered, their player counts and options")
-    async def catalog(self, game_service: GameService) -> Catalog:
+    async def catalog(self, game_service: NamedDependency[GameService]) -> Catalog:
         """List every game with its player counts, options (with defaults) and rule sheet."""
         return Catalog(
             games=[
@@ -108,7 +109,10 @@ class GamesController(Controller):
 
     @post("/games", operation_id="createGame", summary="Create a game", status_code=201)
     async def create(
-        self, request: Request[Any, Any, Any], lobby_service: LobbyService, data: JSONBody[CreateGame]
+        self,
+        request: Request[Any, Any, Any],
+        lobby_service: NamedDependency[LobbyService],
+        data: JSONBody[CreateGame],
     ) -> Response[GameCreated]:
         """Create a game; the answer carries each hot-seat seat's secret token (shown only here) and the seed
         commitment. Seats are ``{name}`` (hot-seat), ``{account: "me"}``, ``{invite: "<account>"}`` or
@@ -124,7 +128,7 @@ class GamesController(Controller):
     @get("/games", operation_id="listGames", summary="List games, newest first")
     async def list_games(
         self,
-        game_projection: GameProjection,
+        game_projection: NamedDependency[GameProjection],
         game: Annotated[str | None, QueryParameter()] = None,
         status: Annotated[str | None, QueryParameter()] = None,
         player: Annotated[str | None, QueryParameter()] = None,
@@ -142,7 +146,10 @@ class GamesController(Controller):
 
     @get("/games/{game_id:str}", operation_id="getGame", summary="A game as the caller may see it")
     async def get_game(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> Response[GameDetail]:
         """The caller's view, who must act (``pending``) and the caller's ``legal`` commands; ETag is the version."""
         loaded, seat = await readable_game(game_service, game_id, request)
@@ -158,7 +165,7 @@ class GamesController(Controller):
     async def post_command(
         self,
         request: Request[Any, Any, Any],
-        game_service: GameService,
+        game_service: NamedDependency[GameService],
         game_id: FromPath[str],
         data: JSONBody[dict[str, Any]],
         if_match: Annotated[str | None, HeaderParameter(name="If-Match")] = None,
@@ -189,7 +196,10 @@ class GamesController(Controller):
         "/games/{game_id:str}/legal", operation_id="getLegal", summary="Every command the caller may send now"
     )
     async def legal(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> list[Any]:
         """Each entry is a complete body ready to POST to ``/commands``; empty for spectators."""
         loaded, seat = await readable_game(game_service, game_id, request)
@@ -204,7 +214,7 @@ class GamesController(Controller):
     async def events(
         self,
         request: Request[Any, Any, Any],
-        game_service: GameService,
+        game_service: NamedDependency[GameService],
         game_id: FromPath[str],
         after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
         limit: Annotated[int | None, QueryParameter(ge=1, le=10000)] = None,
@@ -229,7 +239,7 @@ class GamesController(Controller):
     async def state_at(
         self,
         request: Request[Any, Any, Any],
-        game_service: GameService,
+        game_service: NamedDependency[GameService],
         game_id: FromPath[str],
         at: Annotated[int, QueryParameter(ge=1, le=MAX_VERSION)],
     ) -> StateAt:
@@ -247,7 +257,10 @@ class GamesController(Controller):
         opt={OFFERS: (JSON, CSV)},
     )
     async def scoresheet(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> Response[Any]:
         """The rule page's score sheet; ``Accept: text/csv`` gives the same rows as CSV (the game's final row
         names the winners)."""
@@ -263,7 +276,10 @@ class GamesController(Controller):
         summary="A finished game as one self-contained document for offline verification",
     )
     async def export(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> GameExport:
         """Seats, options, the revealed seed and its commitment, every event as stored with its chained hash,
         the result and the score sheet; ``python -m service verify FILE`` re-checks it without a database.
@@ -273,7 +289,10 @@ class GamesController(Controller):
 
     @get("/games/{game_id:str}/audit", operation_id="getAudit", summary="Hash chain, replay and seed checks")
     async def audit(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> AuditReport:
         """Recompute the hash chain and the replay; for a finished game reveal the seed and re-derive set-up."""
         await readable_game(game_service, game_id, request)

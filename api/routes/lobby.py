@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, get, post
+from litestar.di import NamedDependency
 from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.problem_details import ProblemDetailsException
 
@@ -54,7 +55,7 @@ class LobbyController(Controller):
     @get("/lobby", operation_id="listLobby", summary="Games waiting for players, newest first")
     async def lobby(
         self,
-        lobby_service: LobbyService,
+        lobby_service: NamedDependency[LobbyService],
         game: Annotated[str | None, QueryParameter()] = None,
         options: Annotated[str | None, QueryParameter()] = None,
         rated: Annotated[bool | None, QueryParameter()] = None,
@@ -66,7 +67,9 @@ class LobbyController(Controller):
         return await lobby_service.waiting(game, options_filter(options), rated, cursor, limit)
 
     @get("/lobby/{game_id:str}", operation_id="getLobbyGame", summary="A lobby game and its seats")
-    async def lobby_game(self, lobby_service: LobbyService, game_id: FromPath[str]) -> LobbyGame:
+    async def lobby_game(
+        self, lobby_service: NamedDependency[LobbyService], game_id: FromPath[str]
+    ) -> LobbyGame:
         """Any status: ``waiting``, ``started`` (play it at ``/v1/games/{game_id}``) or ``cancelled``."""
         return await lobby_service.lobby_game(game_id)
 
@@ -74,7 +77,7 @@ class LobbyController(Controller):
     async def join(
         self,
         request: Request[Any, Any, Any],
-        lobby_service: LobbyService,
+        lobby_service: NamedDependency[LobbyService],
         game_id: FromPath[str],
         data: Annotated[JoinIn | None, Body()] = None,
     ) -> LobbyGame:
@@ -88,7 +91,10 @@ class LobbyController(Controller):
 
     @post("/games/{game_id:str}/leave", operation_id="leaveGame", summary="Give a seat back", status_code=200)
     async def leave(
-        self, request: Request[Any, Any, Any], lobby_service: LobbyService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        lobby_service: NamedDependency[LobbyService],
+        game_id: FromPath[str],
     ) -> LobbyGame:
         """Account token; before the start only. The seat becomes open; the creator leaving cancels the game."""
         return await lobby_service.leave(game_id, bearer_token(request))
@@ -100,7 +106,10 @@ class LobbyController(Controller):
         status_code=200,
     )
     async def decline(
-        self, request: Request[Any, Any, Any], lobby_service: LobbyService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        lobby_service: NamedDependency[LobbyService],
+        game_id: FromPath[str],
     ) -> LobbyGame:
         """The invited account's token; the game is cancelled (409 ``not_invited`` without an invitation)."""
         return await lobby_service.decline(game_id, bearer_token(request))
@@ -109,7 +118,7 @@ class LobbyController(Controller):
     async def my_games(
         self,
         request: Request[Any, Any, Any],
-        lobby_service: LobbyService,
+        lobby_service: NamedDependency[LobbyService],
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> MyGamePage:
@@ -120,9 +129,9 @@ class LobbyController(Controller):
     @get("/players/{name:str}", operation_id="getPlayer", summary="An account's page")
     async def player(
         self,
-        lobby_service: LobbyService,
-        account_service: AccountService,
-        rating_service: RatingService,
+        lobby_service: NamedDependency[LobbyService],
+        account_service: NamedDependency[AccountService],
+        rating_service: NamedDependency[RatingService],
         name: FromPath[str],
     ) -> AccountPage:
         """The account's kind, its rating in every game it has rated games of, and its latest games (each

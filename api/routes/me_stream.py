@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, get
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
@@ -48,8 +49,8 @@ class MeStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
-        account_service: AccountService,
-        notifications: Notifications,
+        account_service: NamedDependency[AccountService],
+        notifications: NamedDependency[Notifications],
         last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=60)] = None,
     ) -> ServerSentEvent:
         """Needs ``Authorization: Bearer <account token>`` (401 otherwise). First a ``snapshot`` event

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
+from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from service.readmodels.projections import GameProjection
@@ -22,7 +23,7 @@ class PlayersController(Controller):
     )
     async def games(
         self,
-        game_projection: GameProjection,
+        game_projection: NamedDependency[GameProjection],
         name: FromPath[str],
         game: Annotated[str | None, QueryParameter()] = None,
         status: Annotated[str | None, QueryParameter()] = None,

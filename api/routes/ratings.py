@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
+from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from service.readmodels.ratings import RatingService
@@ -21,7 +22,7 @@ class RatingsController(Controller):
     @get("/ratings/{game:str}", operation_id="getRatings", summary="A game's ratings, best first")
     async def ratings(
         self,
-        rating_service: RatingService,
+        rating_service: NamedDependency[RatingService],
         game: FromPath[str],
         cursor: Annotated[str | None, QueryParameter()] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,

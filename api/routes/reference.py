@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, get
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 from markdown_it import MarkdownIt
 
@@ -99,7 +100,7 @@ class ReferenceController(Controller):
         media_type=MARKDOWN,
     )
     async def rules(
-        self, request: Request[Any, Any, Any], game_service: GameService, game: FromPath[str]
+        self, request: Request[Any, Any, Any], game_service: NamedDependency[GameService], game: FromPath[str]
     ) -> Response[str]:
         """The rule page (with its rulings B-n, Z-n, J-n that errors cite) of a game of the catalog."""
         found = game_service.games.get(game.removesuffix(".md"))

@@ -25,6 +25,7 @@ import msgspec
 from litestar import Controller, Request, post
 from litestar.config.csrf import CSRFConfig
 from litestar.datastructures import Cookie
+from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType, ScopeType
 from litestar.exceptions import PermissionDeniedException
 from litestar.middleware import DefineMiddleware
@@ -75,7 +76,7 @@ class SessionController(Controller):
     async def sign_in(
         self,
         request: Request[Any, Any, Any],
-        account_service: AccountService,
+        account_service: NamedDependency[AccountService],
         data: Annotated[SignIn, Body(media_type=RequestEncodingType.URL_ENCODED)],
     ) -> Redirect:
         """Check the account token (401 if it opens no account) and keep it in the session cookie."""

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import ServerSentEventMessage, Stream
 
@@ -221,8 +222,8 @@ class GameStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         state: State,
-        game_service: GameService,
-        live_games: LiveGames,
+        game_service: NamedDependency[GameService],
+        live_games: NamedDependency[LiveGames],
         game_id: FromPath[str],
         last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=20)] = None,
         ticket: Annotated[str | None, QueryParameter(max_length=200)] = None,
@@ -282,7 +283,11 @@ class GameStreamController(Controller):
         status_code=201,
     )
     async def issue_stream_ticket(
-        self, request: Request[Any, Any, Any], state: State, game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> StreamTicket:
         """For ``GET /stream?ticket=...``: opens the caller's seat stream for 60 s after issue (a browser's
         ``EventSource`` cannot send Authorization, and a seat token never belongs in a URL). Needs the seat's

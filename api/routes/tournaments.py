@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
+from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, JSONBody
 
@@ -55,7 +56,7 @@ class TournamentsController(Controller):
     async def create(
         self,
         request: Request[Any, Any, Any],
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         data: JSONBody[CreateTournamentIn],
     ) -> Response[TournamentCreatedOut]:
         """Create a tournament; the answer carries the organizer's token and, for a tournament of
@@ -71,7 +72,7 @@ class TournamentsController(Controller):
 
     @get("/{tournament_id:str}", operation_id="getTournament", summary="A tournament: status, rounds, games")
     async def get_tournament(
-        self, tournament_service: TournamentService, tournament_id: FromPath[str]
+        self, tournament_service: NamedDependency[TournamentService], tournament_id: FromPath[str]
     ) -> TournamentView:
         """Status, rounds, tables and their games (never a seed)."""
         return await tournament_service.overview(tournament_id)
@@ -85,7 +86,7 @@ class TournamentsController(Controller):
     )
     async def seat_round(
         self,
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> RoundView:
         """Needs ``Authorization: Bearer <organizer token>``; 409 while the current round is still running or
@@ -101,7 +102,7 @@ class TournamentsController(Controller):
     )
     async def withdraw(
         self,
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> TournamentView:
@@ -119,7 +120,7 @@ class TournamentsController(Controller):
     )
     async def enter(
         self,
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
         data: JSONBody[PlayerNameIn],
     ) -> PlayerToken:
@@ -138,7 +139,7 @@ class TournamentsController(Controller):
     )
     async def terminate(
         self,
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> TournamentView:
         """Organizer token. No more rounds; the standings are final as they stand (status ``terminated``);
@@ -154,7 +155,7 @@ class TournamentsController(Controller):
     )
     async def adjudicate(
         self,
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
         data: JSONBody[AdjudicationIn],
     ) -> ResultRow:
@@ -170,7 +171,7 @@ class TournamentsController(Controller):
         summary="An account tournament's registration",
     )
     async def registration(
-        self, tournament_service: TournamentService, tournament_id: FromPath[str]
+        self, tournament_service: NamedDependency[TournamentService], tournament_id: FromPath[str]
     ) -> Registration:
         """Its entries (``invited``, ``joined``, ``declined``) and status (``registering`` until the first
         round is seated, then ``started``)."""
@@ -185,7 +186,7 @@ class TournamentsController(Controller):
     async def join(
         self,
         request: Request[Any, Any, Any],
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> Registration:
         """Account token. 403 ``not_invited`` for a tournament that is not open; 409 ``already_registered``,
@@ -201,7 +202,7 @@ class TournamentsController(Controller):
     async def decline(
         self,
         request: Request[Any, Any, Any],
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> Registration:
         """Account token; 409 ``not_invited`` without an open invitation."""
@@ -216,7 +217,7 @@ class TournamentsController(Controller):
     async def leave(
         self,
         request: Request[Any, Any, Any],
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> Registration:
         """Account token; 409 ``not_registered``, ``registration_closed``."""
@@ -231,7 +232,7 @@ class TournamentsController(Controller):
     async def standings(
         self,
         request: Request[Any, Any, Any],
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> Response[Any]:
         """Rows ``{rank, name, points, buchholz, firsts, games, byes, withdrawn}``; ``Accept: text/csv`` for
@@ -250,7 +251,7 @@ class TournamentsController(Controller):
     async def results(
         self,
         request: Request[Any, Any, Any],
-        tournament_service: TournamentService,
+        tournament_service: NamedDependency[TournamentService],
         tournament_id: FromPath[str],
     ) -> Response[Any]:
         """Rows ``{round, table, game_id, seats: [{seat, name, score, rank}], audit_head, adjudicated}``;

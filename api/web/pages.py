@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, get
+from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.params import FromPath
@@ -102,7 +103,9 @@ class PagesController(Controller):
     opt = {SETS_CSRF_COOKIE: True}  # the pages' scripts send the token back on every unsafe request
 
     @get("/", name="home")
-    async def home(self, game_service: GameService, game_projection: GameProjection) -> Template:
+    async def home(
+        self, game_service: NamedDependency[GameService], game_projection: NamedDependency[GameProjection]
+    ) -> Template:
         """Home: games being played, recent results, a new game, sign-in."""
         active = builtins(
             (await game_projection.list_games(None, "active", None, None, None, LIST_LIMIT)).games
@@ -126,7 +129,10 @@ class PagesController(Controller):
 
     @get("/games/{game_id:str}", name="game-page")
     async def game(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> Template:
         """A game's board, live; the signed-in seat sees its secrets and decisions."""
         await readable_game(game_service, game_id, request)
@@ -134,7 +140,10 @@ class PagesController(Controller):
 
     @get("/games/{game_id:str}/replay", name="replay-page")
     async def replay(
-        self, request: Request[Any, Any, Any], game_service: GameService, game_id: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        game_service: NamedDependency[GameService],
+        game_id: FromPath[str],
     ) -> Template:
         """Step through a game version by version, with its score sheet and the audit's verdict."""
         await readable_game(game_service, game_id, request)
@@ -164,7 +173,10 @@ class PagesController(Controller):
 
     @get("/tournaments/{tournament_id:str}", name="tournament-page")
     async def tournament(
-        self, game_service: GameService, tournament_service: TournamentService, tournament_id: FromPath[str]
+        self,
+        game_service: NamedDependency[GameService],
+        tournament_service: NamedDependency[TournamentService],
+        tournament_id: FromPath[str],
     ) -> Template:
         """A tournament: rounds and tables (linked to their games), standings, results."""
         overview = builtins(await tournament_service.overview(tournament_id))
@@ -184,9 +196,9 @@ class PagesController(Controller):
     @get("/players/{name:str}", name="player-page")
     async def player(
         self,
-        game_service: GameService,
-        game_projection: GameProjection,
-        rating_service: RatingService,
+        game_service: NamedDependency[GameService],
+        game_projection: NamedDependency[GameProjection],
+        rating_service: NamedDependency[RatingService],
         name: FromPath[str],
     ) -> Template:
         """A player: their games (newest first) and their rating in each game."""

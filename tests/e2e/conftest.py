@@ -112,7 +112,12 @@ async def own_server(
         process.wait(10)
 
 
-@pytest.fixture(params=[1, 2], ids=["workers1", "workers2"])
+# the database marker by hand: the servers are looked up by name, so their database fixtures are not in the
+# test's fixture closure (tests/conftest.py marks the tests whose closure reaches server_url)
+@pytest.fixture(
+    params=[pytest.param(1, marks=pytest.mark.db), pytest.param(2, marks=pytest.mark.db)],
+    ids=["workers1", "workers2"],
+)
 def any_server(request: pytest.FixtureRequest) -> str:
     """Each test using it runs against the one-worker server and the two-worker server."""
     name = "server" if request.param == 1 else "server_two_workers"
