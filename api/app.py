@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
 from litestar import Litestar, Request
@@ -54,16 +53,15 @@ from api.web.pages import (
     template_config,
 )
 from domain.registry import all_games
-from eventstore import ChangeWatch, PostgresEventStore
+from eventstore import PostgresEventStore
 from service.accounts.accounts import VerifiedClients
-from service.bootstrap import bootstrap
+from service.bootstrap import bootstrap, running
 from service.integrity.signing import load_signer
 from service.integrity.tokens import StreamTickets
 from service.runtime.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.runtime.logging import configure_logging
 from service.runtime.settings import Settings
 from service.workers.claims import claims_of
-from service.workers.timeouts import woken_by
 
 API_VERSION = "1.0.0"
 
@@ -85,20 +83,6 @@ def openapi_config() -> OpenAPIConfig:
         servers=[Server(url="/")],
         use_handler_docstrings=True,
     )
-
-
-PROJECTION_DEBOUNCE_SECONDS = 0.2  # appends arriving within this window share one projection batch
-
-
-def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awaitable[object]]:
-    """The projector's wake-up: the next append in any process (or the poll interval), then a short pause
-    so a burst of appends is projected in one batch rather than one transaction per append."""
-
-    async def wake() -> None:
-        await watch.wait(poll_seconds)
-        await asyncio.sleep(PROJECTION_DEBOUNCE_SECONDS)
-
-    return wake
 
 
 async def before_handler(request: Request[Any, Any, Any]) -> None:
@@ -139,37 +123,12 @@ def create_app(
             pool, store, settings, signer=signer, clients=app.state.clients, acquire_timeout=wait
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
-        followers = {
-            "game-projection": services.projection,
-            "tournament-results": services.tournaments.recorder,
-        }
-        with ExitStack() as watches:
-            loops = []
-            for name, follower in followers.items():
-                assert follower is not None
-                any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
-                wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
-                loops.append(asyncio.create_task(follower.run(wake), name=name))
-            # issue 13: this process's bot runner, woken by any process's append (service/workers/bots.py)
-            bots_woken = watches.enter_context(store.watch())
-            start = await services.notifications.now()
-            loops.append(
-                asyncio.create_task(
-                    services.bots.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start),
-                    name="bots",
-                )
-            )
-            # issue 14: this process's clock scheduler, woken by any process's append (service/workers/timeouts.py)
-            clocks_woken = watches.enter_context(store.watch())
-            loops.append(asyncio.create_task(services.clocks.run(woken_by(clocks_woken.wait)), name="clocks"))
-            try:
+        try:
+            async with running(services, store, settings, projection_wake):
                 yield
-            finally:
-                for loop in loops:
-                    loop.cancel()
-                await asyncio.gather(*loops, return_exceptions=True)
-                await store.stop()
-                await claims_of(store).close()  # its connection back: the pool closes once all are
+        finally:
+            await store.stop()
+            await claims_of(store).close()  # its connection back: the pool closes once all are
             await pool.close()
 
     signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it

@@ -1,12 +1,15 @@
 """The composition root (cosmicpython's ``bootstrap``): every service of a process built once, on the stores
 and settings it is given, so the app's lifespan, the CLI and the tests wire one and the same graph.
 
-Nothing here runs anything: the app's lifespan (api/app.py) starts the store's LISTEN connection and the
-loops of the read models and workers, and stops them.
+``bootstrap`` runs nothing; ``running`` runs the loops of the read models and workers while the app's
+lifespan (api/app.py) serves, between starting and stopping the store's LISTEN connection.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +17,7 @@ import asyncpg
 
 from domain.core import Game
 from domain.registry import all_games
-from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
+from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.accounts.accounts import AccountService, VerifiedClients
 from service.games.service import GameService
 from service.integrity.signing import Signer
@@ -26,7 +29,7 @@ from service.readmodels.ratings import RatingService
 from service.runtime.settings import Settings
 from service.tournaments.tournaments import TournamentService
 from service.workers.bots import BotRunner
-from service.workers.timeouts import ClockScheduler, DeadlineIndex
+from service.workers.timeouts import ClockScheduler, DeadlineIndex, woken_by
 
 
 @dataclass(frozen=True)
@@ -93,3 +96,52 @@ def bootstrap(
         bots=BotRunner(game_service, settings.bot_think_seconds, settings.bot_iterations),
         clocks=ClockScheduler(game_service, DeadlineIndex(pool, store, acquire_timeout=wait)),
     )
+
+
+PROJECTION_DEBOUNCE_SECONDS = 0.2  # appends arriving within this window share one projection batch
+
+
+def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awaitable[object]]:
+    """The projector's wake-up: the next append in any process (or the poll interval), then a short pause
+    so a burst of appends is projected in one batch rather than one transaction per append."""
+
+    async def wake() -> None:
+        await watch.wait(poll_seconds)
+        await asyncio.sleep(PROJECTION_DEBOUNCE_SECONDS)
+
+    return wake
+
+
+@asynccontextmanager
+async def running(
+    services: Services,
+    store: PostgresEventStore,
+    settings: Settings,
+    projection_wake: Callable[[], Awaitable[object]] | None = None,
+) -> AsyncIterator[None]:
+    """The loops of one process while it serves, cancelled on exit: the read models fed from the feed (the
+    game projection, the tournament results recorder), woken by ``projection_wake`` (default: any
+    process's next append, heard through the store's LISTEN connection, or the poll interval), this
+    process's bot runner and its clock scheduler, each woken by any process's append."""
+    followers = {"game-projection": services.projection, "tournament-results": services.tournaments.recorder}
+    with ExitStack() as watches:
+        loops = []
+        for name, follower in followers.items():
+            assert follower is not None
+            any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
+            wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
+            loops.append(asyncio.create_task(follower.run(wake), name=name))
+        # issue 13: this process's bot runner, woken by any process's append (service/workers/bots.py)
+        bots_woken = watches.enter_context(store.watch())
+        start = await services.notifications.now()
+        bots = services.bots.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start)
+        loops.append(asyncio.create_task(bots, name="bots"))
+        # issue 14: this process's clock scheduler, woken by any process's append (service/workers/timeouts.py)
+        clocks_woken = watches.enter_context(store.watch())
+        loops.append(asyncio.create_task(services.clocks.run(woken_by(clocks_woken.wait)), name="clocks"))
+        try:
+            yield
+        finally:
+            for loop in loops:
+                loop.cancel()
+            await asyncio.gather(*loops, return_exceptions=True)
