@@ -1,4 +1,4 @@
-"""Clocks and timeouts, the same in every game (issue 14): time is data the service stamps into commands.
+"""Clocks and timeouts, the same in every game: time is data the service stamps into commands.
 
 The rules, for every game and player count, when the game was created with a ``TimeControl``:
 
@@ -23,7 +23,8 @@ The rules, for every game and player count, when the game was created with a ``T
   stored ``Timed`` commands and gets the same stamps.
 
 ``clocked(spec)`` applies these rules to a game declared with ``GameSpec`` (after ``resignable``); its state
-needs ``players``, ``resigned`` and ``clock`` (a ``Clock``, None for an untimed game).
+needs ``players``, ``resigned`` and ``clock`` (a ``Clock``, None for an untimed game). Why time is data:
+docs/decisions/0001-resign-and-clocks.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The decider surface every game implements, the Rejected error and the seeded generator.
 
-A game is a pure decider (DESIGN.md "Domain: a decider per game"):
+A game is a pure decider (docs/architecture.md "Where a rule lives"):
 
     state   = fold(evolve, events, game.initial())
     events  = game.decide(state, seat, command, rng)      # raises Rejected, never mutates
@@ -65,7 +65,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 
 class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
-    """A game's clock (issue 14, ``domain.clock``): each decision may take ``decision_ms``; past that the
+    """A game's clock (``domain.clock``): each decision may take ``decision_ms``; past that the
     seat's bank (``bank_ms`` at the start) runs down; ``max_timeouts`` timeouts hand the seat to the
     stand-in. ``start`` is when the opening decisions fell due (milliseconds since the Unix epoch, UTC),
     stamped by the service: the domain reads no clock. ``first_grace_ms``: extra time for each seat's first

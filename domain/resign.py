@@ -1,4 +1,4 @@
-"""Resigning, the same in every game (issue 14): one command, one event, one wrapper around a game's decider.
+"""Resigning, the same in every game: one command, one event, one wrapper around a game's decider.
 
 The rules, for every game and player count:
 
@@ -21,7 +21,8 @@ The rules, for every game and player count:
 
 ``resignable(spec)`` applies these rules to a game declared with ``GameSpec``; its state needs ``players``
 (one entry per seat), ``resigned`` (the resigned seats in order, folded from ``SeatResigned``) and
-``adjudicated`` (folded from ``Adjudicated``).
+``adjudicated`` (folded from ``Adjudicated``). Why one wrapper for every game:
+docs/decisions/0001-resign-and-clocks.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Live readers (DESIGN.md property 8): change signals fanned out to in-process watchers, and the feed
-subscription that catches up and then follows, always re-reading from its own position.
+"""Live readers (docs/decisions/0006-read-models.md): change signals fanned out to in-process watchers,
+and the feed subscription that catches up and then follows, always re-reading from its own position.
 
 A signal only says "stream X may have changed"; readers never take events from it. So a lost or duplicated
 signal costs latency or one needless read, never an event, and one watcher per reader (not one database

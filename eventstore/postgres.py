@@ -1,5 +1,5 @@
 """The PostgreSQL event store over asyncpg: one round trip per append (one statement, or es_append), and
-concurrent appends of one process committed together (group commit)."""
+concurrent appends of one process committed together (group commit, docs/decisions/0005-group-commit.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The append-only event store's contract: what the PostgreSQL store and its in-memory twin both promise.
 
-Properties (DESIGN.md "Event store"): append-only; optimistic concurrency per stream; idempotent commands
+Properties (docs/architecture.md): append-only; optimistic concurrency per stream; idempotent commands
 by command id; gap-free versions per stream and a global feed that never skips a later commit; a hash
 chain per stream; versioned event schemas upcast on read; stream metadata kept in the same transaction
 as the append (the game listing reads it); live readers woken by change signals that never carry events

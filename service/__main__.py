@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from service.runtime.settings import Settings
 
-# Imports stay inside the commands: ``verify`` must run on the standard library and cryptography alone
-# (docs/audit.md), so it imports nothing of the server (database, web framework, logging).
+# Imports stay inside the commands: ``verify`` must run on the standard library, msgspec and cryptography
+# alone (docs/decisions/0004-offline-verifier.md), so it imports nothing of the server (database, web
+# framework, logging).
 
 
 def serve(settings: Settings) -> None:
@@ -33,11 +34,7 @@ def serve(settings: Settings) -> None:
 
 
 def verify_command(args: argparse.Namespace) -> int:
-    """The offline verifier, on the standard library and cryptography alone: without msgspec installed, the
-    rules' structs run on the stand-in (service/integrity/msgspec_standin.py)."""
-    from service.integrity.msgspec_standin import install
-
-    install()
+    """The offline verifier, on the standard library, msgspec and cryptography alone (docs/audit.md)."""
     from service.integrity.audit import verify_file
 
     return verify_file(args.file, args.receipts, args.public_key)
@@ -110,6 +107,11 @@ def main(argv: list[str] | None = None) -> None:
         from service.readmodels.projections import rebuild_command
 
         asyncio.run(rebuild_command(settings))
+
+
+def verify_main() -> None:
+    """``bazaar-games-verify FILE ...``: the verifier distribution's command, ``python -m service verify``."""
+    main(["verify", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Browser sessions (issue 15): signing in sets an HttpOnly session cookie that carries the account token,
+"""Browser sessions: signing in sets an HttpOnly session cookie that carries the account token,
 so the pages' scripts never hold it; CSRF protection for every state-changing request a cookie could
 authenticate; signing out clears the cookie.
 

@@ -1,4 +1,4 @@
-"""HTML error pages for people (issue 15): a browser that asks for a page that is missing (or that fails)
+"""HTML error pages for people: a browser that asks for a page that is missing (or that fails)
 gets a page of the site saying so, with a way back; API clients keep getting problem+json.
 
 Every exception handler the problem details plugin installs is wrapped: the problem is built as before,

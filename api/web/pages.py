@@ -1,4 +1,4 @@
-"""The web pages (issue 15): home, game, replay, tournament and player pages, server-rendered with Jinja2,
+"""The web pages: home, game, replay, tournament and player pages, server-rendered with Jinja2,
 plus the static assets (plain JavaScript modules, CSS, the pinned Swagger UI) that ship in this package.
 
 The pages are one more client of the service layer: lists, score sheets, audits and standings are rendered

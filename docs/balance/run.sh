@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the balance reports of the house edition (docs/balance/README.md says what they show).
 # Every seat is the greedy bot (one determinization, a 10-command horizon), rotated over the seats, one
-# process per run; the game counts keep each run to a few minutes on the shared 2-core machine.
+# process per run; the game counts keep each run to a few minutes on two cores.
 set -e
 cd "$(dirname "$0")/../.."
 sim() { .venv/bin/python -m service simulate --jobs 1 --samples 1 --horizon 10 --bots greedy "$@"; }

@@ -71,9 +71,9 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     phase: Phase = "new"
     players: tuple[Player, ...] = ()
-    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them
     adjudicated: bool = False  # ended by the tournament organizer as it stands (domain/resign.py)
-    clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
+    clock: Clock | None = None  # a timed game's clock, None if untimed
     actions: tuple[Action, ...] = ()
     stock: Gems = NO_GEMS
     pile: tuple[int, ...] = ()  # the draw pile, top first (secret, B-12)

@@ -61,9 +61,9 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     """Everything about one Bazaar game, secrets included."""
 
     players: tuple[str, ...] = ()
-    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them
     adjudicated: bool = False  # ended by the tournament organizer as it stands (domain/resign.py)
-    clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
+    clock: Clock | None = None  # a timed game's clock, None if untimed
     double_purchase: bool = False
     exchange: tuple[int, ...] = ()  # the two exchange cards' ids (Z-3)
     stalls: tuple[tuple[int, ...], ...] = ()  # ware ids, top first (Z-4)

@@ -1,4 +1,4 @@
-"""Bots for every game (issue 13): levels random, greedy and strong, deciding from a seat's redacted history.
+"""Bots for every game: levels random, greedy and strong, deciding from a seat's redacted history.
 
 ``kit(name)`` is a game's bot kit (``domain.bots.<game>``); ``Knowledge`` folds what a seat sees; ``choose``
 decides. ``play`` runs a whole game through the deciders with one bot per seat (the simulator's loop).

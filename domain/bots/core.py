@@ -1,4 +1,4 @@
-"""What a bot knows and how it chooses (issue 13): the seat's fold of its redacted history, three levels.
+"""What a bot knows and how it chooses: the seat's fold of its redacted history, three levels.
 
 A bot never reads the true state. ``Knowledge.see`` takes each stored event through the game's own
 ``redact`` for the bot's seat (exactly what an HTTP client of that seat receives) and folds the result with

@@ -75,9 +75,9 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     phase: Phase = "new"
     players: tuple[Player, ...] = ()
-    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them (issue 14)
+    resigned: tuple[int, ...] = ()  # the seats that resigned, in order; a stand-in plays them
     adjudicated: bool = False  # ended by the tournament organizer as it stands (domain/resign.py)
-    clock: Clock | None = None  # a timed game's clock (issue 14), None if untimed
+    clock: Clock | None = None  # a timed game's clock, None if untimed
     day: int = 0
     round: int = 0
     draw: tuple[int, ...] = ()  # top first

@@ -34,7 +34,7 @@ Service flow (each ``decide`` on the freshly loaded state; append its events wit
    ``[GameFinished]``, plus ``RoundClosed`` when it was the round's last game, plus ``TournamentCompleted``
    after the last round. Refusals: unknown_round, unknown_table, duplicate_report, wrong_game,
    wrong_seat_count, bad_ranks. ``duplicate_report`` also answers a redelivered report: treat it as done.
-4. Administer (issue 14; the organizer's requests, each decided on the loaded state like the rest):
+4. Administer (the organizer's requests, each decided on the loaded state like the rest):
    ``WithdrawPlayer(name)`` -> ``[PlayerWithdrawn]`` (refusals: unknown_player, already_withdrawn; later rounds
    skip the player; the service resigns their seat in a running game of the current round);
    ``EnterPlayer(name)`` -> ``[PlayerEntered]`` (bad_player_name, duplicate_player_name, no_rounds_left,

@@ -1,5 +1,5 @@
 """A tournament's commands: sent by the service for the organizer (create, seat, attach, record, and the
-administration of issue 14: withdraw, late entry, terminate, adjudicate)."""
+administration: withdraw, late entry, terminate, adjudicate)."""
 
 from __future__ import annotations
 

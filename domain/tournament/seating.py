@@ -21,7 +21,7 @@ swaps that add no repeats move players back towards their standings table (the o
 would give them), restoring the Swiss order as far as the fewest repeats allow. Seat order within a table is
 shuffled with the Rng.
 
-Fair seating at unequal tables (issue 14): a smaller table caps what its players can score, so before the
+Fair seating at unequal tables: a smaller table caps what its players can score, so before the
 tables are filled the seats at the smaller tables go to the players who have sat at one the fewest times;
 among equals, one by one, to whoever adds the fewest repeats, then to the lowest in the standings. The two
 groups are then seated as above, each among itself. So nobody sits at a smaller table a second time before

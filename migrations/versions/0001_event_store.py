@@ -1,7 +1,8 @@
 """The event store: streams, events and commands tables, append-only triggers, and es_append/es_create.
 
 Every unique constraint and hot query is keyed by stream id, so the tables can later be distributed by it
-(DESIGN.md "Running it"); only the global feed's index (tx_id, position) spans streams, by nature.
+(docs/decisions/0007-keyed-by-game.md); only the global feed's index (tx_id, position) spans streams, by
+nature.
 
 Errors raised by the functions carry custom SQLSTATEs that eventstore/postgres.py maps to the protocol:
 ES404 stream not found, ES409 version conflict (DETAIL = the actual version), ES412 stream exists,

@@ -5,7 +5,7 @@ writes the new checkpoint, so every event is applied exactly once (service/readm
 ``*_rebuild`` twins hold a projection being rebuilt from zero while the live one keeps serving; the
 rebuild copies them over the live tables holding the live checkpoint's lock.
 
-Every table is keyed by game id (DESIGN.md "Scaling out"); only the listing's and the per-player
+Every table is keyed by game id (docs/decisions/0007-keyed-by-game.md); only the listing's and the per-player
 indexes span games, by nature.
 
 Revision ID: 0004_game_projections

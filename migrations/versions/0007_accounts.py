@@ -10,7 +10,7 @@
 - ``tournament_registrations`` / ``tournament_entries``: a tournament open for registration and the
   accounts invited to it or registered for it, until its first round is seated.
 
-Every table but ``accounts`` is keyed by game or tournament id (DESIGN.md "Scaling out").
+Every table but ``accounts`` is keyed by game or tournament id (docs/decisions/0007-keyed-by-game.md).
 
 Revision ID: 0007_accounts
 Revises: 0006_read_models

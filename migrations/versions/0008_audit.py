@@ -1,5 +1,5 @@
 """The audit's store: each append's cause (the command) kept on its first event, a keyed hash chain, and
-write-once rows (issue 12).
+write-once rows.
 
 - ``events.cause``: opaque bytes the caller gives with an append (the service: the seat and the command),
   written on the append's first event in the same statement, so a command and the events it produced

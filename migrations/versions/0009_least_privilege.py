@@ -1,4 +1,5 @@
-"""Least privilege: ``grant_service_role(role)`` gives the service's role exactly what it needs (issue 12).
+"""Least privilege: ``grant_service_role(role)`` gives the service's role exactly what it needs
+(docs/decisions/0003-least-privilege.md).
 
 Run by the tables' owner after every upgrade (migrations/env.py calls it when SERVICE_ROLE is set; a DBA
 can call it by hand). It first revokes everything the role (and PUBLIC) had on every table of the public

@@ -1,4 +1,4 @@
-"""Clock deadlines (issue 14): every pending decision of a timed game and when it times out.
+"""Clock deadlines: every pending decision of a timed game and when it times out.
 
 ``clock_deadlines`` is a read model fed from the global feed (service/workers/timeouts.py ``DeadlineIndex``, under
 the ``clock_deadlines`` checkpoint): each ``clock_started`` or ``clock_stamped`` event replaces its game's

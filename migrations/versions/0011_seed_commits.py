@@ -1,4 +1,5 @@
-"""Seed commitments made before a game or tournament exists (issue 12): commit-reveal seeds.
+"""Seed commitments made before a game or tournament exists: commit-reveal seeds
+(docs/decisions/0002-commit-reveal-seeds.md).
 
 - ``seed_commits``: the server's secret seed half of a lobby game (or the seed of an account tournament)
   and its public commitment ``SHA-256(secret)``, written once when the game (tournament) is created and

@@ -1,4 +1,4 @@
-"""The server's bots as accounts of kind ``bot`` (issue 13), one built-in account per game and level.
+"""The server's bots as accounts of kind ``bot``, one built-in account per game and level.
 
 - ``accounts.bot_game`` / ``accounts.bot_level``: set only on a built-in server bot's account (the game it
   plays and its level: ``random``, ``greedy``, ``strong``); NULL for every account that signed up. A game

@@ -1,4 +1,4 @@
-"""Game clocks in the service (issue 14): the clock chosen at creation, the time stamped into every command
+"""Game clocks in the service: the clock chosen at creation, the time stamped into every command
 of a timed game, and each seat's deadline and bank as views and ``pending`` show them.
 
 The rules live in ``domain/clock.py``; the service only brings the time: ``now`` (injected, so tests run on

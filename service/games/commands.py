@@ -44,7 +44,7 @@ ENDS_PUBLIC = "ends_public"  # a stored answer's mark: its command ended the gam
 
 
 def server_bot_levels(request: CreateGame) -> list[str | None]:
-    """Each seat's server-bot level (``bot: "strong"``; issue 13), None for a seat a client plays; 422 for an
+    """Each seat's server-bot level (``bot: "strong"``), None for a seat a client plays; 422 for an
     unknown level."""
     levels: list[str | None] = []
     for player in request.players:
@@ -125,7 +125,7 @@ def creation_metadata(
         # a seed the client chose (never in a rated game) is shown as such: it may be guessable
         "seed_chosen": request.seed is not None and tournament is None,
     }
-    if config.clock is not None:  # part of the set-up an audit re-derives (issue 14)
+    if config.clock is not None:  # part of the set-up an audit re-derives
         metadata["clock"] = msgspec.to_builtins(config.clock)
     return metadata
 
@@ -156,7 +156,7 @@ class GameCommands:
     def __init__(self, loader: GameLoader, queries: GameQueries, now: Now = system_now) -> None:
         self.loader = loader
         self.queries = queries
-        self.now = now  # the clock stamped into timed games' commands (issue 14; tests inject fake time)
+        self.now = now  # the clock stamped into timed games' commands (tests inject fake time)
         self._command_decoders = {
             name: msgspec.json.Decoder(game.command_type) for name, game in loader.games.items()
         }
@@ -306,7 +306,7 @@ class GameCommands:
         The first decision uses the cached state (no round trip); the append's version check catches a stale
         one. Any refusal is given only on the stored state, and for a keyed command only after checking
         that it was not accepted before (a retry is answered with its first answer). ``command``: one the
-        service sends itself (a timeout, issue 14), in place of a client's ``body``.
+        service sends itself (a timeout), in place of a client's ``body``.
         """
         cached = self.loader.cached(game_id)
         loaded = cached or await self.loader.load(game_id)
@@ -326,7 +326,7 @@ class GameCommands:
                     )
                 if loaded.finished:
                     raise errors.Conflict("game_finished", "the game is over")
-                decided = timed(loaded.state, command, self.now())  # a timed game's: stamped (issue 14)
+                decided = timed(loaded.state, command, self.now())  # a timed game's: stamped
                 accepted, new_state, appended = self._decide(loaded, seat, decided)
             except errors.ServiceError as refusal:
                 if not stored:

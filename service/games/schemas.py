@@ -28,7 +28,7 @@ class PlayerIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 class ClockIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A game's clock (issue 14), one of: ``{decision_seconds, bank_seconds?}`` (each decision may take
+    """A game's clock, one of: ``{decision_seconds, bank_seconds?}`` (each decision may take
     ``decision_seconds``, 1-86400; past that the seat's bank of ``bank_seconds``, 0-604800, runs down) or
     ``{days_per_decision}`` (correspondence, 1-60 days a decision, no bank). ``max_timeouts`` (1-10, default
     3): timeouts after which the stand-in plays the seat for the rest of the game, as on resignation."""
@@ -141,7 +141,7 @@ class GameDetail(msgspec.Struct, frozen=True, kw_only=True):
     view: Any
     pending: list[PendingDecision]
     legal: list[Any]
-    clock: ClockOut | None = None  # a timed game's clock (issue 14); None: untimed
+    clock: ClockOut | None = None  # a timed game's clock; None: untimed
     result: Any = None
     seed_commitment: str | None = None  # SHA-256 of the seed, public from creation (the seed: once it ends)
     seed_chosen: bool = False  # the creator chose the seed (unrated games only): it may be guessable

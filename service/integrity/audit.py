@@ -33,7 +33,7 @@ class Reveal:
     commitment: str
     players: Sequence[str]
     options: Mapping[str, Any] | None
-    clock: Mapping[str, Any] | None = None  # a timed game's TimeControl as stored (issue 14)
+    clock: Mapping[str, Any] | None = None  # a timed game's TimeControl as stored
     server_seed: str | None = None  # a commit-reveal seed's parts (service/integrity/seeds.py), else None
     entropies: Sequence[str] | None = None
 

@@ -107,7 +107,7 @@ class GameExport(msgspec.Struct, frozen=True, kw_only=True):
     events: list[ExportedEvent]
     result: Result
     scoresheet: ScoreSheet
-    clock: TimeControl | None = None  # a timed game's clock as created (issue 14): part of its set-up
+    clock: TimeControl | None = None  # a timed game's clock as created: part of its set-up
     # false only for a game played before commands were stored (its moves cannot be re-decided); a document
     # of format_version 2 or later that says true (or leaves it out) must carry every move's command
     commands_recorded: bool = True

@@ -1,5 +1,6 @@
-"""Commit-reveal seeds (issue 12): a lobby game's seed mixes the server's secret half, committed to when the
-game is created, with the entropy each player gives when taking a seat; it is fixed when the game starts.
+"""Commit-reveal seeds (docs/decisions/0002-commit-reveal-seeds.md): a lobby game's seed mixes the server's
+secret half, committed to when the game is created, with the entropy each player gives when taking a seat; it
+is fixed when the game starts.
 
 The server cannot choose the deal (its half is committed before any player contributes, and every player's
 entropy changes the seed unpredictably), and no player can (the server's half stays secret until the game

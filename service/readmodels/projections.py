@@ -1,5 +1,5 @@
-"""Game projections (DESIGN.md property 7): the listing, per-player history and finished results, read
-models fed from the global feed with their checkpoint written in the same transaction.
+"""Game projections (docs/decisions/0006-read-models.md): the listing, per-player history and finished
+results, read models fed from the global feed with their checkpoint written in the same transaction.
 
 A batch reads the feed after the checkpoint and folds the games it moved, then in one transaction locks
 the checkpoint (so projectors in several processes take turns), checks that no other moved it meanwhile,
@@ -125,7 +125,8 @@ def last_events(feed: FeedPage) -> dict[str, tuple[int, int]]:
 
 
 class FeedFollower:
-    """A read model kept caught up with the global feed under a named checkpoint (DESIGN.md property 7).
+    """A read model kept caught up with the global feed under a named checkpoint
+    (docs/decisions/0006-read-models.md).
 
     A batch reads the feed after the checkpoint and ``prepare``s it (reading through the pool), then in
     one transaction locks the checkpoint (so followers in several processes take turns), checks that no

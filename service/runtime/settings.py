@@ -39,7 +39,7 @@ class Settings:
     account_signups_per_hour: int = 100  # per client address and process; 0 turns the limit off
     cors_origins: tuple[str, ...] = ()  # origins whose pages may call the API (CORS); empty: CORS off
     bot_think_seconds: float = 1.0  # a server bot's longest decision (greedy, strong); 0: no time cap
-    bot_iterations: int = 60  # the strong bot's search iterations per decision (issue 13)
+    bot_iterations: int = 60  # the strong bot's search iterations per decision
     streams_per_address: int = 32  # concurrent live streams per client address and process, whoever's
     bot_games_per_account: int = 3  # running games of server bots only per account; 0: any number
     invitations_per_inviter: int = 20  # open invitations one account may have sent; 0: any number

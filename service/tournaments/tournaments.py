@@ -489,7 +489,7 @@ class TournamentService:
             )
         return game_id
 
-    # ----------------------------------------------------------------- administration (issue 14)
+    # ----------------------------------------------------------------- administration
 
     async def _administer(self, tournament_id: str, command: TournamentCommand) -> LoadedTournament:
         """Decide an organizer's command on the tournament as recorded so far and append its events."""

@@ -1,4 +1,4 @@
-"""Server-side bots (issue 13): a runner in every process plays the bot seats of games, as any client would.
+"""Server-side bots: a runner in every process plays the bot seats of games, as any client would.
 
 A game created with bot seats (``players: [..., {"bot": "strong"}]``) records each seat's level in its
 creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query); so does a

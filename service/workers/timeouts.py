@@ -1,4 +1,5 @@
-"""Timeouts (issue 14): the deadline index fed from the global feed, and the one clock scheduler of each process.
+"""Timeouts (docs/decisions/0001-resign-and-clocks.md): the deadline index fed from the global feed, and the
+one clock scheduler of each process.
 
 - ``DeadlineIndex`` keeps ``clock_deadlines`` (migration 0010) caught up with the feed under its own
   checkpoint, like every read model (``FeedFollower``): each ``clock_started`` / ``clock_stamped`` event

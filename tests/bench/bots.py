@@ -1,10 +1,10 @@
-"""`make bench`, bots (issue 13): strong and greedy against random, and strong's decision time.
+"""`make bench`, bots: strong and greedy against random, and strong's decision time.
 
 Win rates: for each game and player count (a cell), ``BENCH_BOT_GAMES`` seeded games (default 12 x
 BENCH_SCALE, at least 4) of one strong bot against random ones, and as many of one greedy bot against random
 ones, the bots rotated over the seats, played by the simulator (``service.workers.simulate``) in ``BENCH_BOT_JOBS``
 processes (default 2) at the server's iteration budget (``BOT_ITERATIONS``; no wall-clock cap, so a loaded
-machine does not change the outcome); a win shared by k seats counts 1/k. Targets (issue 13): strong wins at
+machine does not change the outcome); a win shared by k seats counts 1/k. Targets: strong wins at
 least 90 % at two players (Bazaar, Johari) and at least twice the random share (2/n) at 3-5 players; greedy
 between random and strong. The noise of a share p over g games is about 2 x sqrt(p(1-p)/g): read a small
 cell as a smoke test, and raise ``BENCH_BOT_GAMES`` for a verdict.

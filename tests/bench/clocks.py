@@ -1,4 +1,4 @@
-"""`make bench`, clocks (issue 14): how late a deadline is acted on, with two server processes.
+"""`make bench`, clocks: how late a deadline is acted on, with two server processes.
 
 On a fresh database, two server processes (each with its clock scheduler) serve ``BENCH_CLOCK_GAMES``
 (default 40 x BENCH_SCALE, at least 10) two-player Johari games with one-second clocks that nobody answers,

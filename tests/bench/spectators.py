@@ -1,4 +1,4 @@
-"""The spectators phase of `make bench` (issue 18): SSE streams of ``GET /v1/games/{id}/stream`` on loopback.
+"""The spectators phase of `make bench`: SSE streams of ``GET /v1/games/{id}/stream`` on loopback.
 
 Shapes: 1,000 spectators on one game, and 100 games with 10 spectators each. This process opens the
 streams (a minimal SSE client on asyncio streams) and plays the games through its own GameService on the

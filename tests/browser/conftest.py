@@ -1,4 +1,4 @@
-"""Browser tests (issue 15): Debian's chromium driven by Playwright for Python against the real server.
+"""Browser tests: Debian's chromium driven by Playwright for Python against the real server.
 
 They run whenever a chromium is installed (``CHROMIUM`` names another binary); without one they are
 skipped with a plain message at the end of the run, unless ``REQUIRE_BROWSER=1`` (set by .ci/run), which

@@ -1,4 +1,4 @@
-"""Accounts and the lobby in the browser (issue 15): a person signs up on the home page (the token is shown
+"""Accounts and the lobby in the browser: a person signs up on the home page (the token is shown
 once and kept by the browser), signs out and in again with it, opens a table in the lobby; another account
 joins it over the API; the person then plays the whole game from their account, by clicking. The account
 token lives in an HttpOnly session cookie, never where the page's scripts could read it."""

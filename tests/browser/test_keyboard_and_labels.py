@@ -1,4 +1,4 @@
-"""Every page is accessible by keyboard and labelled (issue 15): on the home page (signed out: the account
+"""Every page is accessible by keyboard and labelled: on the home page (signed out: the account
 forms), the lobby (signed in), a game being played and one being watched, a replay, a tournament, a player
 page, a finished game, a timed game, a rule page and the error page, axe-core (WCAG 2.1 A and AA rules, run
 in the page from the package's bundled script: no network) finds no violation, every visible control has an

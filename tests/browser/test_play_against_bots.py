@@ -1,4 +1,4 @@
-"""A person plays a whole game against the server's bot from the pages (issue 15): the game is created on
+"""A person plays a whole game against the server's bot from the pages: the game is created on
 the home page with a seat played by the server's greedy bot; the person clicks their decisions and the bot
 answers on its own (the server's bot runner), until the game is over."""
 

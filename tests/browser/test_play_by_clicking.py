@@ -1,4 +1,4 @@
-"""A person plays a whole game of each game by clicking on its page, against the server's bots (issue 15):
+"""A person plays a whole game of each game by clicking on its page, against the server's bots:
 the game is created with the other seats played by the server's bots (greedy and random), the person sits
 down with their seat token and decides with the controls built from ``legal``; the bots answer on their
 own, and the page follows them live."""

@@ -1,4 +1,4 @@
-"""Watching and replaying in the browser (issue 15): a spectator follows a game live while it is played
+"""Watching and replaying in the browser: a spectator follows a game live while it is played
 over the API; a finished game is stepped through version by version with its words, score sheet and audit;
 the home page lists both; the API docs render with no network."""
 

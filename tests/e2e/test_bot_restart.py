@@ -1,4 +1,4 @@
-"""Issue 13, a restart mid-game resumes the bots: the server process is killed (SIGKILL) while its bot owes a
+"""A restart mid-game resumes the bots: the server process is killed (SIGKILL) while its bot owes a
 decision; a new process takes the decision up on start (nothing new is appended to wake it) and the game
 plays to its end with exactly one move per bot decision.
 

@@ -1,4 +1,4 @@
-"""Issue 13 over HTTP, against one and two server processes: the server's bot runners play a bot seat
+"""Bots over HTTP, against one and two server processes: the server's bot runners play a bot seat
 against an HTTP client to the end of the game."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14 end to end: two server processes on one database of their own, one-second clocks; a seat that
+"""Clocks end to end: two server processes on one database of their own, one-second clocks; a seat that
 never answers is timed out by the processes' clock schedulers (each timeout appended once) until the
 stand-in has it, and its game finishes and passes its audit."""
 

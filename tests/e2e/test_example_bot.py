@@ -1,4 +1,4 @@
-"""Issue 13, the reference external bot (examples/bot.py, standard library only) against the real server: it
+"""The reference external bot (examples/bot.py, standard library only) against the real server: it
 signs up as an account of kind bot, follows its notification stream, accepts the invitations it gets and
 plays a whole game of each game from ``legal``, with ``If-Match`` and an idempotency key per decision.
 

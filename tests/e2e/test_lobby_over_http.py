@@ -115,7 +115,7 @@ def limited(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 async def test_made_up_tokens_share_the_address_budget_and_an_account_has_its_own(limited: str) -> None:
-    """Issue 11: invented bearer tokens count by address (tried before: 300 of 300 went through a limit of
+    """Invented bearer tokens count by address (tried before: 300 of 300 went through a limit of
     120); a real account token counts by its account from its first request."""
     async with httpx.AsyncClient(base_url=limited, timeout=30) as http:
         _name, token = await account(http, "limited")  # the address's first request of five

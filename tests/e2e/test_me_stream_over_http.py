@@ -174,7 +174,7 @@ async def play_from_streams(server: str, http: httpx.AsyncClient, pool: asyncpg.
 async def test_bot_accounts_play_a_tournament_from_their_streams(
     server: str, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
-    """Issue 11: a tournament run end to end with accounts, the players being bots that only follow their
+    """A tournament run end to end with accounts, the players being bots that only follow their
     streams: invited, registered, told their round was seated, play, and the results are recorded (by the
     recorder fed from the feed) into the standings."""
     accounts = [await sign_up(http, pool, f"cupbot{i}") for i in range(4)]

@@ -1,4 +1,4 @@
-"""End to end, browser plumbing (issue 15): pages served, stream tickets, 204 after the end, CORS off by
+"""End to end, browser plumbing: pages served, stream tickets, 204 after the end, CORS off by
 default and on for the configured origins, the API docs rendered from assets shipped with the service."""
 
 from __future__ import annotations

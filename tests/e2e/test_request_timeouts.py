@@ -1,4 +1,4 @@
-"""Half-sent requests are dropped (issue 16): a request head that stops arriving loses its connection
+"""Half-sent requests are dropped: a request head that stops arriving loses its connection
 (api/http/server.py), a body that stops arriving, or trickles past its deadline, gets 408
 (api/http/middleware.py); a head larger than MAX_HEAD_BYTES gets 431 (api/http/server.py). Measured against the
 server as ``python -m service serve`` runs it, with one-second timeouts, on each HTTP_IMPLEMENTATION

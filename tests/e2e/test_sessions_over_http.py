@@ -1,4 +1,4 @@
-"""End to end, browser sessions (issue 15): signing in sets an HttpOnly, SameSite, Secure-over-HTTPS session
+"""End to end, browser sessions: signing in sets an HttpOnly, SameSite, Secure-over-HTTPS session
 cookie; state-changing requests that the cookie would authenticate need the page's CSRF token; API clients
 (Authorization, no cookie) are unchanged; signing out clears the cookie."""
 

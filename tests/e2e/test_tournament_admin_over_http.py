@@ -1,4 +1,4 @@
-"""End to end (issue 14): tournaments with players who go silent complete every round on two server processes.
+"""End to end: tournaments with players who go silent complete every round on two server processes.
 
 Untimed by the organizer's hand: the organizer withdraws a silent player (the stand-in plays their seat to the
 end), lets a late entry in, adjudicates a game stalled by another silent player, and withdraws that one before

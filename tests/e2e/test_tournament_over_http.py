@@ -135,7 +135,7 @@ async def test_an_eleven_player_basari_tournament_over_http(http: httpx.AsyncCli
     assert [(r["name"], float(r["points"]), float(r["buchholz"])) for r in rows] == [
         (s["name"], s["points"], s["buchholz"]) for s in standings
     ]
-    # a tournament of token players (no accounts) is never rated (issue 11: rated means accounts)
+    # a tournament of token players (no accounts) is never rated (rated means accounts)
     ratings = (await http.get("/v1/ratings/basari?limit=200")).json()["players"]
     assert not [row for row in ratings if row["name"] in PLAYERS]
     print(f"tournament of {len(PLAYERS)} players, {ROUNDS} rounds in {time.perf_counter() - started:.1f}s")

@@ -1,4 +1,4 @@
-"""Issue 14 over the API: the clock chosen at creation (422 ``bad_clock`` for a bad one, as problem+json),
+"""Clocks over the API: the clock chosen at creation (422 ``bad_clock`` for a bad one, as problem+json),
 a lobby game keeps its clock until its seats are filled, and the game shows each seat's deadline and bank.
 
 The deadlines here are an hour or more away: the session's servers' clock schedulers leave these games alone."""
@@ -39,7 +39,7 @@ async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
 async def test_a_bad_clock_is_422_bad_clock_for_hot_seat_and_lobby_games(
     client: AsyncTestClient[Any], clock: dict[str, Any]
 ) -> None:
-    """Issue 14: a clock outside what the service offers is refused the same way, whoever sits."""
+    """A clock outside what the service offers is refused the same way, whoever sits."""
     _, token = await account(client, "clocky")
     for players in ([{"name": "a"}, {"name": "b"}], [{"account": "me"}, {"open": True}]):
         body = {"game": "johari", "players": players, "clock": clock}
@@ -50,7 +50,7 @@ async def test_a_bad_clock_is_422_bad_clock_for_hot_seat_and_lobby_games(
 
 
 async def test_a_lobby_game_starts_with_its_clock(client: AsyncTestClient[Any]) -> None:
-    """Issue 14: the clock chosen for a lobby game starts when its last seat is filled."""
+    """The clock chosen for a lobby game starts when its last seat is filled."""
     _, host = await account(client, "clockhost")
     _, guest = await account(client, "clockguest")
     body = {
@@ -75,7 +75,7 @@ async def test_a_lobby_game_starts_with_its_clock(client: AsyncTestClient[Any]) 
 
 
 async def test_an_untimed_game_has_a_null_clock(client: AsyncTestClient[Any]) -> None:
-    """Issue 14: no clock is the default for casual games: ``clock`` is null and pending has no deadline."""
+    """No clock is the default for casual games: ``clock`` is null and pending has no deadline."""
     body = {"game": "basari", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
     created = (await client.post("/v1/games", json=body)).json()
     detail = (await client.get(f"/v1/games/{created['game_id']}")).json()

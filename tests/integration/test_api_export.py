@@ -247,7 +247,7 @@ TAMPERINGS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("removed event", lambda d: d["events"].pop(7), "chain_broken: at version 8: version 8 is missing"),
     ("removed last event", lambda d: d["events"].pop(), "history_truncated: the stream is at version"),
     ("rewritten tail", _rewrite_history_tail, "status_mismatch: the events say the game is not over"),
-    # Forgeries that keep the chain, the head, the result and the score sheet consistent (issue 12):
+    # Forgeries that keep the chain, the head, the result and the score sheet consistent:
     ("rigged draw, rechained", _forged(_rig_a_draw), "events_differ: version"),
     ("raised score, rechained, result restated", _forged(_raise_a_score), "events_differ: version"),
     ("command by the wrong seat", _wrong_seat, "the command of seat 1 stored at version"),

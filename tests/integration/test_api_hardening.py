@@ -1,4 +1,4 @@
-"""Hostile input answers a 4xx problem and writes nothing (issue 16): NUL characters, invalid UTF-8, deep
+"""Hostile input answers a 4xx problem and writes nothing: NUL characters, invalid UTF-8, deep
 nesting, odd digits in headers; and HTTP by the book (content negotiation, HEAD, If-Match, problems)."""
 
 from __future__ import annotations

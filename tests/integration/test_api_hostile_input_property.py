@@ -1,4 +1,4 @@
-"""No 500 from input (issue 16), as a property: Hypothesis throws generated strings (NUL, surrogates,
+"""No 500 from input, as a property: Hypothesis throws generated strings (NUL, surrogates,
 control characters, superscript and huge digit strings), raw bytes and deep nesting at every parameter
 (path, query, header) of every operation of the OpenAPI document, at the headers the service reads and at
 every request body, against the app on a real PostgreSQL. Each answer is a success or a 4xx problem+json;

@@ -1,6 +1,6 @@
 """The lobby over the API against a real PostgreSQL: seats open, invited and taken by the creator, joins,
 leaves, declines, the start on the last seat, account tokens acting for their seats, the lobby listing,
-and rated play that cannot be forged (the attack of issue 11 refused at each step)."""
+and rated play that cannot be forged (one person playing every seat of a rated game refused at each step)."""
 
 from __future__ import annotations
 
@@ -184,7 +184,7 @@ async def test_lobby_filters_by_game_options_and_rated_and_pages(client: AsyncTe
 
 
 async def test_the_forged_rating_attack_is_refused_at_each_step(client: AsyncTestClient[Any]) -> None:
-    """Issue 11: a rated game naming the leader, with a chosen seed, played on every seat by one person."""
+    """A rated game naming the leader, with a chosen seed, played on every seat by one person."""
     leader, leader_token = await account(client, "leader")
     _attacker, attacker_token = await account(client, "attacker")
     # 1. seats as free-text names (the attacker would hold every token): not rated

@@ -1,4 +1,4 @@
-"""Issue 13, the server's bots as accounts: a lobby (or rated) game seats a server bot by ``{bot: level}`` or by
+"""The server's bots as accounts: a lobby (or rated) game seats a server bot by ``{bot: level}`` or by
 inviting its built-in account (``strong-johari``, ...); the bot's account takes the seat at once and the bot
 runner plays it through the same commands as any client.
 

@@ -1,4 +1,4 @@
-"""Issue 14 over HTTP: resigning is an ordinary command (``POST /v1/games/{id}/commands {"type": "resign"}``)."""
+"""Resigning over HTTP: it is an ordinary command (``POST /v1/games/{id}/commands {"type": "resign"}``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
 async def test_resigning_a_two_player_game_finishes_it_with_the_opponent_winning(
     client: AsyncTestClient[Any],
 ) -> None:
-    """Issue 14: a seat that is not to move resigns; the game is finished and the opponent wins."""
+    """A seat that is not to move resigns; the game is finished and the opponent wins."""
     created = await create_game(client, "johari", 2)
     game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
     mine = (await client.get(f"/v1/games/{game_id}", headers=bearer(tokens[1]))).json()
@@ -51,7 +51,7 @@ async def test_resigning_a_two_player_game_finishes_it_with_the_opponent_winning
 async def test_a_resigned_seat_in_a_larger_game_is_played_by_the_stand_in(
     client: AsyncTestClient[Any],
 ) -> None:
-    """Issue 14: in a three-player Basari game the resigned seat's pick is made for it; it can send nothing."""
+    """In a three-player Basari game the resigned seat's pick is made for it; it can send nothing."""
     created = await create_game(client, "basari", 3)
     game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
     response = await client.post(
@@ -75,7 +75,7 @@ async def test_a_resigned_seat_in_a_larger_game_is_played_by_the_stand_in(
 async def test_a_game_with_a_stand_in_plays_to_its_end_and_passes_its_audit(
     client: AsyncTestClient[Any],
 ) -> None:
-    """Issue 14: the stand-in's decisions are re-decided by the audit like any command (same seed, same draws);
+    """The stand-in's decisions are re-decided by the audit like any command (same seed, same draws);
     the game finishes with the resigned seat ranked last."""
     created = await create_game(client, "basari", 3, seed="stand-in-audit")
     game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]

@@ -1,4 +1,4 @@
-"""Tournament administration over the API (issue 14): withdraw, late entry, byes, terminate, adjudicate, with the
+"""Tournament administration over the API: withdraw, late entry, byes, terminate, adjudicate, with the
 organizer token, against the real app and PostgreSQL."""
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ async def test_a_whole_tournament_over_the_api(client: AsyncTestClient[Any]) -> 
         assert [s["score"] for s in row["seats"]] == list(final["result"]["scores"])
         assert [s["rank"] for s in row["seats"]] == list(final["result"]["ranks"])
 
-    # issue 11: players holding tokens the organizer handed out are not accounts that joined themselves,
+    # players holding tokens the organizer handed out are not accounts that joined themselves,
     # so these games are not rated (tournaments of accounts are: test_api_account_tournaments.py)
     for row in results:
         assert (await client.get(f"/v1/games/{row['game_id']}/export")).json()["rated"] is False
@@ -240,7 +240,7 @@ async def test_ratings_refuse_unknown_game_and_player(client: AsyncTestClient[An
 async def test_a_rated_solitaire_game_breaks_no_ratings_or_player_page(
     client: AsyncTestClient[Any], pool: asyncpg.Pool
 ) -> None:
-    """Z-12, issue 11: a finished rated solitaire Bazaar game is never rated, and the ratings and player
+    """Z-12: a finished rated solitaire Bazaar game is never rated, and the ratings and player
     endpoints keep answering (once, OpenSkill's refusal of a one-team game made them 500 for good)."""
     name = f"Solo-{uuid.uuid4().hex[:8]}"
     refused = await client.post(

@@ -1,4 +1,4 @@
-"""The online audit against an operator who rewrites the database (issue 12): with the triggers switched off
+"""The online audit against an operator who rewrites the database: with the triggers switched off
 as the tables' owner, the history rewritten and the whole hash chain recomputed with the game's chain key,
 every tampering is still caught, by re-deciding each stored move, and named."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, server bots: a game created with bot seats is played by the runner through GameCommands.execute;
+"""Server bots: a game created with bot seats is played by the runner through GameCommands.execute;
 two runners (two processes' services on one store) make exactly one move per decision; a runner started
 after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels.
 

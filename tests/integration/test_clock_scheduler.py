@@ -1,4 +1,4 @@
-"""Issue 14, the deadline index and the clock scheduler on fake time: two processes' schedulers time out each
+"""The deadline index and the clock scheduler on fake time: two processes' schedulers time out each
 deadline exactly once, deadlines survive a restart (a new scheduler acts on the stored index), and the
 scheduler sleeps until the earliest deadline instead of polling games.
 

@@ -1,4 +1,4 @@
-"""Issue 14, clocks in the service on fake time: the clock chosen at creation (422 for a bad one), each seat's
+"""Clocks in the service on fake time: the clock chosen at creation (422 for a bad one), each seat's
 deadline and bank in ``pending``, the view and the live stream, every command stamped with the service's time
 (so an audit re-decides it), a late answer refused, and the service's timeout handing the seat to the stand-in.
 
@@ -70,7 +70,7 @@ async def create(
 async def test_a_bad_clock_is_refused_with_422_and_creates_nothing(
     pool: asyncpg.Pool, clock: dict[str, Any]
 ) -> None:
-    """Issue 14: a clock outside what the service offers is 422 ``bad_clock``; no game is created."""
+    """A clock outside what the service offers is 422 ``bad_clock``; no game is created."""
     games = service(pool, FakeTime())
     before = await pool.fetchval("SELECT count(*) FROM streams")
     with pytest.raises(errors.RuleViolation) as refused:
@@ -80,7 +80,7 @@ async def test_a_bad_clock_is_refused_with_422_and_creates_nothing(
 
 
 async def test_an_untimed_game_shows_no_clock(pool: asyncpg.Pool) -> None:
-    """Issue 14: no clock is the default: no deadline, no bank, no clock in the view."""
+    """No clock is the default: no deadline, no bank, no clock in the view."""
     games = service(pool, FakeTime())
     game_id = await create(games, None)
     detail = games.queries.detail(await games.loader.load(game_id), 0)
@@ -89,7 +89,7 @@ async def test_an_untimed_game_shows_no_clock(pool: asyncpg.Pool) -> None:
 
 
 async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyncpg.Pool) -> None:
-    """Issue 14: every seat of a simultaneous pick is due from creation; one that answers late is charged
+    """Every seat of a simultaneous pick is due from creation; one that answers late is charged
     its overtime from the bank and owes nothing more, the others keep running."""
     now = FakeTime()
     games = service(pool, now)
@@ -123,7 +123,7 @@ async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyn
 
 
 async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asyncpg.Pool) -> None:
-    """Issue 14: past its deadline a seat's answer is 422 ``out_of_time``; the service's timeout (with the
+    """Past its deadline a seat's answer is 422 ``out_of_time``; the service's timeout (with the
     version it decided on and a key naming it) appends the timeout and the stand-in's pick, once."""
     now = FakeTime()
     games = service(pool, now)
@@ -145,7 +145,7 @@ async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asy
 
 
 async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: asyncpg.Pool) -> None:
-    """Issue 14: a two-player game whose seat 1 never answers ends after three timeouts (the seat resigns,
+    """A two-player game whose seat 1 never answers ends after three timeouts (the seat resigns,
     the opponent wins); the audit re-decides every stamped command and the export verifies offline."""
     now = FakeTime()
     games = service(pool, now)
@@ -178,7 +178,7 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
 
 
 async def test_the_live_stream_shows_the_clock_and_its_stamps(pool: asyncpg.Pool) -> None:
-    """Issue 14: a timed game's stream starts with a snapshot holding the clock and the deadlines, and each
+    """A timed game's stream starts with a snapshot holding the clock and the deadlines, and each
     move arrives with its ``clock_stamped`` event (every seat's clock after it)."""
     now = FakeTime()
     store = PostgresEventStore(pool)

@@ -1,5 +1,6 @@
-"""Live readers of the store (DESIGN.md property 8): subscriptions to the global feed and per-stream watches,
-run against the in-memory twin and PostgreSQL; cross-process wake-ups and lost notifications on PostgreSQL."""
+"""Live readers of the store (docs/decisions/0006-read-models.md): subscriptions to the global feed and
+per-stream watches, run against the in-memory twin and PostgreSQL; cross-process wake-ups and lost
+notifications on PostgreSQL."""
 
 from __future__ import annotations
 

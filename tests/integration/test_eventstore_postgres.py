@@ -493,7 +493,8 @@ async def test_hot_queries_have_an_index(superuser_pool: asyncpg.Pool, query: st
 
 
 async def test_unique_constraints_lead_with_the_stream_id(superuser_pool: asyncpg.Pool) -> None:
-    """Distributable by stream id later (DESIGN.md "Running it"): every unique index starts with it."""
+    """Distributable by stream id later (docs/decisions/0007-keyed-by-game.md): every unique index starts
+    with it."""
     rows = await superuser_pool.fetch(
         """
         SELECT c.relname AS index, a.attname AS first_column

@@ -1,4 +1,4 @@
-"""Least privilege (issue 12): the service's role owns nothing, is no superuser, and every write that could
+"""Least privilege: the service's role owns nothing, is no superuser, and every write that could
 rewrite a game is refused to it; what it may not change is write-once even for the tables' owner."""
 
 from __future__ import annotations

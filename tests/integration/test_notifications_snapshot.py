@@ -1,4 +1,4 @@
-"""Issue 13, the example bot's stall at Johari's set-up: an account's stream snapshot lists a game that started
+"""The example bot's stall at Johari's set-up: an account's stream snapshot lists a game that started
 just before the stream opened even while the game listing (a projection) does not hold it yet; otherwise
 neither the snapshot nor the feed after it would tell a bot whose first decision was due at the start.
 

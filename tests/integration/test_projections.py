@@ -275,7 +275,7 @@ async def test_rebuild_while_games_are_played_keeps_every_event(
 async def test_with_the_loop_running_a_listing_asks_it_and_writes_nothing_itself(
     service: GameService, live: GameProjection
 ) -> None:
-    """Issue 17: no GET writes a row. With the background loop running (as in the service), a listing
+    """No GET writes a row. With the background loop running (as in the service), a listing
     request nudges it and waits for its pass; every catch-up runs in the loop's task, none in the request's,
     and the game created just before the request is listed."""
     callers: list[str] = []

@@ -1,4 +1,4 @@
-"""Commit-reveal seeds against a real PostgreSQL (issue 12): a lobby game's server half is committed at
+"""Commit-reveal seeds against a real PostgreSQL: a lobby game's server half is committed at
 creation and published at once, every seat's entropy is mixed in when the last seat is filled and cannot
 change after, the server half stays secret (views, listings, streams, errors) until the game is over, and
 then anybody re-computes the seed; tampering with any part of it is caught and named. Tournaments commit to

@@ -1,4 +1,4 @@
-"""Issue 13: bots of every level finish seeded games of every game and player count with legal commands only,
+"""Bots of every level finish seeded games of every game and player count with legal commands only,
 and every determinization a bot draws agrees with everything its seat can see (view, pending, legal)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13, bot secrecy (B-12, Z-15, J-18), proved as noninterference: two histories that differ only in what
+"""Bot secrecy (B-12, Z-15, J-18), proved as noninterference: two histories that differ only in what
 the bot's seat may not know (pile and stall orders, Noble stack, other seats' unrevealed picks) lead the bot
 to the same decision with the same seed. The bot receives the true stored events, as the runner does, and
 redacts them for its seat itself; the tests check that the two true states really differ."""

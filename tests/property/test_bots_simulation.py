@@ -1,4 +1,4 @@
-"""Issue 13: what a bot's simulations play by. A kit's playout command is always one the game's rules accept,
+"""What a bot's simulations play by. A kit's playout command is always one the game's rules accept,
 and the searching levels decide in timed games and in games where a seat has resigned (their simulations
 play the game's own rules, and the declared game's with its stand-in once a seat has resigned)."""
 

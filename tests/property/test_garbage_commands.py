@@ -1,6 +1,6 @@
 """Garbage commands against every game's ``decide``: only a clean Rejected (or a 400 decode error), never a crash.
 
-DESIGN.md: ``decide`` validates, raises ``Rejected`` and never mutates. Hypothesis sends, in states reached by
+``decide`` validates, raises ``Rejected`` and never mutates. Hypothesis sends, in states reached by
 random legal play, every command type of each game with arbitrary field values (huge and negative numbers,
 unknown colours, places and ids, wrong seats) and raw garbage bodies through the service's parse path
 (``GameCommands.parse_command``, the one the API uses). A body either fails to decode (``Malformed``: 400) or
@@ -170,7 +170,7 @@ def assert_refused_cleanly(game: Game[Any], state: Any, seat: int, body: Any, wh
         assert refusal.code and isinstance(refusal.code, str)
     else:
         pending = {p.seat for p in game.pending(state)}
-        # a seat still playing may resign at any time (issue 14); anything else only from a pending seat
+        # a seat still playing may resign at any time; anything else only from a pending seat
         assert seat in pending or command == Resign(), (
             f"{command!r} accepted from seat {seat}, not pending ({pending}) at {where}"
         )

@@ -1,4 +1,4 @@
-"""Games against bots over HTTP, for the e2e tests of issue 13: people's seats played from ``legal`` (never
+"""Games against bots over HTTP, for the e2e tests: people's seats played from ``legal`` (never
 resigning) by the test, the other seats left to bots (the server's or an external one), waiting on the
 game's live stream while a bot owes the decision."""
 

@@ -1,4 +1,4 @@
-"""Fake time for clocks (issue 14): a clock tests move by hand, injected wherever the service reads time."""
+"""Fake time for clocks: a clock tests move by hand, injected wherever the service reads time."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """No request waits on a thread: every handler and hook of the app is a coroutine, or a plain function the
 app calls on the event loop (``sync_to_thread=False``). Litestar runs any other plain function in its thread
-pool, a hand-off to another thread and back on every request (issue 18: it cost the command endpoint two)."""
+pool, a hand-off to another thread and back on every request (it cost the command endpoint two)."""
 
 from __future__ import annotations
 

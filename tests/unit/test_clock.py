@@ -1,4 +1,4 @@
-"""Issue 14, clocks and timeouts in every game (``domain/clock.py``), with time as data (fake milliseconds):
+"""Clocks and timeouts in every game (``domain/clock.py``), with time as data (fake milliseconds):
 deadlines from a per-decision allowance plus a bank, simultaneous clocks, late answers refused, a timeout
 has the stand-in decide, the third resigns the seat, and a seat that never answers still lets its game end."""
 
@@ -39,7 +39,7 @@ def due(game: Game[Any], state: Any) -> list[int]:
 
 
 def test_an_untimed_game_has_no_clock_and_refuses_stamped_commands() -> None:
-    """Issue 14: without a clock a game plays as before (no clock events); a stamped command is refused."""
+    """Without a clock a game plays as before (no clock events); a stamped command is refused."""
     game = GAMES["basari"]
     events = opening(game, 3, control=None)
     assert not any(isinstance(e, ClockStarted) for e in events)
@@ -51,7 +51,7 @@ def test_an_untimed_game_has_no_clock_and_refuses_stamped_commands() -> None:
 
 @pytest.mark.parametrize(("name", "players"), COUNTS)
 def test_the_opening_decisions_fall_due_at_the_start(name: str, players: int) -> None:
-    """Issue 14: every seat owing an opening decision is due at the start, deadline allowance + bank."""
+    """Every seat owing an opening decision is due at the start, deadline allowance + bank."""
     game = GAMES[name]
     events = opening(game, players)
     assert isinstance(events[-1], ClockStarted)
@@ -66,7 +66,7 @@ def test_the_opening_decisions_fall_due_at_the_start(name: str, players: int) ->
 
 
 def test_an_unstamped_command_is_refused_in_a_timed_game() -> None:
-    """Issue 14: a timed game's commands carry the service's time."""
+    """A timed game's commands carry the service's time."""
     game = GAMES["basari"]
     events = opening(game, 3)
     action = decisions(game.legal(fold(game, events), 0))[0]
@@ -74,7 +74,7 @@ def test_an_unstamped_command_is_refused_in_a_timed_game() -> None:
 
 
 def test_simultaneous_picks_run_every_clock_at_once_and_overtime_comes_off_the_bank() -> None:
-    """Issue 14 with B-6's secret picks: one seat's pick leaves the others' clocks running from the start;
+    """B-6's secret picks: one seat's pick leaves the others' clocks running from the start;
     the picker is charged what it took past the allowance."""
     game = GAMES["basari"]
     events = opening(game, 3)
@@ -89,7 +89,7 @@ def test_simultaneous_picks_run_every_clock_at_once_and_overtime_comes_off_the_b
 
 
 def test_a_seat_that_acts_and_still_owes_starts_a_new_decision() -> None:
-    """Issue 14: a decision answered starts the next one due at that moment (a fresh allowance)."""
+    """A decision answered starts the next one due at that moment (a fresh allowance)."""
     game = GAMES["bazaar"]
     events = opening(game, 2)
     state = fold(game, events)
@@ -102,7 +102,7 @@ def test_a_seat_that_acts_and_still_owes_starts_a_new_decision() -> None:
 
 
 def test_a_late_answer_is_refused_and_an_early_timeout_too() -> None:
-    """Issue 14: an answer after the deadline is refused (out_of_time); a timeout before it (not_timed_out)."""
+    """An answer after the deadline is refused (out_of_time); a timeout before it (not_timed_out)."""
     game = GAMES["basari"]
     events = opening(game, 3)
     pick = next(c for c in game.legal(fold(game, events), 0) if isinstance(c, ChooseAction))
@@ -112,7 +112,7 @@ def test_a_late_answer_is_refused_and_an_early_timeout_too() -> None:
 
 
 def test_a_timeout_has_the_stand_in_decide_and_empties_the_bank() -> None:
-    """Issue 14: the service's timeout appends SeatTimedOut, the stand-in's decision for that seat, then the
+    """The service's timeout appends SeatTimedOut, the stand-in's decision for that seat, then the
     stamp: the seat's bank is spent and its timeouts counted."""
     game = GAMES["basari"]
     events = opening(game, 3)
@@ -128,7 +128,7 @@ def test_a_timeout_has_the_stand_in_decide_and_empties_the_bank() -> None:
 
 
 def test_a_stamp_never_runs_the_clock_backwards() -> None:
-    """Issue 14: a stamp earlier than the last one (another process's slower clock) counts as the last."""
+    """A stamp earlier than the last one (another process's slower clock) counts as the last."""
     game = GAMES["basari"]
     events = opening(game, 3)
     pick = next(c for c in game.legal(fold(game, events), 0) if isinstance(c, ChooseAction))
@@ -165,7 +165,7 @@ def silent_game(game: Game[Any], players: int, silent: int, seed: int) -> tuple[
 
 @pytest.mark.parametrize(("name", "players"), COUNTS)
 def test_a_seat_that_never_answers_still_lets_its_game_end(name: str, players: int) -> None:
-    """Issue 14: timeouts hand a silent seat to the stand-in (the third resigns it), so every game ends; the
+    """Timeouts hand a silent seat to the stand-in (the third resigns it), so every game ends; the
     silent seat ranks last once resigned, and a replay of the events gives the same state."""
     game = GAMES[name]
     events, state = silent_game(game, players, silent=0, seed=players)

@@ -1,4 +1,4 @@
-"""Error answers for people and programs (issue 15): a fault is a problem+json 500 that says nothing of it,
+"""Error answers for people and programs: a fault is a problem+json 500 that says nothing of it,
 logged by where it was raised; a browser asking for a page gets the site's HTML error page instead; the API
 always answers problem+json."""
 

@@ -1,4 +1,4 @@
-"""Issue 14, resign in every game and player count: the opponent wins a two-player game, solitaire ends
+"""Resign in every game and player count: the opponent wins a two-player game, solitaire ends
 unsolved, in a larger game a stand-in plays the seat to the end and it ranks below every seat that did not
 resign (resigned seats by order of resignation, the first to resign last); see ``domain/resign.py``."""
 
@@ -52,7 +52,7 @@ def resign(game: Game[Any], events: list[Event], seat: int) -> list[Event]:
 
 @pytest.mark.parametrize(("name", "players"), COUNTS)
 def test_resign_is_legal_any_time_for_every_seat_still_playing(name: str, players: int) -> None:
-    """Issue 14: ``resign`` is listed for every seat while the game runs, pending or not; refused once resigned."""
+    """``resign`` is listed for every seat while the game runs, pending or not; refused once resigned."""
     game = GAMES[name]
     events = opening(game, players)
     state = fold(game, events)
@@ -67,7 +67,7 @@ def test_resign_is_legal_any_time_for_every_seat_still_playing(name: str, player
 
 @pytest.mark.parametrize(("name", "players"), [c for c in COUNTS if c[1] == 1])
 def test_resigning_solitaire_ends_it_unsolved(name: str, players: int) -> None:
-    """Issue 14: a solitaire player who resigns ends the game unsolved: no winner, final score sheet."""
+    """A solitaire player who resigns ends the game unsolved: no winner, final score sheet."""
     game = GAMES[name]
     events = play_on(game, opening(game, players), random.Random(1), 5)
     state = given(game, events).when(0, Resign()).then([SeatResigned(seat=0)])
@@ -82,7 +82,7 @@ def test_resigning_solitaire_ends_it_unsolved(name: str, players: int) -> None:
 @pytest.mark.parametrize(("name", "players"), [c for c in COUNTS if c[1] == 2])
 @pytest.mark.parametrize("loser", [0, 1])
 def test_resigning_two_player_game_gives_the_opponent_the_win(name: str, players: int, loser: int) -> None:
-    """Issue 14: in a two-player game the opponent wins at once, whoever is to move."""
+    """In a two-player game the opponent wins at once, whoever is to move."""
     game = GAMES[name]
     events = play_on(game, opening(game, players), random.Random(loser), 7)
     state = given(game, events).when(loser, Resign()).then([SeatResigned(seat=loser)])
@@ -99,7 +99,7 @@ def test_resigning_two_player_game_gives_the_opponent_the_win(name: str, players
 @pytest.mark.parametrize(("name", "players"), [c for c in COUNTS if c[1] >= 3])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_resigned_seats_are_played_by_a_stand_in_and_rank_last(name: str, players: int, seed: int) -> None:
-    """Issue 14: a larger game goes on with a stand-in for the resigned seats; they rank below every seat
+    """A larger game goes on with a stand-in for the resigned seats; they rank below every seat
     still playing, the first to resign last; the game still reaches its own end."""
     game = GAMES[name]
     chooser = random.Random(seed)
@@ -125,7 +125,7 @@ def test_resigned_seats_are_played_by_a_stand_in_and_rank_last(name: str, player
 
 @pytest.mark.parametrize(("name", "players"), [c for c in COUNTS if c[1] >= 3])
 def test_when_all_but_one_resign_the_last_one_wins(name: str, players: int) -> None:
-    """Issue 14: the game ends once fewer than two seats play; the last one wins, the others by resignation."""
+    """The game ends once fewer than two seats play; the last one wins, the others by resignation."""
     game = GAMES[name]
     events = opening(game, players)
     order = list(range(1, players))

@@ -1,4 +1,4 @@
-"""Issue 13: ``python -m service simulate`` plays bot games in process and writes the JSON and CSV report."""
+"""``python -m service simulate`` plays bot games in process and writes the JSON and CSV report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stream tickets (issue 15): a short-lived signed ticket opens one seat's stream of one game, nothing else."""
+"""Stream tickets: a short-lived signed ticket opens one seat's stream of one game, nothing else."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tournament administration (issue 14): withdrawal, late entry, byes, termination, adjudication; each an event
+"""Tournament administration: withdrawal, late entry, byes, termination, adjudication; each an event
 of the tournament's stream, seen in its standings, results and overview."""
 
 from __future__ import annotations

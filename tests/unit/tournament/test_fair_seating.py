@@ -1,4 +1,4 @@
-"""Issue 14, fair seating: with unequal tables nobody sits at a smaller table a second time before everyone has
+"""Fair seating: with unequal tables nobody sits at a smaller table a second time before everyone has
 sat at one once; checked after every round for every player count from the minimum to 40, for the table
 limits of every game (``domain/tournament/seating.py`` states the rule)."""
 

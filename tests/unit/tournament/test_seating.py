@@ -87,7 +87,7 @@ def repeat_cost(tables: list[tuple[str, ...]], met: Counter[frozenset[str]]) -> 
 def test_eleven_basari_players_get_the_fewest_repeats_possible_each_round() -> None:
     # 4 + 4 + 3: from round 2 some repeats are unavoidable (a table of 4 draws on only 3 earlier tables);
     # each round's seating has the fewest any of the 5775 possible seatings with the same table of 3 could have
-    # (fair seating, issue 14, chooses who sits at the table of 3: test_fair_seating.py)
+    # (fair seating chooses who sits at the table of 3: test_fair_seating.py)
     every = list(partitions([f"P{i:02d}" for i in range(1, 12)], [4, 4, 3]))
     assert len(every) == 5775
     for seed in ("a", "b"):
