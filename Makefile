@@ -34,9 +34,9 @@ run: $(SERVE_STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-## test-fast: the domain tests only (no database)
+## test-fast: every test that needs no database (tests/conftest.py marks the others `db`), on every core
 test-fast: $(STAMP)
-	$(PY) -m pytest -q tests/unit tests/property
+	$(PY) -m pytest -q -n auto -m "not db"
 
 ## bench: set up, then throughput against raw asyncpg / bare Litestar, then bots against random and strong's think time, then a person's wait for a bot while 20 bot-only games run, then timeout lateness (two processes), then this service against boardgame.io and the eventsourcing library (tests/bench/peers; npm) (BENCH_SCALE=0.25 for a quick run)
 bench: $(STAMP)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
 from litestar import Litestar, Request
@@ -16,16 +15,13 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
-from api.accounts import AccountsController, signup_router
-from api.allow import options_allow_every_method
-from api.contract import publish
-from api.error_pages import HtmlErrorPages
-from api.formats import refuse_unacceptable, vary_on_accept
-from api.games import GamesController
-from api.head import head_without_body
-from api.lobby import LobbyController
-from api.me_stream import MeStreamController
-from api.middleware import (
+from api.contract.document import publish
+from api.contract.responses import describe_responses
+from api.http.allow import options_allow_every_method
+from api.http.dependencies import DEPENDENCIES
+from api.http.formats import refuse_unacceptable, vary_on_accept
+from api.http.head import head_without_body
+from api.http.middleware import (
     GuardedRequest,
     body_media_type,
     check_form_text,
@@ -34,45 +30,44 @@ from api.middleware import (
     refuse_unsupported_body,
     request_context_middleware,
 )
-from api.pages import (
+from api.http.personal import personal_answers
+from api.http.problems import problem_details_plugin
+from api.http.secure_headers import secure_headers
+from api.http.strict_json import refuse_lax_json
+from api.routes.accounts import AccountsController, signup_router
+from api.routes.games import GamesController
+from api.routes.lobby import LobbyController
+from api.routes.me_stream import MeStreamController
+from api.routes.players import PlayersController
+from api.routes.ratings import RatingsController
+from api.routes.reference import ReferenceController
+from api.routes.sessions import SessionController, csrf_middleware
+from api.routes.streams import GameStreamController, StreamLimiter
+from api.routes.system import SystemController
+from api.routes.tournaments import TournamentsController
+from api.web.error_pages import HtmlErrorPages
+from api.web.pages import (
     OfflineSwaggerUI,
     PagesController,
     documentation_router,
     static_files,
     template_config,
 )
-from api.personal import personal_answers
-from api.players import PlayersController
-from api.problems import problem_details_plugin
-from api.ratings import RatingsController
-from api.reference import ReferenceController
-from api.responses import describe_responses
-from api.secure_headers import secure_headers
-from api.sessions import SessionController, csrf_middleware
-from api.streams import GameStreamController, StreamLimiter
-from api.strict_json import refuse_lax_json
-from api.system import SystemController
-from api.tournament_pages import TournamentPagesController
-from api.tournaments import TournamentsController
+from api.web.tournament_pages import TournamentPagesController
 from domain.registry import all_games
-from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
+from eventstore import PostgresEventStore
 from eventstore.replica import ReplicaStore
-from service.accounts import AccountService, VerifiedClients
-from service.bots import BotRunner
-from service.claims import claims_of
-from service.database import create_pool, head_revision, listen_connector, resolve_database_url
-from service.games import GameService
-from service.lobby import LobbyService
-from service.logging import configure_logging
-from service.notifications import Notifications
-from service.projections import GameProjection
-from service.ratings import RatingService
-from service.reads import GameReads
-from service.settings import Settings
-from service.signing import load_signer
-from service.timeouts import ClockScheduler, DeadlineIndex, woken_by
-from service.tokens import StreamTickets
-from service.tournaments import TournamentService
+from service.accounts.accounts import VerifiedClients
+from service.bootstrap import bootstrap, running
+from service.games.reads import GameReads
+from service.games.service import GameService
+from service.integrity.signing import load_signer
+from service.integrity.tokens import StreamTickets
+from service.readmodels.live import LiveGames
+from service.runtime.database import create_pool, head_revision, listen_connector, resolve_database_url
+from service.runtime.logging import configure_logging
+from service.runtime.settings import Settings
+from service.workers.claims import claims_of
 
 API_VERSION = "1.0.0"
 
@@ -93,24 +88,10 @@ def openapi_config() -> OpenAPIConfig:
         ),
         path="/schema",
         openapi_router=documentation_router(),  # unknown paths under it: 404 problems
-        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/static: renders offline
+        render_plugins=[OfflineSwaggerUI()],  # pinned assets shipped in api/web/static: renders offline
         servers=[Server(url="/")],
         use_handler_docstrings=True,
     )
-
-
-PROJECTION_DEBOUNCE_SECONDS = 0.2  # appends arriving within this window share one projection batch
-
-
-def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awaitable[object]]:
-    """The projector's wake-up: the next append in any process (or the poll interval), then a short pause
-    so a burst of appends is projected in one batch rather than one transaction per append."""
-
-    async def wake() -> None:
-        await watch.wait(poll_seconds)
-        await asyncio.sleep(PROJECTION_DEBOUNCE_SECONDS)
-
-    return wake
 
 
 async def before_handler(request: Request[Any, Any, Any]) -> None:
@@ -152,9 +133,10 @@ def create_app(
     projection_wake: Callable[[], Awaitable[object]] | None = None,
 ) -> Litestar:
     """The Litestar app: the lifespan connects to DATABASE_URL (or the embedded database), builds the
-    PostgreSQL-backed service and runs the loops of the read models fed from the feed (the game projection,
-    the tournament results recorder), woken by ``projection_wake`` (default: any process's next append,
-    heard through the store's LISTEN connection, or the poll interval)."""
+    PostgreSQL-backed services (service/bootstrap.py) and runs the loops of the read models fed from the
+    feed (the game projection, the tournament results recorder), woken by ``projection_wake`` (default:
+    any process's next append, heard through the store's LISTEN connection, or the poll interval), and
+    of the workers (bots, clocks)."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
 
@@ -167,65 +149,20 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        accounts = AccountService(pool, acquire_timeout=wait, clients=app.state.clients)
-        app.state.accounts = accounts
-        games = GameService(
-            store,
-            PostgresKeyStore(pool, acquire_timeout=wait),
-            all_games(),
-            accounts=accounts,
-            signer=app.state.signer,
+        services = bootstrap(
+            pool, store, settings, signer=signer, clients=app.state.clients, acquire_timeout=wait
         )
-        app.state.games = games
-        reads, replica = await read_side(settings, store, games, wait)
-        app.state.game_reads = reads
-        app.state.lobby = LobbyService(
-            games,
-            accounts,
-            settings.bot_games_per_account,
-            settings.invitations_per_inviter,
-            settings.invitations_per_invitee,
-        )
-        app.state.tournaments = tournaments = TournamentService(
-            games.store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), games, pool, wait, accounts
-        )
+        reads, replica = await read_side(settings, store, services.games, wait)
+        # live streams follow the database reads go to (the replica's, fenced by LSN: service/games/reads.py)
+        live = LiveGames(reads.live)
+        services = app.state.services = dataclasses.replace(services, reads=reads, live=live)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
-        app.state.projection = projection = GameProjection(pool, games, acquire_timeout=wait)
-        app.state.ratings = RatingService(
-            pool, frozenset(games.games), caught_up=projection.read_your_writes, acquire_timeout=wait
-        )
-        app.state.notifications = Notifications(
-            pool, games, caught_up=projection.read_your_writes, acquire_timeout=wait
-        )
-        followers = {"game-projection": projection, "tournament-results": tournaments.recorder}
-        with ExitStack() as watches:
-            loops = []
-            for name, follower in followers.items():
-                assert follower is not None
-                any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
-                wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
-                loops.append(asyncio.create_task(follower.run(wake), name=name))
-            # this process's bot runner, woken by any process's append (service/bots.py)
-            runner = BotRunner(games, settings.bot_think_seconds, settings.bot_iterations)
-            bots_woken = watches.enter_context(store.watch())
-            start = await app.state.notifications.now()
-            loops.append(
-                asyncio.create_task(
-                    runner.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start), name="bots"
-                )
-            )
-            # this process's clock scheduler, woken by any process's append (service/timeouts.py)
-            scheduler = ClockScheduler(games, DeadlineIndex(pool, store, acquire_timeout=wait))
-            clocks_woken = watches.enter_context(store.watch())
-            loops.append(asyncio.create_task(scheduler.run(woken_by(clocks_woken.wait)), name="clocks"))
-            try:
+        try:
+            async with running(services, store, settings, projection_wake):
                 yield
-            finally:
-                for loop in loops:
-                    loop.cancel()
-                await asyncio.gather(*loops, return_exceptions=True)
-                await store.stop()
-                await claims_of(store).close()  # its connection back: the pool closes once all are
+        finally:
+            await store.stop()
+            await claims_of(store).close()  # its connection back: the pool closes once all are
             if replica is not None:
                 await replica.stop()
                 await replica.replica.pool.close()
@@ -239,7 +176,7 @@ def create_app(
         request_context_middleware,
         input_guard(settings.request_body_timeout_seconds),
         metrics.middleware,
-        csrf_middleware(signer.secret_for("csrf")),  # api/sessions.py: where a cookie could act
+        csrf_middleware(signer.secret_for("csrf")),  # api/routes/sessions.py: where a cookie could act
         personal_answers,  # Vary and Cache-Control of the answers that depend on the caller
     ]
     if settings.rate_limit_per_minute > 0:  # off by default: throughput tests and benchmarks run unthrottled
@@ -265,6 +202,7 @@ def create_app(
     app = Litestar(
         route_handlers=route_handlers,
         lifespan=[lifespan],
+        dependencies=DEPENDENCIES,  # the services, by parameter name (api/http/dependencies.py)
         state=State(
             {
                 "clients": VerifiedClients(),
@@ -297,7 +235,7 @@ def create_app(
         after_request=vary_on_accept,
         debug=False,
     )
-    # around Litestar's router: a HEAD is routed as the GET of its path (api/head.py)
+    # around Litestar's router: a HEAD is routed as the GET of its path (api/http/head.py)
     app.asgi_handler = head_without_body(app.asgi_handler)
     app.asgi_handler = options_allow_every_method(app.asgi_handler, app)
     app.asgi_handler = secure_headers(app.asgi_handler)  # every answer, errors and unrouted paths too

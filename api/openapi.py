@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from service.settings import PROJECT_ROOT, Settings
+from service.runtime.settings import PROJECT_ROOT, Settings
 
 DEFAULT_PATH = PROJECT_ROOT / "openapi" / "openapi.json"
 
@@ -13,7 +13,7 @@ DEFAULT_PATH = PROJECT_ROOT / "openapi" / "openapi.json"
 def openapi_text() -> str:
     """The OpenAPI document of the app, as stable, sorted JSON."""
     from api.app import create_app
-    from api.contract import served_document
+    from api.contract.document import served_document
 
     document = served_document(create_app(Settings.from_env()))
     return json.dumps(document, indent=2, sort_keys=True) + "\n"

@@ -1,6 +1,6 @@
 """The secret halves kept outside the event streams: a game's seed and seat-token hashes, a tournament's
 organizer and player token hashes, and the seeds committed to before a game (or tournament) has a stream
-(``commit``: service/seeds.py).
+(``commit``: service/integrity/seeds.py).
 
 The seed must stay hidden until the game ends (it would reveal every future shuffle and roll), so it
 never enters an event; the audit reveals it once the game is finished. Tokens are kept only as hashes.

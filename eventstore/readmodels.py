@@ -1,4 +1,4 @@
-"""The SQL of the read models projected from the feed (service/projections.py): their tables, the
+"""The SQL of the read models projected from the feed (service/readmodels/projections.py): their tables, the
 checkpoints the projectors take turns on, and the statements that write them.
 
 Table names are fixed here, never user input.

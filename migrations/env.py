@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
-from service import multihost
+from service.runtime import multihost
 
 config = context.config
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
 # Imports stay inside the commands: ``verify`` must run on the standard library, msgspec and cryptography
 # alone (docs/decisions/0004-offline-verifier.md), so it imports nothing of the server (database, web
@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 
 def serve(settings: Settings) -> None:
     """Resolve the database (embedded if DATABASE_URL is unset), migrate it, and serve with uvicorn."""
-    from service.database import migrate_urls, resolve_database_urls
-    from service.keyring import check_signing_key
-    from service.serving import run_uvicorn
-    from service.signing import load_signer
+    from service.integrity.keyring import check_signing_key
+    from service.integrity.signing import load_signer
+    from service.runtime.database import migrate_urls, resolve_database_urls
+    from service.runtime.serving import run_uvicorn
 
     urls = resolve_database_urls(settings)
     migrate_urls(urls)
@@ -35,7 +35,7 @@ def serve(settings: Settings) -> None:
 
 def verify_command(args: argparse.Namespace) -> int:
     """The offline verifier, on the standard library, msgspec and cryptography alone (docs/audit.md)."""
-    from service.audit import verify_file
+    from service.integrity.audit import verify_file
 
     return verify_file(args.file, args.receipts, args.public_key)
 
@@ -67,7 +67,7 @@ def command_line(with_simulate: bool = True) -> argparse.ArgumentParser:
         "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"
     )
     if with_simulate:
-        from service.simulate import add_arguments
+        from service.workers.simulate import add_arguments
 
         add_arguments(
             commands.add_parser("simulate", help="play bot games in process and report (no database)")
@@ -82,12 +82,12 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(verify_command(command_line(with_simulate=False).parse_args(arguments)))
     args = command_line().parse_args(arguments)
     if args.command == "simulate":
-        from service.simulate import run
+        from service.workers.simulate import run
 
         run(args)
         return
-    from service.database import migrate_urls, resolve_database_urls
-    from service.settings import Settings
+    from service.runtime.database import migrate_urls, resolve_database_urls
+    from service.runtime.settings import Settings
 
     settings = Settings.from_env()
     if args.command == "serve":
@@ -95,8 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "migrate":
         migrate_urls(resolve_database_urls(settings))
     elif args.command == "rotate-key":
-        from service.keyring import rotate_command
-        from service.signing import load_signer
+        from service.integrity.keyring import rotate_command
+        from service.integrity.signing import load_signer
 
         urls = resolve_database_urls(settings)
         migrate_urls(urls)
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "database-url":
         print(resolve_database_urls(settings).service)
     elif args.command == "projections":
-        from service.projections import rebuild_command
+        from service.readmodels.projections import rebuild_command
 
         asyncio.run(rebuild_command(settings))
 

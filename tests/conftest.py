@@ -72,3 +72,14 @@ def standby_pair() -> Iterator[StandbyPair]:
     """A primary of its own with a streaming hot standby (tests/support/standby.py), started on first use."""
     with primary_with_standby() as started:
         yield started
+
+
+DATABASE_FIXTURES = ("server_url", "standby_pair")  # every fixture that starts a PostgreSQL server
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``db`` every test that reaches PostgreSQL through a fixture (all of them start from one of
+    DATABASE_FIXTURES), so ``-m "not db"`` selects exactly the tests that need no database (make test-fast)."""
+    for item in items:
+        if any(name in getattr(item, "fixturenames", ()) for name in DATABASE_FIXTURES):
+            item.add_marker(pytest.mark.db)

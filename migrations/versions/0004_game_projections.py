@@ -1,7 +1,7 @@
 """Game projections: the listing, per-player rows and finished results, fed from the global feed.
 
 Each projection batch is one transaction: it locks its checkpoint, applies the feed after it and
-writes the new checkpoint, so every event is applied exactly once (service/projections.py). The
+writes the new checkpoint, so every event is applied exactly once (service/readmodels/projections.py). The
 ``*_rebuild`` twins hold a projection being rebuilt from zero while the live one keeps serving; the
 rebuild copies them over the live tables holding the live checkpoint's lock.
 

@@ -2,7 +2,7 @@
 
 ``ratings`` holds each rated identity's OpenSkill rating per game and ``rated_games`` the games that
 went into them; both are written by the game projector in the same transaction as its checkpoint
-(service/projections.py), so a rating is the fold of the rated games in feed order, and a rebuild from
+(service/readmodels/projections.py), so a rating is the fold of the rated games in feed order, and a rebuild from
 zero (into the ``*_rebuild`` twins) computes the same numbers. The ``tournament_results`` checkpoint is
 the background worker's that records finished tournament games in their tournament's stream.
 

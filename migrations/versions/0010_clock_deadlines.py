@@ -1,6 +1,6 @@
 """Clock deadlines: every pending decision of a timed game and when it times out.
 
-``clock_deadlines`` is a read model fed from the global feed (service/timeouts.py ``DeadlineIndex``, under
+``clock_deadlines`` is a read model fed from the global feed (service/workers/timeouts.py ``DeadlineIndex``, under
 the ``clock_deadlines`` checkpoint): each ``clock_started`` or ``clock_stamped`` event replaces its game's
 rows with the deadlines it carries, and ``version`` is the game's version at that event, which the clock
 scheduler of every process sends as the timeout's If-Match so that exactly one of them appends it. The
@@ -33,7 +33,7 @@ CREATE TABLE clock_deadlines (
 COMMENT ON TABLE clock_deadlines IS 'Projection: the deadline of every pending decision of a timed game.'
 """,
     "CREATE INDEX clock_deadlines_due_idx ON clock_deadlines (deadline)",
-    # a lobby game's clock choice (service/models.py ClockIn), kept until its seats are filled and it starts
+    # a lobby game's clock choice (service/games/schemas.py ClockIn), kept until its seats are filled and it starts
     "ALTER TABLE lobby_games ADD COLUMN clock jsonb",
     # no timed game exists before this migration, but the index reads the feed from its start like the others
     "INSERT INTO projection_checkpoints (name) VALUES ('clock_deadlines') ON CONFLICT DO NOTHING",

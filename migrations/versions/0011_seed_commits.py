@@ -4,7 +4,7 @@
 - ``seed_commits``: the server's secret seed half of a lobby game (or the seed of an account tournament)
   and its public commitment ``SHA-256(secret)``, written once when the game (tournament) is created and
   never changed, deleted or truncated (the service's role is refused by triggers it cannot disable). The
-  game's seed is fixed when it starts, from this secret and its players' entropy (service/seeds.py).
+  game's seed is fixed when it starts, from this secret and its players' entropy (service/integrity/seeds.py).
 - ``game_listing.seed_commitment`` (and its rebuild twin): the commitment of each listed game, from its
   stream's creation metadata; filled in for the games listed already.
 

@@ -1,6 +1,6 @@
 """Accounts whose names look alike: ``accounts.name_skeleton``, each name's skeleton (domain/names.py
 ``skeleton``: NFKC, look-alike Latin, Greek and Cyrillic letters folded together, case-folded), indexed, so a
-sign-up whose name looks like an existing account's is refused (service/accounts.py). Filled in here for
+sign-up whose name looks like an existing account's is refused (service/accounts/accounts.py). Filled in here for
 the accounts that exist; two that already look alike both keep their names.
 
 Revision ID: 0015_account_skeletons

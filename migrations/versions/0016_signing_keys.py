@@ -1,7 +1,7 @@
 """The service's public signing keys: every host signs with one key, the one recorded here.
 
 - ``signing_keys``: the Ed25519 public key (raw, hex) the service signs heads with, recorded by the first
-  ``python -m service serve`` (service/keyring.py); a host started with another key refuses to serve. A
+  ``python -m service serve`` (service/integrity/keyring.py); a host started with another key refuses to serve. A
   rotation (``python -m service rotate-key``, docs/operations.md) retires the current key (``retired_at``)
   and records the new one, so the keys that signed older receipts stay listed. At most one key is current.
 

@@ -10,14 +10,14 @@ Phases (every ratio compares two sides run in turns, five slices each, with the 
 both see the same background load on a shared machine):
 - raw insert: 16 dedicated asyncpg connections, one single-row INSERT (autocommit) each into a copy of
   the events table (same columns, defaults and indexes); also through the service's pool;
-- append: 16 writers, each on its own Bazaar game, GameService.execute of scripted legal commands,
+- append: 16 writers, each on its own Bazaar game, GameCommands.execute of scripted legal commands,
   with each side's CPU time per operation in this process and (when it runs here) the database server;
 - writers: the raw INSERT and append comparison again with 64 and 256 writers (raw INSERTs on a
   connection each up to RAW_CONNECTIONS, then that many shared: PostgreSQL allows 100 by default), where
   one commit per row no longer keeps up and group commit should;
-- replay: the append phase's games rebuilt by a cold GameService.load (read + decode + fold) against
+- replay: the append phase's games rebuilt by a cold GameLoader.load (read + decode + fold) against
   fetching the same rows with asyncpg, one game after the other;
-- HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/serving.py,
+- HTTP: 32 keep-alive clients against uvicorn, served as ``python -m service serve`` serves (service/runtime/serving.py,
   HTTP_IMPLEMENTATION), running tests.bench.bare_app (the raw INSERT behind one Litestar route) and then
   api.app (POST /v1/games/{id}/commands, each client on its own game); the clients are this process's
   (tests/bench/http_load.py) and, where Debian's wrk is installed, wrk's (tests/bench/wrk.py, which spends
@@ -58,11 +58,11 @@ import msgspec
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from eventstore.postgres import MAX_BATCH
-from service.database import create_pool, migrate
-from service.games import GameService
-from service.logging import configure_logging
-from service.models import CreateGame
-from service.settings import Settings
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.runtime.database import create_pool, migrate
+from service.runtime.logging import configure_logging
+from service.runtime.settings import Settings
 from tests.bench import workload
 from tests.bench.bare_app import RAW_TABLE
 from tests.bench.filler import fill
@@ -201,7 +201,7 @@ async def create_games(service: GameService, labels: list[str]) -> list[tuple[st
     """Create the bench games ``labels``; each one's id and seat tokens."""
     out = []
     for label in labels:
-        created = await service.create(msgspec.convert(workload.create_body(label), CreateGame))
+        created = await service.commands.create(msgspec.convert(workload.create_body(label), CreateGame))
         out.append((created.game_id, [seat.token for seat in created.seats]))
     return out
 
@@ -241,7 +241,7 @@ async def growth(pool: asyncpg.Pool, empty_pool: asyncpg.Pool) -> tuple[float, f
             if step is None:
                 return 0
             game_id, seat, body, _ = step
-            await service.execute(game_id, seat, body)
+            await service.commands.execute(game_id, seat, body)
             return 1
 
         meters.append(Meter(1, command))
@@ -274,7 +274,7 @@ async def append(
 ) -> tuple[dict[str, float], list[str]]:
     """Single-row INSERTs/s (``writers`` tasks, each on its own connection up to RAW_CONNECTIONS, beyond that
     sharing as many; the same tasks on the service's pool), rows/s inserted MAX_BATCH to a transaction (a
-    group commit's share of the database's work), side by side with commands/s through GameService.execute
+    group commit's share of the database's work), side by side with commands/s through GameCommands.execute
     (``writers`` writers on distinct games), and each side's CPU time per operation in this process and in
     the database server; the writers' game ids."""
     into = f"INSERT INTO {RAW_TABLE} (stream_id, version, type, schema_version, data, hash)"
@@ -325,7 +325,7 @@ async def append(
         if step is None:
             return 0
         game_id, seat, command_body, _ = step
-        await service.execute(game_id, seat, command_body)
+        await service.commands.execute(game_id, seat, command_body)
         return 1
 
     clocks = append_clocks(await database_server_pid(pool))
@@ -355,13 +355,13 @@ async def append(
 
 
 async def replay(pool: asyncpg.Pool, game_ids: list[str]) -> tuple[float, float]:
-    """Events/s rebuilt by a cold GameService.load, and events/s fetched raw, over the same games, each
+    """Events/s rebuilt by a cold GameLoader.load, and events/s fetched raw, over the same games, each
     one game after the other (the work is the client's CPU: concurrency would not add to it)."""
     raw_query = "SELECT * FROM events WHERE stream_id = $1 ORDER BY version"
 
     async def rebuild_all(_worker: int) -> int:
         service = new_service(pool)  # a cold state cache: every load folds the whole stream
-        return sum([(await service.load(game_id)).version for game_id in game_ids])
+        return sum([(await service.loader.load(game_id)).version for game_id in game_ids])
 
     async def read_all(_worker: int) -> int:
         total = 0

@@ -12,8 +12,8 @@ from litestar import Litestar, get, post
 from litestar.datastructures import State
 from litestar.params import JSONBody
 
-from service.database import create_pool
-from service.settings import Settings
+from service.runtime.database import create_pool
+from service.runtime.settings import Settings
 
 RAW_TABLE = "bench_raw_events"
 INSERT = (
@@ -36,7 +36,7 @@ async def ready() -> dict[str, str]:
 
 
 def create_bare_app() -> Litestar:
-    """The bare app: the pool of service.database.create_pool with the server's own settings."""
+    """The bare app: the pool of service.runtime.database.create_pool with the server's own settings."""
     settings = Settings.from_env()
 
     @asynccontextmanager

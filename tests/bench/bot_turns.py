@@ -1,7 +1,7 @@
 """`make bench`, bots taking turns: how long a person waits for the greedy bot's answer while games of server
 bots only keep the same process's bot runner busy. Target: p99 under 2 s with 20 such games on two cores.
 
-One BotRunner (service/bots.py) at the server's budget (``BOT_THINK_SECONDS``, ``BOT_ITERATIONS``) plays
+One BotRunner (service/workers/bots.py) at the server's budget (``BOT_THINK_SECONDS``, ``BOT_ITERATIONS``) plays
 ``BENCH_TURN_GAMES`` (default 20) Basari games of four strong bots, topped up as they end, and one Bazaar game
 of a person against the greedy bot (a new one when it ends). The bench plays the person: a seeded random legal
 decision (never resigning) whenever the seat owes one, after thinking up to ``BENCH_TURN_PAUSE`` seconds
@@ -27,11 +27,11 @@ import msgspec
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore
-from service.bots import BotRunner
-from service.games import GameService
-from service.logging import configure_logging
-from service.models import CreateGame
-from service.settings import Settings
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.runtime.logging import configure_logging
+from service.runtime.settings import Settings
+from service.workers.bots import BotRunner
 from tests.bench.bots import percentile
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
@@ -47,7 +47,7 @@ PERSON = {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "greedy"}]}
 
 async def create(games: GameService, body: dict[str, Any], seed: str) -> str:
     """A new game from ``body`` with ``seed``; its id."""
-    created = await games.create(msgspec.convert({**body, "seed": seed}, CreateGame))
+    created = await games.commands.create(msgspec.convert({**body, "seed": seed}, CreateGame))
     return created.game_id
 
 
@@ -56,7 +56,7 @@ async def keep_busy(games: GameService, running: list[str]) -> None:
     made = len(running)
     while True:
         for index, game_id in enumerate(running):
-            if (await games.load(game_id)).finished:
+            if (await games.loader.load(game_id)).finished:
                 running[index] = await create(games, BOTS_ONLY, f"bench-turns-busy-{made}")
                 made += 1
         await asyncio.sleep(0.5)
@@ -76,7 +76,7 @@ async def answers(games: GameService, store: InMemoryEventStore) -> tuple[list[f
         try:
             person = await create(games, PERSON, "bench-turns-person-0")
             while len(waits) < ANSWERS:
-                loaded = await games.load(person)
+                loaded = await games.loader.load(person)
                 if loaded.finished:
                     person = await create(games, PERSON, f"bench-turns-person-{len(waits)}")
                     continue
@@ -87,12 +87,14 @@ async def answers(games: GameService, store: InMemoryEventStore) -> tuple[list[f
                     continue
                 await asyncio.sleep(chooser.uniform(0, PAUSE_SECONDS))  # the person thinks
                 with store.watch(person) as moved:
-                    accepted = await games.execute(person, 0, msgspec.to_builtins(chooser.choice(legal)))
+                    accepted = await games.commands.execute(
+                        person, 0, msgspec.to_builtins(chooser.choice(legal))
+                    )
                     sent = time.perf_counter()
-                    after = await games.load(person)
+                    after = await games.loader.load(person)
                     if after.finished or 1 not in [p.seat for p in after.game.pending(after.state)]:
                         continue  # the person still owes a step of the turn, or the game ended
-                    while (await games.load(person)).version == accepted.version:
+                    while (await games.loader.load(person)).version == accepted.version:
                         await moved.wait(5)
                     waits.append(time.perf_counter() - sent)
         finally:

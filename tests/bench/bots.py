@@ -2,7 +2,7 @@
 
 Win rates: for each game and player count (a cell), ``BENCH_BOT_GAMES`` seeded games (default 12 x
 BENCH_SCALE, at least 4) of one strong bot against random ones, and as many of one greedy bot against random
-ones, the bots rotated over the seats, played by the simulator (``service.simulate``) in ``BENCH_BOT_JOBS``
+ones, the bots rotated over the seats, played by the simulator (``service.workers.simulate``) in ``BENCH_BOT_JOBS``
 processes (default 2) at the server's iteration budget (``BOT_ITERATIONS``; no wall-clock cap, so a loaded
 machine does not change the outcome); a win shared by k seats counts 1/k. Targets: strong wins at
 least 90 % at two players (Bazaar, Johari) and at least twice the random share (2/n) at 3-5 players; greedy
@@ -11,7 +11,7 @@ cell as a smoke test, and raise ``BENCH_BOT_GAMES`` for a verdict.
 
 Decision time: ``BENCH_BOT_TIMED`` games per cell (default 1) of one strong bot against random ones, in this
 process, each decision with the server's whole budget (``BOT_ITERATIONS`` iterations capped at
-``BOT_THINK_SECONDS``: service/settings.py); median at most 0.5 s, p99 at most 2 s. They run before the win
+``BOT_THINK_SECONDS``: service/runtime/settings.py); median at most 0.5 s, p99 at most 2 s. They run before the win
 rates, alone; the machine's load average is printed with them: on a shared machine they grow with it.
 Prints a table, then one JSON line.
 """
@@ -28,15 +28,15 @@ from typing import Any
 from domain.bots import Budget
 from domain.bots.core import Level
 from domain.bots.play import play
-from service.settings import Settings
-from service.simulate import seating, simulate
+from service.runtime.settings import Settings
+from service.workers.simulate import seating, simulate
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 GAMES = int(os.environ.get("BENCH_BOT_GAMES", str(max(4, int(12 * SCALE)))))
 TIMED = int(os.environ.get("BENCH_BOT_TIMED", "1"))
 JOBS = int(os.environ.get("BENCH_BOT_JOBS", "2"))
 _SETTINGS = Settings.from_env()
-STRONG = Budget(  # what a server process gives its strong bot (service/bots.py)
+STRONG = Budget(  # what a server process gives its strong bot (service/workers/bots.py)
     iterations=_SETTINGS.bot_iterations,
     seconds=_SETTINGS.bot_think_seconds if _SETTINGS.bot_think_seconds > 0 else None,
 )

@@ -670,8 +670,8 @@ def mixed_table(results: dict[str, Any]) -> str:
 
 async def main() -> None:
     """The mixed phase, the capacity search and the scale-out phase on a fresh database."""
-    from service.database import create_pool
-    from service.settings import Settings
+    from service.runtime.database import create_pool
+    from service.runtime.settings import Settings
 
     quiet_logging()
     results: dict[str, Any] = {"scale": SCALE}

@@ -40,7 +40,7 @@ import httpx
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.bench.__main__ import (
     HTTP_CLIENTS,
     PHASE_SECONDS,
@@ -300,8 +300,8 @@ def scale_out_table(results: dict[str, Any]) -> str:
 
 async def main() -> None:
     """This phase alone, on a fresh database of DATABASE_URL's server (or an embedded one)."""
-    from service.database import create_pool
-    from service.settings import Settings
+    from service.runtime.database import create_pool
+    from service.runtime.settings import Settings
     from tests.bench.__main__ import fresh_databases, quiet_logging
 
     quiet_logging()

@@ -15,8 +15,8 @@ import os
 import subprocess
 import sys
 
-from service.database import create_pool
-from service.settings import PROJECT_ROOT, Settings
+from service.runtime.database import create_pool
+from service.runtime.settings import PROJECT_ROOT, Settings
 from tests.bench.__main__ import (
     HTTP_CLIENTS,
     PHASE_SECONDS,

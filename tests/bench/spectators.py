@@ -31,8 +31,8 @@ import msgspec
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame
+from service.games.schemas import CreateGame
+from service.games.service import GameService
 from tests.bench import workload
 from tests.bench.processes import cpu_seconds, rss_kb
 from tests.e2e.conftest import start_server
@@ -189,7 +189,7 @@ async def shape(
     labels = [f"spect-{games}-{g}" for g in range(games)]
     created = []
     for label in labels:
-        game = await service.create(msgspec.convert(workload.create_body(label), CreateGame))
+        game = await service.commands.create(msgspec.convert(workload.create_body(label), CreateGame))
         created.append(game)
     scripts = [workload.script(label, moves) for label in labels]
     arrived = {game.game_id: asyncio.Event() for game in created}  # the play waits on it, not polling
@@ -232,7 +232,7 @@ async def shape(
         await asyncio.sleep(pause * index / games)  # the games' moves spread over the pause
         for seat, body in scripts[index]:
             started = time.perf_counter()
-            accepted = await service.execute(game.game_id, seat, body)
+            accepted = await service.commands.execute(game.game_id, seat, body)
             for event in accepted.events:
                 sent_at[(game.game_id, event.version)] = started
             appended += len(accepted.events)
@@ -326,8 +326,8 @@ async def main() -> None:
     quiet_logging()
 
     async with fresh_databases(1) as (database_url,):
-        from service.database import create_pool
-        from service.settings import Settings
+        from service.runtime.database import create_pool
+        from service.runtime.settings import Settings
 
         pool = await create_pool(database_url, Settings.from_env())
         try:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.e2e.conftest import start_server
 from tests.support.databases import fresh_database
 

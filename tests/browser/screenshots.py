@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.browser.conftest import ARTIFACTS
 
 DOCS = PROJECT_ROOT / "docs" / "screenshots"

@@ -29,7 +29,7 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.cluster.network import Host, kill_everything_in
 
 DEPLOY = PROJECT_ROOT / "deploy"

@@ -165,8 +165,8 @@ async def test_b_timeouts_and_bot_moves_are_decided_once_across_hosts(cluster: C
             assert response.status_code == 201, response.text
             timed_games.append(response.json()["game_id"])
     await wait_finished(cluster, bot_games + timed_games, seconds=300)
-    # each accepted timeout and bot move stores its command's idempotency record (service/timeouts.py,
-    # service/bots.py): "<seat>:clock-v<version>-s<seat>", "<seat>:bot-v<version>"
+    # each accepted timeout and bot move stores its command's idempotency record (service/workers/timeouts.py,
+    # service/workers/bots.py): "<seat>:clock-v<version>-s<seat>", "<seat>:bot-v<version>"
     count = "SELECT count(*) FROM commands WHERE stream_id = ANY($1::text[]) AND command_id LIKE $2"
     stored_timeouts = (await fetch(superuser(cluster), count, timed_games, "%:clock-v%"))[0][0]
     bot_moves = (await fetch(superuser(cluster), count, bot_games, "%:bot-v%"))[0][0]

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.support.databases import fresh_database
 
 
@@ -32,9 +32,9 @@ def start_server(
     settings: dict[str, str] | None = None,
     app: str = "api.app:create_app",
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Serve the app factory ``app`` as ``python -m service serve`` does (service/serving.py) and wait until
+    """Serve the app factory ``app`` as ``python -m service serve`` does (service/runtime/serving.py) and wait until
     /ready answers 200 (logs to ``log_file``); ``settings`` are extra environment variables
-    (service/settings.py), e.g. a small rate limit or HTTP_IMPLEMENTATION."""
+    (service/runtime/settings.py), e.g. a small rate limit or HTTP_IMPLEMENTATION."""
     port = free_port()
     env = {
         **os.environ,
@@ -45,7 +45,7 @@ def start_server(
     }
     log = open(log_file, "wb") if log_file else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the server
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.serving", app, str(port), str(workers)],
+        [sys.executable, "-m", "service.runtime.serving", app, str(port), str(workers)],
         cwd=PROJECT_ROOT,
         env=env,
         stderr=log,
@@ -70,7 +70,7 @@ def wait_ready(process: subprocess.Popen[bytes], base: str) -> None:
     raise AssertionError("server did not become ready within 90 s")
 
 
-# The shared servers run as `make run` serves (uvicorn with httptools on uvloop, service/serving.py) and send
+# The shared servers run as `make run` serves (uvicorn with httptools on uvloop, service/runtime/serving.py) and send
 # a keep-alive on a stream quiet for this long, so every stream test goes through quiet periods longer than
 # a keep-alive on the loop the service ships with.
 SERVED_AS_SHIPPED = {"HTTP_IMPLEMENTATION": "httptools", "STREAM_KEEPALIVE_SECONDS": "0.3"}
@@ -118,7 +118,12 @@ async def own_server(
         process.wait(10)
 
 
-@pytest.fixture(params=[1, 2], ids=["workers1", "workers2"])
+# the database marker by hand: the servers are looked up by name, so their database fixtures are not in the
+# test's fixture closure (tests/conftest.py marks the tests whose closure reaches server_url)
+@pytest.fixture(
+    params=[pytest.param(1, marks=pytest.mark.db), pytest.param(2, marks=pytest.mark.db)],
+    ids=["workers1", "workers2"],
+)
 def any_server(request: pytest.FixtureRequest) -> str:
     """Each test using it runs against the one-worker server and the two-worker server."""
     name = "server" if request.param == 1 else "server_two_workers"

@@ -19,7 +19,7 @@ import httpx
 import psutil
 import pytest
 
-from service.database import migrate
+from service.runtime.database import migrate
 from tests.e2e.conftest import start_server
 from tests.support.ledger import (
     Ledger,

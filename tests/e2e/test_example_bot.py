@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.e2e.conftest import start_server
 from tests.support.bot_games import commands_by_key, play_people
 from tests.support.databases import fresh_database

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 
 pytestmark = pytest.mark.e2e
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.support.client_play import play_existing
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]

@@ -19,8 +19,8 @@ from httpx_sse import ServerSentEvent, aconnect_sse
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 from tests.support.account_seats import SeatingKeyStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -230,7 +230,7 @@ async def test_a_resumed_stream_misses_no_notice(
     service = GameService(
         PostgresEventStore(pool), SeatingKeyStore(pool, [a[2] for a in accounts]), all_games()
     )
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game="basari", players=[PlayerIn(name=n) for n, _, _ in accounts])
     )
     async with notifications(server, token, resume_from) as events:

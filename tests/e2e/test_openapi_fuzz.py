@@ -37,7 +37,7 @@ from schemathesis.specs.openapi.checks import (
     unsupported_method,
 )
 
-from service.settings import PROJECT_ROOT
+from service.runtime.settings import PROJECT_ROOT
 from tests.support.live_games import LiveGame, create_live_game, game_service, legal_body, play_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]

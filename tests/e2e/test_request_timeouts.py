@@ -1,7 +1,8 @@
 """Half-sent requests are dropped: a request head that stops arriving loses its connection
-(api/server.py), a body that stops arriving, or trickles past its deadline, gets 408 (api/middleware.py); a head
-larger than MAX_HEAD_BYTES gets 431 (api/server.py). Measured against the server as
-``python -m service serve`` runs it, with one-second timeouts, on each HTTP_IMPLEMENTATION (service/serving.py)."""
+(api/http/server.py), a body that stops arriving, or trickles past its deadline, gets 408
+(api/http/middleware.py); a head larger than MAX_HEAD_BYTES gets 431 (api/http/server.py). Measured against the
+server as ``python -m service serve`` runs it, with one-second timeouts, on each HTTP_IMPLEMENTATION
+(service/runtime/serving.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from contextlib import suppress
 import httpx
 import pytest
 
-from service.serving import HTTP_IMPLEMENTATIONS
-from service.settings import PROJECT_ROOT
+from service.runtime.serving import HTTP_IMPLEMENTATIONS
+from service.runtime.settings import PROJECT_ROOT
 from tests.e2e.conftest import free_port
 
 pytestmark = pytest.mark.e2e

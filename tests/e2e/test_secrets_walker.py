@@ -19,9 +19,10 @@ from typing import Any
 import httpx
 import pytest
 
-from api.formats import CSV, NDJSON
+from api.http.formats import CSV, NDJSON
 from domain.bazaar.events import BazaarDealt, SolitaireWareDealt
-from service.games import GameService, LoadedGame
+from service.games.loading import LoadedGame
+from service.games.service import GameService
 from tests.support.live_games import LiveGame, create_live_game, game_service, legal_body, play_until
 from tests.support.secrets import Secrets, basari_secrets, bazaar_secrets, encodings, johari_secrets, leaks
 
@@ -99,7 +100,7 @@ async def true_secrets(service: GameService, loaded: LoadedGame, viewer: int | N
             records = await service.store.read_stream(loaded.game_id, until=8)
             set_aside: tuple[int, ...] = ()
             for record in records:
-                event = service.decode(loaded.game, record)
+                event = service.loader.decode(loaded.game, record)
                 if isinstance(event, BazaarDealt | SolitaireWareDealt) and event.set_aside:
                     set_aside = event.set_aside
             return bazaar_secrets(loaded.state, set_aside, finished)
@@ -118,7 +119,7 @@ async def walk(
 ) -> int:
     """Every endpoint as a spectator, as each seat and with another game's seat token (seen as a spectator)
     at the game's current point; fails on any leak. Returns the requests made."""
-    loaded = await service.load(live.game_id)
+    loaded = await service.loader.load(live.game_id)
     if loaded.finished:
         world.seeds.pop(live.game_id, None)
     values = {
@@ -204,7 +205,7 @@ async def post_and_check(
     client: httpx.AsyncClient, service: GameService, world: World, live: LiveGame, chooser: random.Random
 ) -> None:
     """A refused and an accepted command over HTTP: neither answer holds a secret of the poster."""
-    loaded = await service.load(live.game_id)
+    loaded = await service.loader.load(live.game_id)
     if loaded.finished:
         return
     seat = chooser.choice(loaded.game.pending(loaded.state)).seat
@@ -219,7 +220,7 @@ async def post_and_check(
     assert body is not None
     accepted = await client.post(f"/v1/games/{live.game_id}/commands", json=body, headers=auth)
     assert accepted.status_code == 200, accepted.text
-    after = await service.load(live.game_id)
+    after = await service.loader.load(live.game_id)
     if after.finished:
         world.seeds.pop(live.game_id, None)
     secrets = await true_secrets(service, after, seat)
@@ -360,7 +361,7 @@ async def test_no_endpoint_leaks_a_secret_of_a_tournament_game(own_server: tuple
         games = []
         for table in tables:
             names = [s["name"] for s in table["seats"]]
-            keys = await service.game_keys(table["game_id"])
+            keys = await service.loader.game_keys(table["game_id"])
             world.seeds[table["game_id"]] = keys.seed
             games.append(LiveGame(table["game_id"], "basari", keys.seed, [tokens[n] for n in names], names))
         chooser = random.Random("walker-tournament")

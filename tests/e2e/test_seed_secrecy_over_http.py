@@ -11,7 +11,7 @@ import pytest
 from httpx_sse import aconnect_sse
 
 from domain.core import commitment
-from service.seeds import mixed_seed
+from service.integrity.seeds import mixed_seed
 from tests.support.accounts import account, bearer
 from tests.support.client_play import play_existing
 

@@ -1,4 +1,4 @@
-"""End to end, the session cookie is read one way (api/games.py ``session_token``): a write the cookie
+"""End to end, the session cookie is read one way (api/routes/games.py ``session_token``): a write the cookie
 authenticates is CSRF-checked however the request spells its ``Cookie`` headers (spaces around ``=``,
 several headers), because the CSRF check and the session reader parse them with the same parser. On the
 real server: test clients may join repeated headers before the app sees them."""

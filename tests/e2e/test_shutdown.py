@@ -1,6 +1,6 @@
 """A server stops when told to (SIGTERM, as a service manager sends it) even while it is watched: a live
 stream never ends by itself, so the server waits SHUTDOWN_GRACE_SECONDS for open requests, then cuts them
-(service/serving.py). Before that bound, a server with one open stream did not stop at all."""
+(service/runtime/serving.py). Before that bound, a server with one open stream did not stop at all."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_a_watched_server_stops_on_sigterm_within_its_grace(database_url: str) -
 def test_a_person_reads_where_the_server_serves_and_a_quiet_stop_on_ctrl_c(
     database_url: str, tmp_path: Path
 ) -> None:
-    """What ``make run`` prints (service/serving.py): "Serving on http://HOST:PORT" once it listens, no
+    """What ``make run`` prints (service/runtime/serving.py): "Serving on http://HOST:PORT" once it listens, no
     alembic notes; Ctrl-C with a live stream open says it stops and cuts the stream, with no traceback."""
     log = tmp_path / "server.log"
     quiet = {"STREAM_KEEPALIVE_SECONDS": "600", "STREAM_POLL_SECONDS": "600", "LOG_FORMAT": "console"}

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from httpx_sse import aconnect_sse
 
-from api.games import SESSION_COOKIE
+from api.http.auth import SESSION_COOKIE
 from tests.e2e.conftest import start_server
 from tests.support.accounts import account, bearer
 from tests.support.client_play import create_game, play_existing

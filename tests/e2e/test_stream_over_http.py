@@ -18,7 +18,7 @@ from httpx_sse import ServerSentEvent, aconnect_sse
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
+from service.games.service import GameService
 from tests.support.client_play import create_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -41,12 +41,12 @@ async def other_process(pool: asyncpg.Pool) -> AsyncIterator[GameService]:
 
 async def play_one(service: GameService, game_id: str, chooser: random.Random) -> int | None:
     """One random legal command from a random pending seat; the new version (None once the game is over)."""
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     if loaded.finished:
         return None
     seat = chooser.choice(loaded.game.pending(loaded.state)).seat
     command = chooser.choice(loaded.legal(seat))
-    accepted = await service.execute(game_id, seat, msgspec.to_builtins(command))
+    accepted = await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
     return accepted.version
 
 

@@ -14,7 +14,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.integration.test_api_tournaments import assert_problem, bearer
 
 pytestmark = pytest.mark.db

@@ -18,7 +18,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.support.client_play import create_game
 from tests.support.databases import fresh_database
 

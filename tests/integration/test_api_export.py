@@ -18,7 +18,7 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from domain.core import fold
 from domain.registry import all_games
-from service.audit import (
+from service.integrity.audit import (
     LEGACY_NOTE,
     NotAnExport,
     chain_key,
@@ -27,8 +27,8 @@ from service.audit import (
     verify_export,
     verify_file,
 )
-from service.settings import Settings
-from service.signing import Signer
+from service.integrity.signing import Signer
+from service.runtime.settings import Settings
 from tests.support.client_play import create_game, play_to_end
 
 pytestmark = pytest.mark.db

@@ -15,7 +15,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.support.client_play import create_game, play_to_end
 
 pytestmark = pytest.mark.db

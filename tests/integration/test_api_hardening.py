@@ -16,8 +16,8 @@ from litestar.routes import HTTPRoute
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from api.formats import EVENT_STREAM, OFFERS
-from service.settings import Settings
+from api.http.formats import EVENT_STREAM, OFFERS
+from service.runtime.settings import Settings
 
 pytestmark = pytest.mark.db
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from api.contract import served_document
-from service.settings import Settings
+from api.contract.document import served_document
+from service.runtime.settings import Settings
 
 pytestmark = pytest.mark.db
 

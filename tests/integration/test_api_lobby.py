@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from litestar.testing import AsyncTestClient
 
-from service.clocks import RATED_FIRST_GRACE_SECONDS
+from service.games.clocks import RATED_FIRST_GRACE_SECONDS
 from tests.support.accounts import account, bearer, refused, unlimited_client
 from tests.support.client_play import create_game, play_existing
 

@@ -19,9 +19,9 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.bots import BotRunner
-from service.games import GameService
-from service.settings import Settings
+from service.games.service import GameService
+from service.runtime.settings import Settings
+from service.workers.bots import BotRunner
 from tests.support.accounts import account, bearer, refused
 from tests.support.databases import fresh_database
 

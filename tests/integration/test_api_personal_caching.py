@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 pytestmark = pytest.mark.db
 

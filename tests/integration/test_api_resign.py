@@ -10,7 +10,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.support.accounts import bearer
 from tests.support.client_play import create_game
 

@@ -13,7 +13,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 pytestmark = pytest.mark.db
 

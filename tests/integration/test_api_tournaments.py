@@ -20,10 +20,10 @@ from domain.core import commitment
 from domain.registry import all_games
 from domain.tournament import game_seed
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
-from service.settings import Settings
-from service.signing import SignedHead, verify_head
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
+from service.integrity.signing import SignedHead, verify_head
+from service.runtime.settings import Settings
 from tests.support.client_play import play_existing
 from tests.support.finished_games import finish
 
@@ -250,7 +250,9 @@ async def test_a_rated_solitaire_game_breaks_no_ratings_or_player_page(
         refused, 422, "rated_needs_accounts"
     )  # the API refuses it; the service can still write one
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
-    created = await games.create(CreateGame(game="bazaar", players=[PlayerIn(name=name)], rated=True))
+    created = await games.commands.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=name)], rated=True)
+    )
     await finish(games, created.game_id, name)
     assert (await client.get(f"/v1/games/{created.game_id}")).json()["status"] == "finished"
     assert (await client.get("/v1/ratings/bazaar")).status_code == 200

@@ -19,9 +19,9 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from domain.registry import all_games
 from eventstore import GENESIS_HASH, event_hash
-from service.audit import check_receipts, read_export, read_receipts, verify_export, verify_file
-from service.settings import Settings
-from service.signing import SignedHead, verify_head
+from service.integrity.audit import check_receipts, read_export, read_receipts, verify_export, verify_file
+from service.integrity.signing import SignedHead, verify_head
+from service.runtime.settings import Settings
 from tests.support.client_play import create_game, play_existing, play_to_end
 from tests.support.databases import fresh_database, superuser_pool_on
 

@@ -16,11 +16,11 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.accounts import AccountService
-from service.games import GameService
-from service.lobby import LobbyService
-from service.models import CreateGame
+from service.accounts.accounts import AccountService
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.lobby.lobby import LobbyService
+from service.runtime import errors
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
@@ -79,10 +79,10 @@ async def test_an_account_runs_at_most_the_limit_of_bot_only_games(pool: asyncpg
         assert refused.value.code == "too_many_bot_games" and refused.value.headers["Retry-After"]
     assert await service.games.store.list_streams(status="active", limit=100) == before
     await create(service, BOTS_ONLY, other)
-    await service.games.execute(first, 0, {"type": "resign"})
+    await service.games.commands.execute(first, 0, {"type": "resign"})
     for seat in (1, 2):  # the last two: the game ends once fewer than two seats still play
-        loaded = await service.games.load(first)
+        loaded = await service.games.loader.load(first)
         if not loaded.finished:
-            await service.games.execute(first, seat, {"type": "resign"})
-    assert (await service.games.load(first)).finished
+            await service.games.commands.execute(first, seat, {"type": "resign"})
+    assert (await service.games.loader.load(first)).finished
     await create(service, BOTS_ONLY, token)

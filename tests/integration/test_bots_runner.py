@@ -1,4 +1,4 @@
-"""Server bots: a game created with bot seats is played by the runner through GameService.execute;
+"""Server bots: a game created with bot seats is played by the runner through GameCommands.execute;
 two runners (two processes' services on one store) make exactly one move per decision; a runner started
 after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels.
 
@@ -18,10 +18,11 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import bots, errors
-from service.bots import BotRunner
-from service.games import GameService
-from service.models import CreateGame
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.runtime import errors
+from service.workers import bots
+from service.workers.bots import BotRunner
 from tests.support.databases import own_pool
 from tests.support.logs import logs_of
 
@@ -42,13 +43,13 @@ def new_service(pool: asyncpg.Pool) -> GameService:
 
 async def create(pool: asyncpg.Pool, body: dict[str, Any]) -> str:
     """A new game from a creation body; its id."""
-    created = await new_service(pool).create(msgspec.convert(body, CreateGame))
+    created = await new_service(pool).commands.create(msgspec.convert(body, CreateGame))
     return created.game_id
 
 
 async def finished(pool: asyncpg.Pool, game_id: str) -> bool:
     """Whether the stored game is over."""
-    return (await new_service(pool).load(game_id)).finished
+    return (await new_service(pool).loader.load(game_id)).finished
 
 
 async def commands_stored(pool: asyncpg.Pool, game_id: str) -> int:
@@ -149,13 +150,13 @@ async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
     runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
     for _ in range(400):
         await runner.resume()
-        loaded = await human.load(game_id)
+        loaded = await human.loader.load(game_id)
         if loaded.finished:
             break
         pending = loaded.game.pending(loaded.state)
         assert [p.seat for p in pending] == [0]  # the bot never leaves its decision pending here
         legal = decisions(loaded.legal(0))  # never resign
-        await human.execute(game_id, 0, msgspec.to_builtins(legal[-1]))
+        await human.commands.execute(game_id, 0, msgspec.to_builtins(legal[-1]))
     assert runner.moves > 0
 
 
@@ -165,10 +166,10 @@ async def test_a_persons_bot_answers_while_bot_only_games_run(pool: asyncpg.Pool
     answers)."""
     human = new_service(pool)
     game_id = await create(pool, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "greedy"}]})
-    loaded = await human.load(game_id)
+    loaded = await human.loader.load(game_id)
     while [p.seat for p in loaded.game.pending(loaded.state)] == [0]:  # Ada's turn, to its end
-        await human.execute(game_id, 0, msgspec.to_builtins(decisions(loaded.legal(0))[-1]))
-        loaded = await human.load(game_id)
+        await human.commands.execute(game_id, 0, msgspec.to_builtins(decisions(loaded.legal(0))[-1]))
+        loaded = await human.loader.load(game_id)
     answered_at = loaded.version  # the greedy bot owes its answer now
     bot_only = [
         await create(pool, {"game": "basari", "players": [{"bot": "strong"}] * 4, "seed": f"busy-{index}"})
@@ -176,14 +177,14 @@ async def test_a_persons_bot_answers_while_bot_only_games_run(pool: asyncpg.Pool
     ]  # newer than the person's game: a runner resuming newest first meets them first
     runner, task = runner_task(pool, "bots-fair")
     order: list[str] = []
-    execute = runner.games.execute
+    execute = runner.games.commands.execute
 
     async def recorded(game: str, *args: Any, **kwargs: Any) -> Any:
         accepted = await execute(game, *args, **kwargs)
         order.append(game)
         return accepted
 
-    runner.games.execute = recorded  # type: ignore[method-assign]  # the real append, its order recorded
+    runner.games.commands.execute = recorded  # type: ignore[method-assign]  # the real append, its order recorded
     try:
         await until(lambda: answered(pool, game_id, answered_at))
     finally:
@@ -197,7 +198,7 @@ async def test_a_persons_bot_answers_while_bot_only_games_run(pool: asyncpg.Pool
 
 async def answered(pool: asyncpg.Pool, game_id: str, version: int) -> bool:
     """Whether the game moved on past ``version``."""
-    return (await new_service(pool).load(game_id)).version > version
+    return (await new_service(pool).loader.load(game_id)).version > version
 
 
 async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(pool: asyncpg.Pool) -> None:
@@ -226,12 +227,12 @@ async def test_bot_seats_are_named_and_levels_checked(pool: asyncpg.Pool) -> Non
     """A bot seat without a name is called after its level and game; an unknown level is refused (422)."""
     service = new_service(pool)
     body = {"game": "johari", "players": [{"name": "Ada"}, {"bot": "strong"}, {"bot": "strong"}]}
-    created = await service.create(msgspec.convert(body, CreateGame))
+    created = await service.commands.create(msgspec.convert(body, CreateGame))
     assert [s.name for s in created.seats] == ["Ada", "strong-johari 1", "strong-johari 2"]
-    loaded = await service.load(created.game_id)
+    loaded = await service.loader.load(created.game_id)
     assert loaded.info.metadata["bot_levels"] == [None, "strong", "strong"]
-    assert [s.bot for s in service.seats(loaded)] == [False, True, True]
+    assert [s.bot for s in service.queries.seats(loaded)] == [False, True, True]
     with pytest.raises(errors.RuleViolation):
-        await service.create(
+        await service.commands.create(
             msgspec.convert({"game": "johari", "players": [{"bot": "clever"}, {"name": "B"}]}, CreateGame)
         )

@@ -1,4 +1,4 @@
-"""Claims on background decisions (service/claims.py): two bot runners on one database, as two hosts run
+"""Claims on background decisions (service/workers/claims.py): two bot runners on one database, as two hosts run
 them, compute each bot decision once; a claim is refused to another process while held, refused for a
 version the game has left, and granted again when the holder's connection ends (a crashed host) or the
 holder closes its claims (a stopping host).
@@ -18,10 +18,10 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.bots import BotRunner
-from service.claims import Claims
-from service.games import GameService
-from service.models import CreateGame
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.workers.bots import BotRunner
+from service.workers.claims import Claims
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
@@ -41,7 +41,7 @@ def new_service(pool: asyncpg.Pool) -> GameService:
 
 async def create(pool: asyncpg.Pool, body: dict[str, Any]) -> str:
     """A new game from a creation body; its id."""
-    return (await new_service(pool).create(msgspec.convert(body, CreateGame))).game_id
+    return (await new_service(pool).commands.create(msgspec.convert(body, CreateGame))).game_id
 
 
 def counting_runner(pool: asyncpg.Pool, decided: list[tuple[str, int]]) -> BotRunner:
@@ -75,7 +75,7 @@ async def test_two_runners_decide_each_bot_move_once(pool: asyncpg.Pool) -> None
     tasks = [asyncio.create_task(runner.run(waker(i))) for i, runner in enumerate(runners)]
     try:
         deadline = asyncio.get_running_loop().time() + 120
-        while not (await new_service(pool).load(game_id)).finished:
+        while not (await new_service(pool).loader.load(game_id)).finished:
             assert asyncio.get_running_loop().time() < deadline, "timed out"
             await asyncio.sleep(0.05)
     finally:
@@ -90,7 +90,7 @@ async def test_two_runners_decide_each_bot_move_once(pool: asyncpg.Pool) -> None
 
 async def test_a_claim_is_one_processes_until_its_connection_ends(pool: asyncpg.Pool) -> None:
     game_id = await create(pool, {"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}]})
-    version = (await new_service(pool).load(game_id)).version
+    version = (await new_service(pool).loader.load(game_id)).version
     first, second = Claims(pool), Claims(pool)
     assert await first.take("bot", game_id, version)
     assert await first.take("bot", game_id, version)  # its own claim: granted again (a retry)

@@ -18,10 +18,10 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import timeouts as timeouts_module
-from service.games import GameService
-from service.models import CreateGame
-from service.timeouts import ClockScheduler, DeadlineIndex
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.workers import timeouts as timeouts_module
+from service.workers.timeouts import ClockScheduler, DeadlineIndex
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 from tests.support.logs import logs_of
@@ -48,7 +48,7 @@ async def create(
 ) -> str:
     """A new hot-seat game with that clock; its id."""
     body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)], "clock": clock}
-    return (await scheduler.games.create(msgspec.convert(body, CreateGame))).game_id
+    return (await scheduler.games.commands.create(msgspec.convert(body, CreateGame))).game_id
 
 
 async def timeouts(pool: asyncpg.Pool, game_id: str) -> list[tuple[int, str]]:
@@ -68,7 +68,7 @@ async def test_two_schedulers_time_out_each_deadline_once(pool: asyncpg.Pool) ->
     now = FakeTime()
     first, second = process(pool, now), process(pool, now)
     game_id = await create(first, {"decision_seconds": 5}, game="basari", players=3)
-    opened = await first.games.load(game_id)
+    opened = await first.games.loader.load(game_id)
     due = [p.seat for p in opened.game.pending(opened.state)]
     assert due == [0, 1, 2]  # B-6: every seat picks at once, so every clock runs
     now.advance(6)
@@ -83,9 +83,9 @@ async def test_two_schedulers_time_out_each_deadline_once(pool: asyncpg.Pool) ->
         f"clock-v{version - 1}-s{command_id.split(':')[0]}" for version, command_id in stored
     ]
     assert first.timeouts + second.timeouts >= len(stored)
-    loaded = await first.games.load(game_id)
+    loaded = await first.games.loader.load(game_id)
     assert all(loaded.state.clock.seats[seat].timeouts == 1 for seat in due)
-    assert (await first.games.audit(game_id)).ok
+    assert (await first.games.exporter.audit(game_id)).ok
 
 
 async def test_a_new_process_acts_on_deadlines_stored_before_it_started(pool: asyncpg.Pool) -> None:
@@ -122,7 +122,7 @@ async def test_the_scheduler_sleeps_until_the_earliest_deadline_then_acts(pool: 
     try:
         assert await asyncio.wait_for(asked.get(), 60) == 3.0
         now.advance(3)
-        while not (await scheduler.games.load(game_id)).finished:  # one timeout resigns: the game ends
+        while not (await scheduler.games.loader.load(game_id)).finished:  # one timeout resigns: the game ends
             woken.set()
             await asyncio.wait_for(asked.get(), 60)
     finally:
@@ -145,7 +145,7 @@ async def test_a_failing_timeout_is_logged_without_its_message(pool: asyncpg.Poo
     async def failing(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("the seat's hand: secret-card-17")
 
-    scheduler.games.execute = failing  # type: ignore[method-assign]  # a bug inside the timeout's append
+    scheduler.games.commands.execute = failing  # type: ignore[method-assign]  # a bug inside the timeout's append
     with logs_of(timeouts_module) as logs:
         assert await scheduler.act() == 0
     failed = [entry for entry in logs if entry["event"] == "timeout_failed"]

@@ -22,13 +22,13 @@ from domain.clock import Timed, TimeOut
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.audit import Move, read_export, verify_export
-from service.clocks import from_ms, to_ms
-from service.games import GameService
-from service.live import follow_game
-from service.models import CreateGame, GameDetail
-from service.signing import Signer
+from service.games.clocks import from_ms, to_ms
+from service.games.schemas import CreateGame, GameDetail
+from service.games.service import GameService
+from service.integrity.audit import Move, read_export, verify_export
+from service.integrity.signing import Signer
+from service.readmodels.live import LiveGames, follow_game
+from service.runtime import errors
 from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 
@@ -53,7 +53,7 @@ async def create(
 ) -> str:
     """A new hot-seat game with that clock; its id."""
     body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)], "clock": clock}
-    return (await games.create(msgspec.convert(body, CreateGame))).game_id
+    return (await games.commands.create(msgspec.convert(body, CreateGame))).game_id
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ async def test_an_untimed_game_shows_no_clock(pool: asyncpg.Pool) -> None:
     """No clock is the default: no deadline, no bank, no clock in the view."""
     games = service(pool, FakeTime())
     game_id = await create(games, None)
-    detail = games.detail(await games.load(game_id), 0)
+    detail = games.queries.detail(await games.loader.load(game_id), 0)
     assert detail.clock is None
     assert all(p.deadline is None and p.bank_seconds is None for p in detail.pending)
 
@@ -95,8 +95,8 @@ async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyn
     games = service(pool, now)
     start = now()
     game_id = await create(games, {"decision_seconds": 30, "bank_seconds": 120})
-    loaded = await games.load(game_id)
-    detail = games.detail(loaded, 0)
+    loaded = await games.loader.load(game_id)
+    detail = games.queries.detail(loaded, 0)
     assert (
         detail.clock is not None and detail.clock.decision_seconds == 30 and detail.clock.bank_seconds == 120
     )
@@ -105,8 +105,8 @@ async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyn
     ]
     now.advance(40)
     pick = decisions(loaded.legal(1))[0]
-    await games.execute(game_id, 1, msgspec.to_builtins(pick))
-    detail = games.detail(await games.load(game_id), 1)
+    await games.commands.execute(game_id, 1, msgspec.to_builtins(pick))
+    detail = games.queries.detail(await games.loader.load(game_id), 1)
     assert detail.clock is not None
     assert detail.clock.seats[1].bank_seconds == 110.0 and detail.clock.seats[1].deadline is None
     assert {p.seat: p.deadline for p in detail.pending} == {
@@ -119,7 +119,7 @@ async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyn
     )
     stored = msgspec.json.decode(msgspec.json.decode(cause, type=Move).command, type=Timed)
     assert stored.at == int((start + timedelta(seconds=40)).timestamp() * 1000)
-    assert (await games.audit(game_id)).ok
+    assert (await games.exporter.audit(game_id)).ok
 
 
 async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asyncpg.Pool) -> None:
@@ -128,20 +128,20 @@ async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asy
     now = FakeTime()
     games = service(pool, now)
     game_id = await create(games, {"decision_seconds": 10})
-    loaded = await games.load(game_id)
+    loaded = await games.loader.load(game_id)
     pick = decisions(loaded.legal(0))[0]
     now.advance(11)
     with pytest.raises(errors.RuleViolation) as refused:
-        await games.execute(game_id, 0, msgspec.to_builtins(pick))
+        await games.commands.execute(game_id, 0, msgspec.to_builtins(pick))
     assert refused.value.code == "out_of_time"
     key = f"clock-v{loaded.version}-s0"
-    first = await games.execute(game_id, 0, None, loaded.version, key, command=TimeOut())
+    first = await games.commands.execute(game_id, 0, None, loaded.version, key, command=TimeOut())
     assert [e.type for e in first.events][:2] == ["seat_timed_out", "action_chosen"]
-    again = await games.execute(game_id, 0, None, loaded.version, key, command=TimeOut())
+    again = await games.commands.execute(game_id, 0, None, loaded.version, key, command=TimeOut())
     assert again.version == first.version  # the same decision: answered, nothing appended
     with pytest.raises(errors.PreconditionFailed):  # another process's timeout of the same decision
-        await games.execute(game_id, 0, None, loaded.version, "clock-other", command=TimeOut())
-    assert (await games.load(game_id)).version == first.version
+        await games.commands.execute(game_id, 0, None, loaded.version, "clock-other", command=TimeOut())
+    assert (await games.loader.load(game_id)).version == first.version
 
 
 async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: asyncpg.Pool) -> None:
@@ -151,28 +151,28 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
     games = service(pool, now)
     game_id = await create(games, {"decision_seconds": 5, "bank_seconds": 5}, players=2, game="johari")
     for _ in range(500):
-        loaded = await games.load(game_id)
+        loaded = await games.loader.load(game_id)
         if loaded.finished:
             break
         pending = [p.seat for p in loaded.game.pending(loaded.state)]
         if 0 in pending:
             now.advance(1)
             command = decisions(loaded.legal(0))[0]
-            await games.execute(game_id, 0, msgspec.to_builtins(command))
+            await games.commands.execute(game_id, 0, msgspec.to_builtins(command))
         else:
             clock = loaded.state.clock
             deadline = clock.seats[1].deadline
             assert deadline is not None
             now.moment = max(now.moment, from_ms(deadline))
-            await games.execute(game_id, 1, None, loaded.version, command=TimeOut())
-    loaded = await games.load(game_id)
+            await games.commands.execute(game_id, 1, None, loaded.version, command=TimeOut())
+    loaded = await games.loader.load(game_id)
     assert loaded.finished
     assert loaded.result().winners == (0,)
     types = await pool.fetch("SELECT type FROM events WHERE stream_id = $1", game_id)
     assert [row["type"] for row in types].count("seat_timed_out") == 3
-    report = await games.audit(game_id)
+    report = await games.exporter.audit(game_id)
     assert report.ok and report.moves_ok, report.problems
-    exported = read_export(msgspec.json.encode(await games.export(game_id)))
+    exported = read_export(msgspec.json.encode(await games.exporter.export(game_id)))
     assert exported.clock is not None
     assert verify_export(exported, all_games()).ok
 
@@ -186,8 +186,8 @@ async def test_the_live_stream_shows_the_clock_and_its_stamps(pool: asyncpg.Pool
     try:
         games = GameService(store, PostgresKeyStore(pool), all_games(), now=now)
         game_id = await create(games, {"decision_seconds": 20})
-        loaded = await games.load(game_id)
-        live = follow_game(games, loaded, 0, None, 60.0, 600.0)
+        loaded = await games.loader.load(game_id)
+        live = follow_game(LiveGames(games), loaded, 0, None, 60.0, 600.0)
         async with contextlib.aclosing(live):
             snapshot = await asyncio.wait_for(anext(live), 20)
             assert snapshot.kind == "snapshot" and isinstance(snapshot.body, GameDetail)
@@ -195,7 +195,7 @@ async def test_the_live_stream_shows_the_clock_and_its_stamps(pool: asyncpg.Pool
             assert all(p.deadline == now() + timedelta(seconds=20) for p in snapshot.body.pending)
             now.advance(3)
             pick = decisions(loaded.game.legal(loaded.state, 1))[0]
-            await games.execute(game_id, 1, msgspec.to_builtins(pick))
+            await games.commands.execute(game_id, 1, msgspec.to_builtins(pick))
             while True:
                 message = await asyncio.wait_for(anext(live), 20)
                 if message.kind == "event" and message.body.type == "clock_stamped":

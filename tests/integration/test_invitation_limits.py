@@ -15,11 +15,11 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.accounts import AccountService
-from service.games import GameService
-from service.lobby import JoinIn, LobbyService
-from service.models import CreateGame
+from service.accounts.accounts import AccountService
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.lobby.lobby import JoinIn, LobbyService
+from service.runtime import errors
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
-from service.database import OWNER_ROLE, SERVICE_ROLE
+from service.runtime.database import OWNER_ROLE, SERVICE_ROLE
 from tests.support.databases import owner_url
 
 pytestmark = pytest.mark.db

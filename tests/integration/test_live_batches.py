@@ -1,5 +1,6 @@
-"""A live stream that is behind sends what waits for it at once (service/live.py, api/streams.py) on a real
-PostgreSQL: one batch, in order, one SSE chunk, each message encoded once for every stream that sends it."""
+"""A live stream that is behind sends what waits for it at once (service/readmodels/live.py,
+api/routes/streams.py) on a real PostgreSQL: one batch, in order, one SSE chunk, each message encoded once for
+every stream that sends it."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import asyncpg
 import msgspec
 import pytest
 
-from api.streams import StreamLimiter, sse_bytes, sse_chunks, sse_message
+from api.routes.streams import StreamLimiter, sse_bytes, sse_chunks, sse_message
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.live import follow_game_batches, live_games
-from service.models import CreateGame, PlayerIn
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
+from service.readmodels.live import LiveGames, follow_game_batches
 
 pytestmark = pytest.mark.db
 
@@ -40,26 +41,27 @@ async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameServic
     """Two spectators take nothing while COMMANDS commands are played: each then gets every new event in
     one batch, in order, as the same messages (one redaction for spectators), and its SSE chunk is those
     messages' SSE encodings joined, each encoded once for both."""
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game="basari", players=[PlayerIn(name=f"p{i}") for i in range(3)], seed="batches-1")
     )
     game_id = created.game_id
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     limiter = StreamLimiter(2, 60.0, NEVER_POLL)  # room for the two streams, no more
+    live = LiveGames(service)
     streams = [
-        sse_chunks(follow_game_batches(service, loaded, None, None, 60.0, NEVER_POLL), limiter.acquire("a"))
+        sse_chunks(follow_game_batches(live, loaded, None, None, 60.0, NEVER_POLL), limiter.acquire("a"))
         for _ in range(2)
     ]
     for stream in streams:
         assert b"event: snapshot" in await anext(stream)
-    feed = live_games(service).feeds[game_id]
+    feed = live.feeds[game_id]
     chooser = random.Random(1)
     for _ in range(COMMANDS):
-        now = await service.load(game_id)
+        now = await service.loader.load(game_id)
         seat = chooser.choice(now.game.pending(now.state)).seat
         command = chooser.choice(decisions(now.legal(seat)))
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
-    final = (await service.load(game_id)).version
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
+    final = (await service.loader.load(game_id)).version
     deadline = time.monotonic() + WAIT
     while feed.position < final and time.monotonic() < deadline:  # the reader fans them out meanwhile
         await asyncio.sleep(0.01)
@@ -72,5 +74,5 @@ async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameServic
     assert all(message.wire(sse_bytes) is message.wire(sse_bytes) for message in queued[0])
     for stream in streams:
         await stream.aclose()
-    assert not live_games(service).feeds  # the reader stopped with its last stream
+    assert not live.feeds  # the reader stopped with its last stream
     limiter.acquire("a"), limiter.acquire("a")  # both slots came back (a third would be a 429)

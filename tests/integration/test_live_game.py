@@ -1,4 +1,4 @@
-"""A game followed live (service/live.py) on a real PostgreSQL: snapshot first, ids = versions, redaction per
+"""A game followed live (service/readmodels/live.py) on a real PostgreSQL: snapshot first, ids = versions, redaction per
 caller as ``/events`` gives it, keep-alives, resuming after a version, the end."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.games import GameService
-from service.live import LiveMessage, follow_game, live_games, resume_after
-from service.models import CreateGame, EventOut, GameDetail, PlayerIn
+from service.games.schemas import CreateGame, EventOut, GameDetail, PlayerIn
+from service.games.service import GameService
+from service.readmodels.live import LiveGames, LiveMessage, follow_game, resume_after
+from service.runtime import errors
 
 pytestmark = pytest.mark.db
 
@@ -38,7 +38,7 @@ async def service(pool: asyncpg.Pool) -> AsyncIterator[GameService]:
 
 async def new_basari(service: GameService, seed: str) -> str:
     """A three-player Basari game (its secret picks are what redaction hides)."""
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game="basari", players=[PlayerIn(name=f"p{i}") for i in range(3)], seed=seed)
     )
     return created.game_id
@@ -48,12 +48,12 @@ async def play_to_end(service: GameService, game_id: str, seed: str) -> None:
     """Random legal commands from random pending seats until the game is over."""
     chooser = random.Random(seed)
     while True:
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         command = chooser.choice(decisions(loaded.legal(seat)))
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
         await asyncio.sleep(0)  # let the live readers run between commands
 
 
@@ -61,8 +61,9 @@ async def follow(
     service: GameService, game_id: str, seat: int | None, after: int | None = None, keepalive: float = 60.0
 ) -> AsyncIterator[LiveMessage]:
     """The live messages for ``seat``, as the stream endpoint produces them."""
-    loaded = await service.load(game_id)
-    async with contextlib.aclosing(follow_game(service, loaded, seat, after, keepalive, NEVER_POLL)) as live:
+    loaded = await service.loader.load(game_id)
+    stream = follow_game(LiveGames(service), loaded, seat, after, keepalive, NEVER_POLL)
+    async with contextlib.aclosing(stream) as live:
         async for message in live:
             yield message
 
@@ -79,7 +80,7 @@ async def collect_until_end(messages: AsyncIterator[LiveMessage]) -> list[LiveMe
 
 async def test_each_seat_and_a_spectator_follow_a_game_to_its_end(service: GameService) -> None:
     game_id = await new_basari(service, "live-1")
-    created_at = (await service.load(game_id)).version
+    created_at = (await service.loader.load(game_id)).version
     live = {seat: follow(service, game_id, seat) for seat in (0, 1, None)}
     snapshots = {seat: await anext(messages) for seat, messages in live.items()}  # taken before any move
     followers = {seat: asyncio.ensure_future(collect_until_end(messages)) for seat, messages in live.items()}
@@ -87,7 +88,7 @@ async def test_each_seat_and_a_spectator_follow_a_game_to_its_end(service: GameS
     streams = {
         seat: [snapshots[seat], *await asyncio.wait_for(task, WAIT)] for seat, task in followers.items()
     }
-    final = (await service.load(game_id)).version
+    final = (await service.loader.load(game_id)).version
 
     for seat, messages in streams.items():
         snapshot, *events, end = messages
@@ -119,12 +120,12 @@ async def test_the_stream_gives_what_events_gives_the_same_caller(service: GameS
         snapshot = await anext(live)
         assert snapshot.kind == "snapshot" and snapshot.id == 0  # resuming after version 0: everything
         for _ in range(12):
-            loaded = await service.load(game_id)
+            loaded = await service.loader.load(game_id)
             seat = chooser.choice(loaded.game.pending(loaded.state)).seat
-            await service.execute(
+            await service.commands.execute(
                 game_id, seat, msgspec.to_builtins(chooser.choice(decisions(loaded.legal(seat))))
             )
-        loaded, history = await service.history(game_id, 1)
+        loaded, history = await service.queries.history(game_id, 1)
         assert not loaded.finished
         streamed = []
         async with asyncio.timeout(WAIT):
@@ -135,7 +136,7 @@ async def test_the_stream_gives_what_events_gives_the_same_caller(service: GameS
 
 async def test_resuming_after_a_version_sends_the_events_after_it(service: GameService) -> None:
     game_id = await new_basari(service, "live-3")
-    version = (await service.load(game_id)).version
+    version = (await service.loader.load(game_id)).version
     async with contextlib.aclosing(follow(service, game_id, None, after=2)) as live:
         snapshot = await anext(live)
         assert snapshot.kind == "snapshot" and snapshot.id == 2 and snapshot.body.version == version
@@ -162,7 +163,7 @@ async def test_a_finished_game_streams_its_snapshot_and_ends(service: GameServic
 async def test_a_last_event_id_that_is_no_version_of_the_game_is_refused(
     service: GameService, header: str
 ) -> None:
-    loaded = await service.load(await new_basari(service, "live-6"))
+    loaded = await service.loader.load(await new_basari(service, "live-6"))
     with pytest.raises(errors.Malformed):
         resume_after(header, loaded)
     assert resume_after(str(loaded.version), loaded) == loaded.version
@@ -188,10 +189,10 @@ async def play_in_step(
     """``player`` plays ``commands`` random legal commands; every stream has had every event of one before
     the next is played."""
     for _ in range(commands):
-        loaded = await player.load(game_id)
+        loaded = await player.loader.load(game_id)
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         command = chooser.choice(decisions(loaded.legal(seat)))
-        accepted = await player.execute(game_id, seat, msgspec.to_builtins(command))
+        accepted = await player.commands.execute(game_id, seat, msgspec.to_builtins(command))
         for stream in streams:
             version = 0
             while version < accepted.version:
@@ -204,8 +205,9 @@ async def statements_while_watched(
     """The statements spent while ``commands`` random legal commands of a new game (``seed``) are played,
     each reaching ``spectators`` open streams before the next; the streams are opened before counting."""
     game_id = await new_basari(service, seed)
-    loaded = await service.load(game_id)
-    streams = [follow_game(service, loaded, None, None, 60.0, NEVER_POLL) for _ in range(spectators)]
+    loaded = await service.loader.load(game_id)
+    live = LiveGames(service)  # the process's feeds: one reader for every stream of the game
+    streams = [follow_game(live, loaded, None, None, 60.0, NEVER_POLL) for _ in range(spectators)]
     for stream in streams:
         assert (await anext(stream)).kind == "snapshot"
     before = store.statements
@@ -213,7 +215,7 @@ async def statements_while_watched(
     spent = store.statements - before
     for stream in streams:
         await stream.aclose()
-    assert not live_games(service).feeds  # the reader stops with its last stream
+    assert not live.feeds  # the reader stops with its last stream
     return spent
 
 
@@ -249,8 +251,9 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
         service = GameService(store, PostgresKeyStore(pool), all_games())
         other = GameService(elsewhere, PostgresKeyStore(pool), all_games())
         game_id = await new_basari(other, "live-9")
-        loaded = await service.load(game_id)
-        streams = [follow_game(service, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, None, 0)]
+        loaded = await service.loader.load(game_id)
+        live = LiveGames(service)
+        streams = [follow_game(live, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, None, 0)]
         for stream in streams:
             assert (await anext(stream)).kind == "snapshot"
         chooser = random.Random(9)
@@ -262,7 +265,9 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
         # first look and a wake by the creation's NOTIFY if it comes late); a second read of the new
         # events for the fold would cost 3 per command
         assert spent <= 2 * commands + 2, spent
-        assert service.cached(game_id) == await service.load(game_id)  # the fold kept what load gives
+        assert service.loader.cached(game_id) == await service.loader.load(
+            game_id
+        )  # the fold kept what load gives
         for stream in streams:
             await stream.aclose()
     finally:
@@ -281,11 +286,13 @@ async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_aft
     for after in (2, 5):  # the first from nothing cached, the second with the cache at the end
         loaded, records = await cold.loader.load_since(game_id, after)
         assert records == stored[after:]
-        assert loaded == await service.load(game_id) == cold.cached(game_id)
+        assert loaded == await service.loader.load(game_id) == cold.loader.cached(game_id)
     behind = GameService(service.store, PostgresKeyStore(pool), all_games())
     behind.loader.remember(game_id, 4, _state_at(behind, stored[:4]), loaded.info, stored[3].hash)
     loaded, records = await behind.loader.load_since(game_id, 1)
-    assert records == stored[1:] and loaded == await service.load(game_id) == behind.cached(game_id)
+    assert records == stored[1:] and loaded == await service.loader.load(game_id) == behind.loader.cached(
+        game_id
+    )
 
 
 async def test_loads_that_come_together_on_a_game_not_cached_fold_its_history_once(
@@ -299,8 +306,8 @@ async def test_loads_that_come_together_on_a_game_not_cached_fold_its_history_on
     store = CountingStore(pool)
     cold = GameService(store, PostgresKeyStore(pool), all_games())
     openings = 20
-    loads = await asyncio.gather(*(cold.load(game_id) for _ in range(openings)))
-    expected = await played.load(game_id)
+    loads = await asyncio.gather(*(cold.loader.load(game_id) for _ in range(openings)))
+    expected = await played.loader.load(game_id)
     assert all(loaded == expected for loaded in loads)
     # each its stream row, and the history once (a read of the bodies each would be 2 per load)
     assert store.statements == openings + 1, store.statements
@@ -313,16 +320,16 @@ async def test_a_load_that_leaves_while_it_reads_leaves_the_read_to_those_waitin
     game_id = await new_basari(played, "live-12")
     await play_to_end(played, game_id, "live-12")
     cold = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
-    first = asyncio.ensure_future(cold.load(game_id))
+    first = asyncio.ensure_future(cold.loader.load(game_id))
     async with asyncio.timeout(WAIT):
         while game_id not in cold.loader._topping_up:  # the first load reads now
             await asyncio.sleep(0)
-    waiting = [asyncio.ensure_future(cold.load(game_id)) for _ in range(5)]
+    waiting = [asyncio.ensure_future(cold.loader.load(game_id)) for _ in range(5)]
     await asyncio.sleep(0)
     first.cancel()
     loads = await asyncio.wait_for(asyncio.gather(*waiting), WAIT)
     assert first.cancelled()
-    expected = await played.load(game_id)
+    expected = await played.loader.load(game_id)
     assert all(loaded == expected for loaded in loads)
 
 
@@ -331,7 +338,7 @@ def _state_at(service: GameService, records: list[Any]) -> Any:
     game = all_games()["basari"]
     state = game.initial()
     for record in records:
-        state = game.evolve(state, service.decode(game, record))
+        state = game.evolve(state, service.loader.decode(game, record))
     return state
 
 
@@ -339,17 +346,18 @@ async def test_a_slow_spectator_neither_delays_the_others_nor_piles_up(service: 
     """A stream that takes nothing while the game runs is detached past its queue limit, the others get
     every event to the end meanwhile, and it later catches up from the store with no event lost."""
     game_id = await new_basari(service, "live-8")
-    loaded = await service.load(game_id)
-    slow = follow_game(service, loaded, None, None, 60.0, NEVER_POLL, queue_limit=4)
+    loaded = await service.loader.load(game_id)
+    live = LiveGames(service)
+    slow = follow_game(live, loaded, None, None, 60.0, NEVER_POLL, queue_limit=4)
     assert (await anext(slow)).kind == "snapshot"
-    (slow_subscriber,) = live_games(service).feeds[game_id].subscribers
-    streams = [follow_game(service, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, 0)]
+    (slow_subscriber,) = live.feeds[game_id].subscribers
+    streams = [follow_game(live, loaded, seat, None, 60.0, NEVER_POLL) for seat in (None, 0)]
     for stream in streams:  # every follower has taken its snapshot before the game moves on
         assert (await anext(stream)).kind == "snapshot"
     followers = [asyncio.ensure_future(collect_until_end(stream)) for stream in streams]
     await asyncio.wait_for(play_to_end(service, game_id, "live-8"), WAIT)
     spectator, seat0 = [await asyncio.wait_for(task, WAIT) for task in followers]
-    final = (await service.load(game_id)).version
+    final = (await service.loader.load(game_id)).version
     assert [m.id for m in spectator[:-1]] == list(range(loaded.version + 1, final + 1))
     assert [m.id for m in seat0[:-1]] == list(range(loaded.version + 1, final + 1))
     assert final - loaded.version > 4  # more than the slow stream's queue holds
@@ -359,5 +367,5 @@ async def test_a_slow_spectator_neither_delays_the_others_nor_piles_up(service: 
     assert [m.id for m in caught_up[:-1]] == list(range(loaded.version + 1, final + 1))
     assert caught_up[-1].kind == "end" and caught_up[-1].body.version == final
     # it read them after the end, so it got them as /events gives them now: whole
-    _, history = await service.history(game_id, None, after=loaded.version)
+    _, history = await service.queries.history(game_id, None, after=loaded.version)
     assert msgspec.json.encode([m.body for m in caught_up[:-1]]) == msgspec.json.encode(history)

@@ -19,8 +19,15 @@ import asyncpg
 import httpx
 import pytest
 
-from service.database import BOOTSTRAP_SQL, OWNER_ROLE, SERVICE_ROLE, head_revision, migrate, with_user
-from service.settings import PROJECT_ROOT
+from service.runtime.database import (
+    BOOTSTRAP_SQL,
+    OWNER_ROLE,
+    SERVICE_ROLE,
+    head_revision,
+    migrate,
+    with_user,
+)
+from service.runtime.settings import PROJECT_ROOT
 from tests.e2e.conftest import free_port
 from tests.support.databases import TEST_PASSWORD
 

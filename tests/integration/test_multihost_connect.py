@@ -1,6 +1,6 @@
 """A multi-host DATABASE_URL whose first host is silent (it accepts the connection and never answers, as a
 host whose PostgreSQL hangs): asyncpg alone spends its one connect timeout there and fails, while the
-service's connections (service/multihost.py) give each host its own share and reach the next host."""
+service's connections (service/runtime/multihost.py) give each host its own share and reach the next host."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from service import multihost
-from service.database import create_pool, listen_connector
-from service.settings import Settings
+from service.runtime import multihost
+from service.runtime.database import create_pool, listen_connector
+from service.runtime.settings import Settings
 
 pytestmark = pytest.mark.db
 
@@ -62,7 +62,7 @@ def test_host_urls_give_each_host_the_rest_of_the_url() -> None:
 
 
 async def test_asyncpg_alone_spends_its_one_timeout_on_a_silent_first_host(database_url: str) -> None:
-    """Why service/multihost.py exists: asyncpg 0.32 never tries the second host (if this starts to pass
+    """Why service/runtime/multihost.py exists: asyncpg 0.32 never tries the second host (if this starts to pass
     through, asyncpg gives hosts their own timeouts and the module can go)."""
     async with silent_host() as port:
         with pytest.raises(TimeoutError):

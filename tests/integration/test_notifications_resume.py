@@ -1,4 +1,4 @@
-"""An account's notification stream (``GET /v1/me/stream``, service/notifications.py) resumed with
+"""An account's notification stream (``GET /v1/me/stream``, service/readmodels/notifications.py) resumed with
 ``Last-Event-ID``: every id it gives is unique and greater than the one before, and a stream resumed after
 any of them tells each notice after it exactly once: none again (``seated`` of a game already seated), none
 lost (a ``game_finished`` that stems from a later event than the ``seated`` before it).
@@ -19,9 +19,9 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from eventstore import FeedPosition
-from service import errors
-from service.accounts import Account
-from service.notifications import NoticeId, Notifications, resume_position
+from service.accounts.accounts import Account
+from service.readmodels.notifications import NoticeId, Notifications, resume_position
+from service.runtime import errors
 from tests.support.accounts import account, bearer, unlimited_client
 
 pytestmark = pytest.mark.db
@@ -100,9 +100,9 @@ async def move(client: AsyncTestClient[Any], game_id: str, tokens: list[str]) ->
 async def test_a_resumed_stream_tells_each_notice_after_its_id_exactly_once(
     client: AsyncTestClient[Any],
 ) -> None:
-    notifications: Notifications = client.app.state.notifications
+    notifications: Notifications = client.app.state.services.notifications
     (_, token), (other, other_token) = await account(client, "resume"), await account(client, "resume")
-    me = await on_app(client, client.app.state.accounts.require, token)
+    me = await on_app(client, client.app.state.services.accounts.require, token)
     before = NoticeId(await on_app(client, notifications.now))
     body = {"game": "johari", "players": [{"account": "me"}, {"invite": other}]}
     created = await client.post("/v1/games", json=body, headers=bearer(token))

@@ -14,11 +14,11 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.accounts import AccountService
-from service.games import GameService
-from service.lobby import JoinIn, LobbyService
-from service.models import CreateGame
-from service.notifications import Notifications, _Seen
+from service.accounts.accounts import AccountService
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.lobby.lobby import JoinIn, LobbyService
+from service.readmodels.notifications import Notifications, _Seen
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
@@ -43,7 +43,7 @@ async def test_the_snapshot_lists_a_started_game_the_listing_does_not_hold_yet(p
     assert waiting.games == []  # not seated yet
     await lobby.join(created.game_id, bot_token, JoinIn())  # the last seat: the game starts
     assert await pool.fetchval("SELECT count(*) FROM game_listing") == 0
-    loaded = await games.load(created.game_id)
+    loaded = await games.loader.load(created.game_id)
     due = {p.seat for p in loaded.game.pending(loaded.state)}
     for account, seat in ((host, 0), (bot, 1)):
         snapshot = await Notifications(pool, games).snapshot(account, _Seen())

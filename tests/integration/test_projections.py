@@ -20,9 +20,9 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
-from service.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
+from service.readmodels.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
@@ -55,7 +55,9 @@ def names(prefix: str, count: int) -> list[str]:
 
 async def create(service: GameService, players: list[str], game: str = "basari") -> str:
     """Create a game with these players; its id."""
-    created = await service.create(CreateGame(game=game, players=[PlayerIn(name=name) for name in players]))
+    created = await service.commands.create(
+        CreateGame(game=game, players=[PlayerIn(name=name) for name in players])
+    )
     return created.game_id
 
 
@@ -64,12 +66,12 @@ async def play(service: GameService, game_id: str, seed: str, moves: int | None 
     chooser = random.Random(seed)
     made = 0
     while moves is None or made < moves:
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         command = chooser.choice(decisions(loaded.legal(seat)))
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
         made += 1
 
 
@@ -92,7 +94,7 @@ async def test_listing_follows_the_feed_to_the_result(service: GameService, live
     await play(service, game_id, "follow")
     await live.catch_up()
     (listed,) = (await live.list_games("basari", "finished", players[0], None, None, 10)).games
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     outcome = loaded.result()
     assert listed.version == loaded.version
     assert listed.result == msgspec.structs.replace(outcome, note="")  # the game's Result, its note aside

@@ -16,12 +16,11 @@ import pytest
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.accounts import AccountService
-from service.games import GameService
-from service.models import CreateGame, PlayerIn
-from service.projections import LIVE, REBUILD, GameProjection
-from service.ratings import (
+from service.accounts.accounts import AccountService
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
+from service.readmodels.projections import LIVE, REBUILD, GameProjection
+from service.readmodels.ratings import (
     LADDER_MIN_GAMES,
     MIN_OWN_DECISIONS,
     MODEL,
@@ -31,6 +30,7 @@ from service.ratings import (
     rate,
     rated_identities,
 )
+from service.runtime import errors
 from tests.support.account_seats import SeatingKeyStore
 from tests.support.finished_games import finish
 
@@ -83,7 +83,7 @@ async def finished_game(
     service: GameService, game: str, players: list[str], options: dict[str, Any], rated: bool = True
 ) -> str:
     """A finished game of these players; its id."""
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game=game, players=[PlayerIn(name=n) for n in players], options=options, rated=rated)
     )
     await finish(service, created.game_id, created.game_id)
@@ -132,7 +132,7 @@ async def test_ratings_are_openskill_over_the_rated_games_in_finish_order(
     expected: dict[str, Any] = {}
     for table in tables:
         game_id = await finished_game(service, "basari", table, {})
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         before = [expected.get(name) or MODEL.rating() for name in table]
         teams = MODEL.rate([[r] for r in before], ranks=[float(r) for r in loaded.result().ranks])
         expected.update({name: team[0] for name, team in zip(table, teams, strict=True)})
@@ -204,7 +204,7 @@ async def test_a_seat_held_by_an_account_is_rated_as_the_account(
     accounts = AccountService(pool)
     held = [(await accounts.create(name))[0] for name in names("Account", 3)]
     seating = GameService(service.store, SeatingKeyStore(pool, [a.account_id for a in held]), service.games)
-    created = await seating.create(
+    created = await seating.commands.create(
         CreateGame(game="basari", players=[PlayerIn(name=n) for n in names("seat", 3)], rated=True)
     )
     await finish(service, created.game_id, created.game_id)
@@ -221,14 +221,14 @@ async def play_then_resign(service: GameService, game_id: str, before_resigning:
     chooser = random.Random(game_id)
     sent = [0, 0]
     while min(sent) < before_resigning:
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         if loaded.finished:
             return
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         command = chooser.choice(decisions(loaded.legal(seat)))
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
         sent[seat] += 1
-    await service.execute(game_id, 1, {"type": "resign"})
+    await service.commands.execute(game_id, 1, {"type": "resign"})
 
 
 async def test_a_seat_resigning_before_deciding_anything_rates_nobody(
@@ -237,15 +237,17 @@ async def test_a_seat_resigning_before_deciding_anything_rates_nobody(
     """docs/api.md "Ratings": a sock account that resigns at once (fewer than MIN_OWN_DECISIONS decisions of
     its own) feeds no rating; a game resigned after both seats played on is rated."""
     at_once, played = names("sock", 2), names("played", 2)
-    quick = await service.create(
+    quick = await service.commands.create(
         CreateGame(game="bazaar", players=[PlayerIn(name=n) for n in at_once], rated=True)
     )
     await play_then_resign(service, quick.game_id, 0)
-    later = await service.create(
+    later = await service.commands.create(
         CreateGame(game="bazaar", players=[PlayerIn(name=n) for n in played], rated=True)
     )
     await play_then_resign(service, later.game_id, MIN_OWN_DECISIONS["bazaar"])
-    assert (await service.load(quick.game_id)).finished and (await service.load(later.game_id)).finished
+    assert (await service.loader.load(quick.game_id)).finished and (
+        await service.loader.load(later.game_id)
+    ).finished
     for name in at_once:
         with pytest.raises(errors.NotFound):
             await ratings.player(name)

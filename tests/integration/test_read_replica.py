@@ -21,15 +21,15 @@ from litestar.testing import AsyncTestClient
 
 import eventstore.replica
 from api.app import create_app, read_side
-from api.streams import stream_start
+from api.routes.streams import stream_start
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.database import create_pool, listen_connector
-from service.games import GameService
-from service.live import LiveMessage, follow_game
-from service.reads import GameReads
-from service.settings import Settings
+from service.games.reads import GameReads
+from service.games.service import GameService
+from service.readmodels.live import LiveMessage, follow_game
+from service.runtime.database import create_pool, listen_connector
+from service.runtime.settings import Settings
 from tests.support.client_play import create_game
 from tests.support.databases import fresh_database, superuser_url
 from tests.support.logs import logs_of

@@ -18,9 +18,10 @@ from domain.core import Command, Event, Rng, fold
 from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import FINISHED, GameService, LoadedGame, new_event
-from service.models import CreateGame, PlayerIn
-from service.projections import GameProjection
+from service.games.loading import FINISHED, LoadedGame, new_event
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
+from service.readmodels.projections import GameProjection
 from tests.support.accounts import unlimited_client
 
 pytestmark = pytest.mark.db
@@ -69,8 +70,10 @@ def leader_resigns_at(loaded: LoadedGame, step: int) -> tuple[list[Event], int]:
 
 async def resigned_top_scorer(service: GameService, players: list[str]) -> tuple[str, int]:
     """A finished 5-player Basari game whose resigned seat ends with the most points: its id and that seat."""
-    created = await service.create(CreateGame(game="basari", players=[PlayerIn(name=p) for p in players]))
-    loaded = await service.load(created.game_id)
+    created = await service.commands.create(
+        CreateGame(game="basari", players=[PlayerIn(name=p) for p in players])
+    )
+    loaded = await service.loader.load(created.game_id)
     for step in range(20, 120, 5):
         events, quitter = leader_resigns_at(loaded, step)
         scores = loaded.game.result(fold(loaded.game, events, loaded.state)).scores

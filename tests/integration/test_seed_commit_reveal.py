@@ -20,9 +20,9 @@ from api.app import create_app
 from domain.core import Rng, commitment
 from domain.registry import all_games
 from domain.tournament import TOURNAMENT, CreateTournament, SeatNextRound, game_seed, seating_rng
-from service.audit import read_export, verify_export
-from service.seeds import mixed_seed
-from service.settings import Settings
+from service.integrity.audit import read_export, verify_export
+from service.integrity.seeds import mixed_seed
+from service.runtime.settings import Settings
 from tests.support.accounts import account, bearer, refused
 from tests.support.client_play import play_existing
 from tests.support.databases import fresh_database, superuser_pool_on

@@ -8,8 +8,8 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame
+from service.games.schemas import CreateGame
+from service.games.service import GameService
 
 pytestmark = pytest.mark.db
 
@@ -20,13 +20,13 @@ async def test_states_and_keys_fall_out_least_recently_used_first(pool: asyncpg.
     ids = []
     for n in range(3):
         body = {"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}], "seed": f"bound-{n}"}
-        ids.append((await creator.create(msgspec.convert(body, CreateGame))).game_id)
+        ids.append((await creator.commands.create(msgspec.convert(body, CreateGame))).game_id)
     service = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), cache_size=2)
     for game_id in ids:
-        await service.load(game_id)
-    assert service.cached(ids[0]) is None
-    assert service.cached(ids[1]) is not None and service.cached(ids[2]) is not None
+        await service.loader.load(game_id)
+    assert service.loader.cached(ids[0]) is None
+    assert service.loader.cached(ids[1]) is not None and service.loader.cached(ids[2]) is not None
     assert list(service.loader._keys_cache) == ids[1:]
-    await service.game_keys(ids[1])  # used again: now the most recent, so ids[2]'s keys go first
-    await service.game_keys(ids[0])
+    await service.loader.game_keys(ids[1])  # used again: now the most recent, so ids[2]'s keys go first
+    await service.loader.game_keys(ids[0])
     assert list(service.loader._keys_cache) == [ids[1], ids[0]]

@@ -13,8 +13,8 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService
-from service.models import CreateGame
+from service.games.schemas import CreateGame
+from service.games.service import GameService
 
 pytestmark = pytest.mark.db
 
@@ -29,12 +29,12 @@ def new_service(pool: asyncpg.Pool) -> GameService:
 async def play(service: GameService, game_id: str, until: int) -> None:
     """Play the seat to act's first legal command (not a purchase, not resigning) until the game is past
     version ``until``."""
-    while (loaded := await service.load(game_id)).version <= until:
+    while (loaded := await service.loader.load(game_id)).version <= until:
         seat = loaded.game.pending(loaded.state)[0].seat
         command = next(
             c for c in loaded.legal(seat) if type(c).__struct_config__.tag not in ("buy", "resign")
         )
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
 
 
 async def lose_commits_after(superuser_pool: asyncpg.Pool, game_id: str, version: int) -> None:
@@ -60,9 +60,9 @@ async def lost(pool: asyncpg.Pool, superuser_pool: asyncpg.Pool) -> AsyncIterato
     """A service whose cache holds a game past KEPT, and the game, whose commits after KEPT were lost."""
     body = {"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}], "seed": "lost-commits"}
     ahead = new_service(pool)
-    game_id = (await ahead.create(msgspec.convert(body, CreateGame))).game_id
+    game_id = (await ahead.commands.create(msgspec.convert(body, CreateGame))).game_id
     await play(ahead, game_id, KEPT + 3)
-    cached = ahead.cached(game_id)
+    cached = ahead.loader.cached(game_id)
     assert cached is not None and cached.version > KEPT + 3
     await lose_commits_after(superuser_pool, game_id, KEPT)
     yield ahead, game_id
@@ -75,19 +75,19 @@ def seen(service_game: Any) -> bytes:
 
 async def test_a_read_serves_the_stored_version(lost: tuple[GameService, str], pool: asyncpg.Pool) -> None:
     ahead, game_id = lost
-    loaded = await ahead.load(game_id)
+    loaded = await ahead.loader.load(game_id)
     assert loaded.version == KEPT
-    assert seen(loaded) == seen(await new_service(pool).load(game_id))
+    assert seen(loaded) == seen(await new_service(pool).loader.load(game_id))
 
 
 async def test_the_next_command_is_decided_at_the_stored_version(
     lost: tuple[GameService, str], pool: asyncpg.Pool
 ) -> None:
     ahead, game_id = lost
-    stored = await new_service(pool).load(game_id)
+    stored = await new_service(pool).loader.load(game_id)
     seat = stored.game.pending(stored.state)[0].seat
     command = next(c for c in stored.legal(seat) if type(c).__struct_config__.tag not in ("buy", "resign"))
-    accepted = await ahead.execute(game_id, seat, msgspec.to_builtins(command))
+    accepted = await ahead.commands.execute(game_id, seat, msgspec.to_builtins(command))
     assert accepted.events[0].version == KEPT + 1
     audit = await new_service(pool).store.verify_chain(game_id)
     assert audit.ok

@@ -12,9 +12,9 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service import errors
-from service.games import GameService
-from service.models import CreateGame
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.runtime import errors
 
 pytestmark = pytest.mark.db
 
@@ -28,13 +28,13 @@ def new_service(pool: asyncpg.Pool) -> GameService:
 async def game(pool: asyncpg.Pool) -> AsyncIterator[str]:
     """A new two-player Bazaar game."""
     body = {"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}], "seed": "stale-cache"}
-    created = await new_service(pool).create(msgspec.convert(body, CreateGame))
+    created = await new_service(pool).commands.create(msgspec.convert(body, CreateGame))
     yield created.game_id
 
 
 async def next_move(pool: asyncpg.Pool, game_id: str) -> tuple[int, dict[str, Any]]:
     """The seat to act and its first legal command that is not a purchase, on the stored state."""
-    loaded = await new_service(pool).load(game_id)
+    loaded = await new_service(pool).loader.load(game_id)
     seat = loaded.game.pending(loaded.state)[0].seat
     legal = loaded.legal(seat)
     command = next(c for c in legal if type(c).__struct_config__.tag != "buy")
@@ -55,7 +55,7 @@ async def move_on_elsewhere(pool: asyncpg.Pool, game_id: str) -> None:
         seat, body = await next_move(pool, game_id)
         if seat != first_seat:
             return
-        await other.execute(game_id, seat, body)
+        await other.commands.execute(game_id, seat, body)
 
 
 async def test_a_command_refused_on_a_stale_cache_is_decided_again_on_the_stored_state(
@@ -63,12 +63,12 @@ async def test_a_command_refused_on_a_stale_cache_is_decided_again_on_the_stored
 ) -> None:
     behind = new_service(pool)
     seat, body = await next_move(pool, game)
-    await behind.execute(game, seat, body)  # ``behind`` now caches this version
+    await behind.commands.execute(game, seat, body)  # ``behind`` now caches this version
     await move_on_elsewhere(pool, game)
     seat, body = await next_move(pool, game)
-    cached = behind.cached(game)
+    cached = behind.loader.cached(game)
     assert cached is not None and cached.version < await stored_version(pool, game)
-    accepted = await behind.execute(game, seat, body)
+    accepted = await behind.commands.execute(game, seat, body)
     assert accepted.version == await stored_version(pool, game)
 
 
@@ -76,12 +76,12 @@ async def test_a_command_legal_on_a_stale_cache_loses_the_race_and_is_decided_ag
     pool: asyncpg.Pool, game: str
 ) -> None:
     behind = new_service(pool)
-    await behind.load(game)
+    await behind.loader.load(game)
     seat, body = await next_move(pool, game)
-    await new_service(pool).execute(game, seat, body)  # ``behind`` does not know
+    await new_service(pool).commands.execute(game, seat, body)  # ``behind`` does not know
     seat, body = await next_move(pool, game)
     before = await stored_version(pool, game)
-    accepted = await behind.execute(game, seat, body)
+    accepted = await behind.commands.execute(game, seat, body)
     assert accepted.version > before == accepted.events[0].version - 1
 
 
@@ -89,16 +89,16 @@ async def test_if_match_is_compared_with_the_stored_version_not_the_cached_one(
     pool: asyncpg.Pool, game: str
 ) -> None:
     behind = new_service(pool)
-    await behind.load(game)
+    await behind.loader.load(game)
     stale = await stored_version(pool, game)
     seat, body = await next_move(pool, game)
-    await new_service(pool).execute(game, seat, body)
+    await new_service(pool).commands.execute(game, seat, body)
     current = await stored_version(pool, game)
     seat, body = await next_move(pool, game)
     with pytest.raises(errors.PreconditionFailed):
-        await behind.execute(game, seat, body, if_match=stale)
+        await behind.commands.execute(game, seat, body, if_match=stale)
     assert await stored_version(pool, game) == current
-    accepted = await behind.execute(game, seat, body, if_match=current)
+    accepted = await behind.commands.execute(game, seat, body, if_match=current)
     assert accepted.events[0].version == current + 1
 
 
@@ -107,14 +107,14 @@ async def test_a_keyed_retry_gets_its_first_answer_from_a_process_that_is_behind
 ) -> None:
     first, other = new_service(pool), new_service(pool)
     seat, body = await next_move(pool, game)
-    answer = msgspec.json.encode(await first.execute(game, seat, body, idempotency_key="k1"))
+    answer = msgspec.json.encode(await first.commands.execute(game, seat, body, idempotency_key="k1"))
     await move_on_elsewhere(pool, game)
     moved_on = await stored_version(pool, game)
     # ``first`` still caches the state right after k1, on which the retry is legal again; ``other`` has
     # never seen the game and decides on the stored state, where the retry is refused. Both replay.
-    assert msgspec.json.encode(await first.execute(game, seat, body, idempotency_key="k1")) == answer
-    assert msgspec.json.encode(await other.execute(game, seat, body, idempotency_key="k1")) == answer
+    assert msgspec.json.encode(await first.commands.execute(game, seat, body, idempotency_key="k1")) == answer
+    assert msgspec.json.encode(await other.commands.execute(game, seat, body, idempotency_key="k1")) == answer
     assert await stored_version(pool, game) == moved_on
     with pytest.raises(errors.RuleViolation) as refused:
-        await other.execute(game, seat, {"type": "end_turn"}, idempotency_key="k1")
+        await other.commands.execute(game, seat, {"type": "end_turn"}, idempotency_key="k1")
     assert refused.value.code == "idempotency_key_reused"

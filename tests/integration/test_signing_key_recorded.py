@@ -16,9 +16,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.keyring import SigningKeyRefused, check_signing_key
-from service.settings import PROJECT_ROOT
-from service.signing import Signer
+from service.integrity.keyring import SigningKeyRefused, check_signing_key
+from service.integrity.signing import Signer
+from service.runtime.settings import PROJECT_ROOT
 from tests.support.databases import fresh_database
 
 pytestmark = pytest.mark.db

@@ -20,9 +20,10 @@ from domain.bazaar.events import GameEnded
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import FINISHED, GameService, LoadedGame, new_event
-from service.models import CreateGame, PlayerIn
-from service.projections import LIVE, GameProjection
+from service.games.loading import FINISHED, LoadedGame, new_event
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
+from service.readmodels.projections import LIVE, GameProjection
 from tests.support.accounts import account, bearer, unlimited_client
 from tests.support.finished_games import finish
 
@@ -56,7 +57,7 @@ async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Any]]:
 async def solve(service: GameService, game_id: str) -> None:
     """End a running solitaire game as solved at its current turn (appended as the decider writes it: random
     play almost never meets the target within the turn limit)."""
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     ended = GameEnded(reason="solitaire_solved", turn=loaded.state.turn)
     await service.store.append(game_id, loaded.version, [new_event(ended)], status=FINISHED)
 
@@ -64,13 +65,15 @@ async def solve(service: GameService, game_id: str) -> None:
 async def solitaire(service: GameService, name: str, solved: bool) -> LoadedGame:
     """A finished solitaire game of ``name``: solved, or played at random to its unsolved end."""
     seed = name if solved else UNSOLVED
-    created = await service.create(CreateGame(game="bazaar", players=[PlayerIn(name=name)], seed=seed))
+    created = await service.commands.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=name)], seed=seed)
+    )
     if solved:
         await play(service, created.game_id, name, 12)
         await solve(service, created.game_id)
     else:
         await finish(service, created.game_id, UNSOLVED)
-    loaded = await service.load(created.game_id)
+    loaded = await service.loader.load(created.game_id)
     assert loaded.finished and loaded.result().solved is solved
     return loaded
 
@@ -79,10 +82,12 @@ async def play(service: GameService, game_id: str, seed: str, moves: int) -> Non
     """Some random legal commands of the solitaire player, so that the turns counted are more than one."""
     chooser = random.Random(seed)
     for _ in range(moves):
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         if loaded.finished:
             return
-        await service.execute(game_id, 0, msgspec.to_builtins(chooser.choice(decisions(loaded.legal(0)))))
+        await service.commands.execute(
+            game_id, 0, msgspec.to_builtins(chooser.choice(decisions(loaded.legal(0))))
+        )
 
 
 def turns(loaded: LoadedGame) -> int:
@@ -112,7 +117,9 @@ async def test_a_game_scored_in_points_says_higher_is_better(
 ) -> None:
     """Z-12 against Z-13: a two-player Bazaar game lists points, ``lower_is_better`` false, ``solved`` null."""
     players = [f"duo-{uuid.uuid4().hex[:8]}-{i}" for i in range(2)]
-    created = await service.create(CreateGame(game="bazaar", players=[PlayerIn(name=p) for p in players]))
+    created = await service.commands.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=p) for p in players])
+    )
     await finish(service, created.game_id, players[0])
     await live.catch_up()
     (listed,) = (await live.list_games("bazaar", "finished", players[0], None, None, 10)).games
@@ -138,7 +145,7 @@ async def test_an_account_page_shows_a_solitaire_result_as_turns_and_never_rates
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
     await finish(service, game_id, UNSOLVED)
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     expected = {"score": turns(loaded), "lower_is_better": True, "solved": False}
     listing = (await client.get("/v1/games", params={"player": name, "status": "finished"})).json()
     (listed,) = listing["games"]
@@ -179,7 +186,9 @@ async def test_the_migration_fills_solitaire_rows_projected_before_it(
     name = f"old-{uuid.uuid4().hex[:8]}"
     loaded = await solitaire(service, name, solved)
     players = [f"pts-{uuid.uuid4().hex[:8]}-{i}" for i in range(2)]
-    duo = await service.create(CreateGame(game="bazaar", players=[PlayerIn(name=p) for p in players]))
+    duo = await service.commands.create(
+        CreateGame(game="bazaar", players=[PlayerIn(name=p) for p in players])
+    )
     await finish(service, duo.game_id, players[0])
     await live.catch_up()
     ids = [loaded.game_id, duo.game_id]

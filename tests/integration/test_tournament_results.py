@@ -12,9 +12,10 @@ import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
-from service.games import GameService
-from service.models import CreateTournamentIn, PlayerIn
-from service.tournaments import TournamentResults, TournamentService
+from service.games.schemas import PlayerIn
+from service.games.service import GameService
+from service.tournaments.schemas import CreateTournamentIn
+from service.tournaments.tournaments import TournamentResults, TournamentService
 from tests.support.finished_games import finish
 
 pytestmark = pytest.mark.db

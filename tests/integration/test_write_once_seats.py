@@ -13,7 +13,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.support.accounts import account, bearer
 from tests.support.client_play import play_existing
 from tests.support.databases import fresh_database, superuser_pool_on

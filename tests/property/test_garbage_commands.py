@@ -3,7 +3,7 @@
 ``decide`` validates, raises ``Rejected`` and never mutates. Hypothesis sends, in states reached by
 random legal play, every command type of each game with arbitrary field values (huge and negative numbers,
 unknown colours, places and ids, wrong seats) and raw garbage bodies through the service's parse path
-(``GameService.parse_command``, the one the API uses). A body either fails to decode (``Malformed``: 400) or
+(``GameCommands.parse_command``, the one the API uses). A body either fails to decode (``Malformed``: 400) or
 becomes a command that ``decide`` refuses with ``Rejected`` or accepts from a pending seat; any other
 exception is a bug, and the state must encode the same before and after.
 """
@@ -25,8 +25,8 @@ from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import InMemoryKeyStore
 from eventstore.memory import InMemoryEventStore
-from service import errors
-from service.games import GameService
+from service.games.service import GameService
+from service.runtime import errors
 
 GAMES = all_games()
 PLAYER_COUNTS = {name: (game.min_players, game.max_players) for name, game in GAMES.items()}
@@ -161,7 +161,7 @@ def assert_refused_cleanly(game: Game[Any], state: Any, seat: int, body: Any, wh
     """The body is a 400, a Rejected, or an accepted command of a pending seat; the state is unchanged."""
     before = msgspec.json.encode(state)
     try:
-        command = parser().parse_command(game, body)
+        command = parser().commands.parse_command(game, body)
     except errors.Malformed:
         return
     try:
@@ -308,7 +308,7 @@ def test_refusals_do_not_depend_on_secrets(name: str) -> None:
         )
         body = any_body(game, game.legal(state, seat), data)
         try:
-            command = parser().parse_command(game, body)
+            command = parser().commands.parse_command(game, body)
         except errors.Malformed:
             return
         assert outcome(game, state, seat, command) == outcome(game, twin, seat, command), (
@@ -329,10 +329,10 @@ def test_a_misspelt_field_is_a_400_not_a_default(name: str) -> None:
             for command in game.legal(state, seat):
                 body = msgspec.to_builtins(command)
                 with pytest.raises(errors.Malformed):
-                    parser().parse_command(game, {**body, "colur": "red"})
+                    parser().commands.parse_command(game, {**body, "colur": "red"})
                 for key, value in body.items():
                     if isinstance(value, dict) and isinstance(getattr(command, key), msgspec.Struct):
                         with pytest.raises(errors.Malformed):
-                            parser().parse_command(game, {**body, key: {**value, "purple": 1}})
+                            parser().commands.parse_command(game, {**body, key: {**value, "purple": 1}})
                 checked += 1
     assert checked > 100, "too few legal commands looked at"

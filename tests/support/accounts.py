@@ -12,7 +12,7 @@ from typing import Any
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 
 @asynccontextmanager

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from service.database import BOOTSTRAP_SQL, OWNER_ROLE, SERVICE_ROLE, migrate, with_user
+from service.runtime.database import BOOTSTRAP_SQL, OWNER_ROLE, SERVICE_ROLE, migrate, with_user
 
 
 def _with_database(url: str, database: str) -> str:

@@ -12,9 +12,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import InMemoryEventStore, InMemoryKeyStore
-from service.games import GameService
-from service.models import CreateGame
-from service.signing import Signer
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.integrity.signing import Signer
 
 
 async def exported_game(
@@ -32,12 +32,12 @@ async def exported_game(
     }
     if clock is not None:
         body["clock"] = clock
-    game_id = (await service.create(msgspec.convert(body, CreateGame))).game_id
+    game_id = (await service.commands.create(msgspec.convert(body, CreateGame))).game_id
     chooser = random.Random(seed)
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     while not loaded.finished:
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         choices = [c for c in decisions(loaded.legal(seat)) if type(c).__name__ != "Resign"]
-        await service.execute(game_id, seat, msgspec.to_builtins(chooser.choice(choices)))
-        loaded = await service.load(game_id)
-    return msgspec.json.encode(await service.export(game_id))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(chooser.choice(choices)))
+        loaded = await service.loader.load(game_id)
+    return msgspec.json.encode(await service.exporter.export(game_id))

@@ -7,15 +7,16 @@ import random
 
 from domain.core import Event, Rng
 from domain.resign import decisions
-from service.clocks import system_now, timed
-from service.games import FINISHED, GameService, new_event
+from service.games.clocks import system_now, timed
+from service.games.loading import FINISHED, new_event
+from service.games.service import GameService
 
 
 async def finish(service: GameService, game_id: str, seed: str) -> None:
     """Play the stored game to its end by random legal commands of random pending seats, each decided with
     the service's randomness for its version (stamped with the time now in a timed game, as the service
     stamps them), and append them all at once."""
-    loaded = await service.load(game_id)
+    loaded = await service.loader.load(game_id)
     game, state, version = loaded.game, loaded.state, loaded.version
     chooser = random.Random(seed)
     events: list[Event] = []

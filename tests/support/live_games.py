@@ -15,8 +15,9 @@ import msgspec
 
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games import GameService, LoadedGame
-from service.models import CreateGame, PlayerIn
+from service.games.loading import LoadedGame
+from service.games.schemas import CreateGame, PlayerIn
+from service.games.service import GameService
 
 
 @asynccontextmanager
@@ -48,7 +49,7 @@ async def create_live_game(service: GameService, game: str, players: int, label:
     run so that what the test sees is reproducible."""
     seed = f"seed-{label}-{hashlib.sha256(label.encode()).hexdigest()[:24]}"
     names = [f"{label}-{i}" for i in range(players)]
-    created = await service.create(
+    created = await service.commands.create(
         CreateGame(game=game, players=[PlayerIn(name=n) for n in names], seed=seed)
     )
     return LiveGame(
@@ -68,14 +69,14 @@ async def play_until(
     max_commands: int = 20_000,
 ) -> LoadedGame:
     """Post random legal commands of random pending seats until ``stop`` holds or the game is over."""
-    loaded = await service.load(live.game_id)
+    loaded = await service.loader.load(live.game_id)
     for _ in range(max_commands):
         if loaded.finished or stop(loaded):
             return loaded
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         command = chooser.choice(decisions(loaded.legal(seat)))
-        await service.execute(live.game_id, seat, msgspec.to_builtins(command))
-        loaded = await service.load(live.game_id)
+        await service.commands.execute(live.game_id, seat, msgspec.to_builtins(command))
+        loaded = await service.loader.load(live.game_id)
     raise AssertionError(f"{live.game} game {live.game_id} did not stop within {max_commands} commands")
 
 

@@ -9,7 +9,7 @@ import inspect
 from litestar.handlers import HTTPRouteHandler
 
 from api.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 
 def route_handlers() -> list[HTTPRouteHandler]:

@@ -8,9 +8,9 @@ from litestar import Litestar, get
 from litestar.testing import TestClient
 from structlog.testing import capture_logs
 
-from api.error_pages import HtmlErrorPages
-from api.pages import template_config
-from api.problems import problem_details_plugin
+from api.http.problems import problem_details_plugin
+from api.web.error_pages import HtmlErrorPages
+from api.web.pages import template_config
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 

@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain.core import fold
 from domain.registry import all_games
 from eventstore.protocol import GENESIS_HASH, event_hash
-from service.audit import chain_key, read_export, signed_facts, verify_export, verify_file
-from service.signing import Signer
+from service.integrity.audit import chain_key, read_export, signed_facts, verify_export, verify_file
+from service.integrity.signing import Signer
 from tests.support.exports import exported_game
 
 Document = dict[str, Any]

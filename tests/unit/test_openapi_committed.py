@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 from api.app import create_app
-from api.contract import SCHEMAS, served_document, walk
-from api.formats import JSON, OFFERS
+from api.contract.document import SCHEMAS, served_document, walk
+from api.contract.responses import ERRORS_BY_OPERATION, EVERY_OPERATION
+from api.http.formats import JSON, OFFERS
 from api.openapi import DEFAULT_PATH, openapi_text
-from api.responses import ERRORS_BY_OPERATION, EVERY_OPERATION
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 
 def test_committed_openapi_document_matches_the_code() -> None:
@@ -59,14 +59,14 @@ def test_the_live_streams_stand_apart_from_the_operations() -> None:
 
 
 def test_every_operation_lists_exactly_its_own_error_statuses() -> None:
-    """No operation falls back to the catch-all list: each is in api.responses' table (a new operation must
+    """No operation falls back to the catch-all list: each is in api.contract.responses' table (a new operation must
     be added there with the statuses it can answer), and the table names no operation that is gone."""
     document = json.loads(DEFAULT_PATH.read_text())
     found = {operation["operationId"]: (method, path) for method, path, operation in operations(document)}
     missing = sorted(
         f"{method} {path} ({op})" for op, (method, path) in found.items() if op not in ERRORS_BY_OPERATION
     )
-    assert not missing, f"add these operations to ERRORS_BY_OPERATION in api/responses.py: {missing}"
+    assert not missing, f"add these operations to ERRORS_BY_OPERATION in api/contract/responses.py: {missing}"
     assert not sorted(set(ERRORS_BY_OPERATION) - set(found)), "ERRORS_BY_OPERATION names unknown operations"
     for method, path, operation in operations(document):
         errors = sorted(int(status) for status in operation["responses"] if not status.startswith("2"))
@@ -108,7 +108,7 @@ def test_every_union_of_objects_is_discriminated() -> None:
 
 
 def test_every_operation_offers_to_the_accept_check_what_it_documents() -> None:
-    """The 406 check (api.formats) lets through only what a handler's ``opt[OFFERS]`` lists (JSON when it
+    """The 406 check (api.http.formats) lets through only what a handler's ``opt[OFFERS]`` lists (JSON when it
     lists nothing, under /v1): every media type an operation documents for its success must be offered,
     or clients asking for it would be refused."""
     app = create_app(Settings.from_env())

@@ -1,4 +1,4 @@
-"""The server's HTTP implementation is chosen by name (service/serving.py); the head deadline of each is
+"""The server's HTTP implementation is chosen by name (service/runtime/serving.py); the head deadline of each is
 tested end to end in tests/e2e/test_request_timeouts.py."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from service.serving import run_uvicorn
-from service.settings import PROJECT_ROOT, Settings
+from service.runtime.serving import run_uvicorn
+from service.runtime.settings import PROJECT_ROOT, Settings
 
 
 def test_an_unknown_http_implementation_refuses_to_start() -> None:
@@ -30,7 +30,7 @@ def test_starting_the_embedded_database_warns_nothing_on_a_headless_machine(tmp_
         "import sys, warnings\n"
         "from pathlib import Path\n"
         "warnings.simplefilter('error')\n"
-        "from service.database import embedded_database_urls\n"
+        "from service.runtime.database import embedded_database_urls\n"
         "try:\n"
         "    embedded_database_urls(Path(sys.argv[1]))\n"
         "except (FileExistsError, NotADirectoryError):\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.signing import KEY_FILE_NAME, head_message, load_signer, verify_head
+from service.integrity.signing import KEY_FILE_NAME, head_message, load_signer, verify_head
 
 
 def test_the_key_is_made_on_first_start_and_kept(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from service.__main__ import main
-from service.simulate import seating, simulate
+from service.workers.simulate import seating, simulate
 
 
 def test_seats_rotate_so_every_bot_plays_every_seat() -> None:

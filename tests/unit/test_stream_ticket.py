@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token
+from service.integrity.tokens import STREAM_TICKET_SECONDS, StreamTickets, hash_token
 
 HASHES = (hash_token("seat-zero-token"), hash_token("seat-one-token"), "")  # seat 2: held by an account
 SEED = "the-secret-seed"

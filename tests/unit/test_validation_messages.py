@@ -1,10 +1,11 @@
-"""msgspec's validation messages as the service shows them: a JSON pointer and plain words (service/errors.py)."""
+"""msgspec's validation messages as the service shows them: a JSON pointer and plain words
+(service/runtime/errors.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.errors import Malformed, located
+from service.runtime.errors import Malformed, located
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from eventstore.protocol import GENESIS_HASH, event_hash
-from service.audit import chain_key, verify_file
+from service.integrity.audit import chain_key, verify_file
 from tests.support.exports import exported_game
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,1 @@
+"""The controllers, one module per resource: HTTP translated to service calls and back, no rules."""

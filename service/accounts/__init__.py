@@ -1,0 +1,1 @@
+"""Accounts: one identity and bearer token per player or bot, and the seats accounts hold."""

@@ -1,0 +1,150 @@
+"""The composition root (cosmicpython's ``bootstrap``): every service of a process built once, on the stores
+and settings it is given, so the app's lifespan, the CLI and the tests wire one and the same graph.
+
+``bootstrap`` runs nothing; ``running`` runs the loops of the read models and workers while the app's
+lifespan (api/app.py) serves, between starting and stopping the store's LISTEN connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+
+from domain.core import Game
+from domain.registry import all_games
+from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
+from service.accounts.accounts import AccountService, VerifiedClients
+from service.games.reads import GameReads
+from service.games.service import GameService
+from service.integrity.signing import Signer
+from service.lobby.lobby import LobbyService
+from service.readmodels.live import LiveGames
+from service.readmodels.notifications import Notifications
+from service.readmodels.projections import GameProjection
+from service.readmodels.ratings import RatingService
+from service.runtime.settings import Settings
+from service.tournaments.tournaments import TournamentService
+from service.workers.bots import BotRunner
+from service.workers.timeouts import ClockScheduler, DeadlineIndex, woken_by
+
+
+@dataclass(frozen=True)
+class Services:
+    """The services of one process, each built once and shared by every request and loop."""
+
+    accounts: AccountService
+    games: GameService
+    lobby: LobbyService
+    tournaments: TournamentService
+    projection: GameProjection  # the listing, histories and results (fed from the feed)
+    ratings: RatingService
+    notifications: Notifications
+    live: LiveGames  # the games followed live in this process (one feed per game with open streams)
+    bots: BotRunner
+    clocks: ClockScheduler
+    reads: GameReads  # where reads of games go: the primary's service, or a read replica's beside it
+
+
+def bootstrap(
+    pool: asyncpg.Pool,
+    store: PostgresEventStore,
+    settings: Settings,
+    *,
+    signer: Signer,
+    clients: VerifiedClients | None = None,
+    acquire_timeout: float | None = None,
+    games: dict[str, Game[Any]] | None = None,
+) -> Services:
+    """The services on PostgreSQL: ``pool`` for the read models and keys, ``store`` for the streams,
+    ``games`` the games offered (every registered game unless given)."""
+    wait = acquire_timeout
+    accounts = AccountService(pool, acquire_timeout=wait, clients=clients)
+    game_service = GameService(
+        store,
+        PostgresKeyStore(pool, acquire_timeout=wait),
+        all_games() if games is None else games,
+        accounts=accounts,
+        signer=signer,
+    )
+    lobby = LobbyService(
+        game_service,
+        accounts,
+        settings.bot_games_per_account,
+        settings.invitations_per_inviter,
+        settings.invitations_per_invitee,
+    )
+    tournaments = TournamentService(
+        store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), game_service, pool, wait, accounts
+    )
+    projection = GameProjection(pool, game_service, acquire_timeout=wait)
+    return Services(
+        accounts=accounts,
+        games=game_service,
+        lobby=lobby,
+        tournaments=tournaments,
+        projection=projection,
+        ratings=RatingService(
+            pool, frozenset(game_service.games), caught_up=projection.read_your_writes, acquire_timeout=wait
+        ),
+        notifications=Notifications(
+            pool, game_service, caught_up=projection.read_your_writes, acquire_timeout=wait
+        ),
+        live=LiveGames(game_service),
+        bots=BotRunner(game_service, settings.bot_think_seconds, settings.bot_iterations),
+        clocks=ClockScheduler(game_service, DeadlineIndex(pool, store, acquire_timeout=wait)),
+        reads=GameReads(game_service),  # the primary's only; api/app.py adds READ_DATABASE_URL's replica
+    )
+
+
+PROJECTION_DEBOUNCE_SECONDS = 0.2  # appends arriving within this window share one projection batch
+
+
+def _after_changes(watch: ChangeWatch, poll_seconds: float) -> Callable[[], Awaitable[object]]:
+    """The projector's wake-up: the next append in any process (or the poll interval), then a short pause
+    so a burst of appends is projected in one batch rather than one transaction per append."""
+
+    async def wake() -> None:
+        await watch.wait(poll_seconds)
+        await asyncio.sleep(PROJECTION_DEBOUNCE_SECONDS)
+
+    return wake
+
+
+@asynccontextmanager
+async def running(
+    services: Services,
+    store: PostgresEventStore,
+    settings: Settings,
+    projection_wake: Callable[[], Awaitable[object]] | None = None,
+) -> AsyncIterator[None]:
+    """The loops of one process while it serves, cancelled on exit: the read models fed from the feed (the
+    game projection, the tournament results recorder), woken by ``projection_wake`` (default: any
+    process's next append, heard through the store's LISTEN connection, or the poll interval), this
+    process's bot runner and its clock scheduler, each woken by any process's append."""
+    followers = {"game-projection": services.projection, "tournament-results": services.tournaments.recorder}
+    with ExitStack() as watches:
+        loops = []
+        for name, follower in followers.items():
+            assert follower is not None
+            any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
+            wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
+            loops.append(asyncio.create_task(follower.run(wake), name=name))
+        # this process's bot runner, woken by any process's append (service/workers/bots.py)
+        bots_woken = watches.enter_context(store.watch())
+        start = await services.notifications.now()
+        bots = services.bots.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start)
+        loops.append(asyncio.create_task(bots, name="bots"))
+        # this process's clock scheduler, woken by any process's append (service/workers/timeouts.py)
+        clocks_woken = watches.enter_context(store.watch())
+        loops.append(asyncio.create_task(services.clocks.run(woken_by(clocks_woken.wait)), name="clocks"))
+        try:
+            yield
+        finally:
+            for loop in loops:
+                loop.cancel()
+            await asyncio.gather(*loops, return_exceptions=True)

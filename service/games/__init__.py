@@ -1,0 +1,1 @@
+"""Games: creating them, deciding and appending commands, loading and caching states, views, exports, clocks."""

@@ -1,0 +1,377 @@
+"""An account's notifications (``GET /v1/me/stream``): what concerns it across games, followed from the
+global feed, so a bot learns of its games without polling any of them.
+
+First a snapshot (the account's active games, whether a decision of its is due in each, and its open
+invitations), then one notice per change, read from the feed after the snapshot's position: ``seated``
+(a game of one of its seats started), ``round_seated`` (the same for a tournament game), ``your_turn``
+(a decision of one of its seats is due at the game's new version: told again whenever the game moved
+while it still is), ``game_finished`` (with the result). ``invited`` (a seat of a lobby game reserved
+for it) and ``tournament_invited`` notices come from the lobby's and the registrations' rows, which are
+not events: they are looked for about once a second. A feed notice is told at the event it stems from
+(``seated`` at the game's first event, ``your_turn`` and ``game_finished`` at the event that brought the game
+to the version they tell) and its id is that event's feed position with the notice's rank among the kinds
+(``<tx>-<position>.<rank>``), so ids only grow and a client resumes exactly after the last one it got
+(``Last-Event-ID``): told nothing twice, missing nothing. The store's watch only wakes the reader, which
+always re-reads from its own position (a lost wake-up costs latency, never a notice).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import asyncpg
+import msgspec
+
+from eventstore import FeedPosition, pooled_connection
+from eventstore.readmodels import HORIZON
+from service.accounts.accounts import Account
+from service.games.loading import LoadedGame
+from service.games.schemas import registration_clock, stored_clock
+from service.games.service import GameService
+from service.runtime import errors
+
+PAGE_SIZE = 500
+INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
+NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
+_SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
+# the account's seats of started games not listed as finished: a game the listing (a projection) does not
+# hold yet counts too, or a game started just before the stream opened would be missed by both the snapshot
+# and the feed that follows (a bot whose first decision was due at the start then waited for ever)
+_ACTIVE_SEATS = (
+    "SELECT s.game_id, s.seat FROM game_seats s LEFT JOIN game_listing g USING (game_id)"
+    " LEFT JOIN lobby_games l USING (game_id)"
+    " WHERE s.account_id = $1 AND coalesce(g.status, 'active') = 'active'"
+    " AND coalesce(l.status, 'started') IN ('starting', 'started')"
+    " ORDER BY coalesce(g.created_at, l.created_at), s.game_id"
+)
+_INVITATIONS = (
+    "SELECT s.game_id, s.seat, l.game, l.rated, l.clock, c.name AS creator FROM game_seats s"
+    " JOIN lobby_games l USING (game_id) LEFT JOIN accounts c ON c.account_id = l.creator_id"
+    " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
+)
+
+_TOURNAMENT_INVITATIONS = (
+    "SELECT e.tournament_id, r.request->>'game' AS game, r.request, o.name AS organizer FROM tournament_entries e"
+    " JOIN tournament_registrations r USING (tournament_id) LEFT JOIN accounts o ON o.account_id = r.organizer_id"
+    " WHERE e.account_id = $1 AND e.status = 'invited' AND r.status = 'registering' ORDER BY e.tournament_id"
+)
+
+Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited", "tournament_invited"]
+# a feed notice's rank among those one event may give, the sub-index of its id; WHOLE: every one of them
+SEATED, YOUR_TURN, FINISHED, WHOLE = 0, 1, 2, 3
+_ID = re.compile(r"([0-9]{1,19})-([0-9]{1,19})(?:\.([0-2]))?")  # NoticeId.encode's output
+
+
+class Notice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One thing that concerns the account in one game: ``type``, the game and the account's seat in it,
+    the game's version when noticed; the tournament of a tournament game; the result once finished; the
+    inviting account of an invitation (a tournament invitation names the tournament and its game only)."""
+
+    type: Kind
+    game: str
+    game_id: str | None = None
+    seat: int | None = None
+    version: int | None = None
+    tournament: str | None = None
+    result: Any = None
+    invited_by: str | None = None
+    rated: bool | None = None
+    clock: dict[str, Any] | None = None  # an invitation's: the clock of the game (each tournament game)
+
+
+class MyGame(msgspec.Struct, frozen=True, kw_only=True):
+    """An active game the account holds a seat of, and whether a decision of that seat is due."""
+
+    game_id: str
+    game: str
+    seat: int
+    version: int
+    your_turn: bool
+    tournament: str | None = None
+
+
+class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the account stands when the stream (re)starts: its active games and open invitations."""
+
+    account: str
+    games: list[MyGame]
+    invitations: list[Notice]
+
+
+@dataclass(frozen=True, order=True)
+class NoticeId:
+    """A point of an account's stream: the feed position ``at`` and the rank of a notice told at it
+    (WHOLE: past every notice told at ``at``, as a snapshot's or keep-alive's id is); ordered as told."""
+
+    at: FeedPosition
+    rank: int = WHOLE
+
+    def encode(self) -> str:
+        """``<tx>-<position>`` for a whole position, ``<tx>-<position>.<rank>`` for a notice."""
+        return self.at.encode() if self.rank == WHOLE else f"{self.at.encode()}.{self.rank}"
+
+    def reread_from(self) -> FeedPosition:
+        """The feed position to read after to hear what follows this point: the event at ``at`` is read
+        again when some of the notices it gives may come after a notice's rank."""
+        if self.rank == WHOLE:
+            return self.at
+        return FeedPosition(tx=self.at.tx, position=self.at.position - 1)
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of the stream: ``snapshot``, ``notice``, or ``keepalive``; ``id`` is the NoticeId a
+    reconnecting client resumes after (a keep-alive's only when past the last one given; invitations none)."""
+
+    kind: Literal["snapshot", "notice", "keepalive"]
+    id: str | None = None
+    body: Any = None
+
+
+def resume_position(last_event_id: str | None) -> NoticeId | None:
+    """The stream point a ``Last-Event-ID`` names (None without one); 400 unless it is one we gave out."""
+    if last_event_id is None:
+        return None
+    found = _ID.fullmatch(last_event_id.strip())
+    if found is None:
+        raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out")
+    tx, position, rank = found.groups()
+    if max(int(tx), int(position)) > NOW_POSITION:  # the feed's positions are bigints
+        raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out")
+    return NoticeId(FeedPosition(tx=int(tx), position=int(position)), WHOLE if rank is None else int(rank))
+
+
+@dataclass
+class _Seen:
+    """What this reader has told the account so far, so each change is told once."""
+
+    due_at: dict[str, int] = field(default_factory=dict)  # game -> the version your_turn was last told at
+    started: set[str] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)
+    invitations: set[tuple[str | None, str | None, int | None]] = field(default_factory=set)
+
+
+class Notifications:
+    """Follows the feed for accounts."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        games: GameService,
+        caught_up: Callable[[], Awaitable[None]] | None = None,
+        acquire_timeout: float | None = None,
+    ) -> None:
+        """Read from ``pool``; ``caught_up`` (the game projection's read-your-writes) is awaited before a
+        snapshot, which reads the listing."""
+        self.pool = pool
+        self.games = games
+        self.caught_up = caught_up
+        self.acquire_timeout = acquire_timeout
+
+    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+        """A pooled connection (503 past the acquire timeout)."""
+        return pooled_connection(self.pool, self.acquire_timeout)
+
+    async def now(self) -> FeedPosition:
+        """A feed position after every event already final in the feed: what a new stream follows from."""
+        async with self.connection() as connection:
+            horizon: int = await connection.fetchval(HORIZON)
+        return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
+
+    async def refuse_unreached(self, after: NoticeId | None) -> None:
+        """400 ``bad_last_event_id`` for a point past every event final in the feed: no stream gave it out,
+        and a stream following from it would tell the account nothing until the feed got there."""
+        if after is not None and after.at > await self.now():
+            raise errors.Malformed("bad_last_event_id", "Last-Event-ID is an id this stream gave out")
+
+    async def invitations(self, account: Account) -> list[Notice]:
+        """The account's open invitations: seats reserved for it in games waiting for players, and
+        tournaments registering players that invited it."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(_INVITATIONS, account.account_id)
+            tournaments = await connection.fetch(_TOURNAMENT_INVITATIONS, account.account_id)
+        return [
+            Notice(
+                type="tournament_invited",
+                game=row["game"],
+                tournament=row["tournament_id"],
+                invited_by=row["organizer"],
+                clock=registration_clock(stored_clock(row["request"]) or {}),
+            )
+            for row in tournaments
+        ] + [
+            Notice(
+                type="invited",
+                game_id=row["game_id"],
+                game=row["game"],
+                seat=row["seat"],
+                invited_by=row["creator"],
+                rated=row["rated"],
+                clock=stored_clock(row["clock"]),
+            )
+            for row in rows
+        ]
+
+    async def snapshot(self, account: Account, seen: _Seen) -> Snapshot:
+        """The account's active games (with whether a decision of its is due) and open invitations."""
+        async with self.connection() as connection:
+            rows = await connection.fetch(_ACTIVE_SEATS, account.account_id)
+        mine = []
+        for row in rows:
+            try:
+                loaded = await self.games.loader.load(row["game_id"])
+            except (errors.NotFound, errors.Conflict, msgspec.DecodeError, msgspec.ValidationError):
+                continue  # a start cut short: its opening events are not stored yet
+            due = _due(loaded, row["seat"])
+            seen.started.add(loaded.game_id)
+            if due:
+                seen.due_at[loaded.game_id] = loaded.version
+            if loaded.finished:
+                seen.finished.add(loaded.game_id)
+                continue
+            mine.append(
+                MyGame(
+                    game_id=loaded.game_id,
+                    game=loaded.game.name,
+                    seat=row["seat"],
+                    version=loaded.version,
+                    your_turn=due,
+                    tournament=loaded.info.metadata.get("tournament"),
+                )
+            )
+        invitations = await self.invitations(account)
+        seen.invitations = {_invitation(n) for n in invitations}
+        return Snapshot(account=account.name, games=mine, invitations=invitations)
+
+    async def _notices(
+        self, account: Account, page: list[tuple[FeedPosition, Any]], seen: _Seen
+    ) -> list[tuple[NoticeId, Notice]]:
+        """The notices a page of the feed holds for the account, in id order (see _changes)."""
+        versions: dict[str, dict[int, FeedPosition]] = {}
+        for position, event in page:
+            versions.setdefault(event.stream_id, {})[event.version] = position
+        async with self.connection() as connection:
+            rows = await connection.fetch(_SEATS_IN, account.account_id, list(versions))
+        seats = {row["game_id"]: row["seat"] for row in rows}
+        notices: list[tuple[NoticeId, Notice]] = []
+        for game_id, positions in versions.items():
+            seat = seats.get(game_id)
+            if seat is None:
+                continue
+            try:
+                loaded = await self.games.loader.load(game_id)
+            except (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            notices.extend(_changes(loaded, seat, positions, seen))
+        return sorted(notices, key=lambda item: item[0])
+
+    async def follow(
+        self,
+        account: Account,
+        after: NoticeId | None,
+        keepalive_seconds: float,
+        poll_seconds: float,
+    ) -> AsyncGenerator[Message, None]:
+        """The account's stream: the snapshot of now, then the notices of the feed after ``after`` (None:
+        after now), each once and with an id greater than every id before it, invitations as they appear,
+        keep-alives while quiet; without end."""
+        seen = _Seen()
+        last = after if after is not None else NoticeId(await self.now())  # the greatest id given so far
+        position = last.reread_from()
+        with self.games.store.watch() as changes:
+            if self.caught_up is not None:
+                await self.caught_up()  # the listing the snapshot reads holds every game started before
+            snapshot = await self.snapshot(account, seen)
+            if after is not None:  # resumed: told again are the starts and ends whose events follow ``after``
+                seen.started.clear()
+                seen.finished.clear()
+            yield Message("snapshot", last.encode(), snapshot)
+            quiet_since = invitations_checked = time.monotonic()
+            while True:
+                page = await self.games.store.read_all(position, PAGE_SIZE)
+                told = False
+                if page:
+                    for at, notice in await self._notices(account, page, seen):
+                        if at <= last:
+                            continue  # told before the point resumed after (its event is read again)
+                        last = at
+                        yield Message("notice", at.encode(), notice)
+                        told = True
+                    position = page[-1][0]
+                if time.monotonic() - invitations_checked >= INVITATIONS_EVERY:
+                    invitations_checked = time.monotonic()
+                    for notice in await self._new_invitations(account, seen):
+                        yield Message("notice", None, notice)
+                        told = True
+                if told:
+                    quiet_since = time.monotonic()
+                if len(page) == PAGE_SIZE:
+                    continue
+                keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
+                if keepalive_due <= 0:
+                    reached = NoticeId(position)  # to resume after, when past the last id given
+                    yield Message("keepalive", reached.encode() if reached > last else None)
+                    last = max(last, reached)
+                    quiet_since = time.monotonic()
+                    continue
+                await changes.wait(min(poll_seconds, keepalive_due, INVITATIONS_EVERY))
+
+    async def _new_invitations(self, account: Account, seen: _Seen) -> list[Notice]:
+        """Invitations not told yet (those withdrawn or answered are forgotten)."""
+        current = await self.invitations(account)
+        keys = {_invitation(n) for n in current}
+        new = [n for n in current if _invitation(n) not in seen.invitations]
+        seen.invitations = keys
+        return new
+
+
+def _invitation(notice: Notice) -> tuple[str | None, str | None, int | None]:
+    """What identifies an invitation: its game and seat, or its tournament."""
+    return (notice.tournament, notice.game_id, notice.seat)
+
+
+def _due(loaded: LoadedGame, seat: int) -> bool:
+    """Whether a decision of ``seat`` is due in the game."""
+    return not loaded.finished and any(p.seat == seat for p in loaded.game.pending(loaded.state))
+
+
+def _changes(
+    loaded: LoadedGame, seat: int, positions: dict[int, FeedPosition], seen: _Seen
+) -> list[tuple[NoticeId, Notice]]:
+    """What changed for ``seat`` in the game, each told once, at the feed position (of ``positions``, the
+    game's versions in a page of the feed) of the event it stems from: ``seated`` at the game's first
+    event; ``your_turn`` and ``game_finished`` at the event of the game's version, or not yet when a later
+    page holds that event."""
+    tournament = loaded.info.metadata.get("tournament")
+
+    def notice(kind: Kind, result: Any = None) -> Notice:
+        return Notice(
+            type=kind,
+            game_id=loaded.game_id,
+            game=loaded.game.name,
+            seat=seat,
+            version=loaded.version,
+            tournament=tournament,
+            result=result,
+        )
+
+    told: list[tuple[NoticeId, Notice]] = []
+    start = positions.get(1)
+    if start is not None and loaded.game_id not in seen.started:
+        seen.started.add(loaded.game_id)
+        told.append((NoticeId(start, SEATED), notice("round_seated" if tournament else "seated")))
+    now = positions.get(loaded.version)
+    if now is None:
+        return told
+    if _due(loaded, seat) and seen.due_at.get(loaded.game_id) != loaded.version:
+        seen.due_at[loaded.game_id] = loaded.version
+        told.append((NoticeId(now, YOUR_TURN), notice("your_turn")))
+    if loaded.finished and loaded.game_id not in seen.finished:
+        seen.finished.add(loaded.game_id)
+        told.append((NoticeId(now, FINISHED), notice("game_finished", msgspec.to_builtins(loaded.result()))))
+    return told

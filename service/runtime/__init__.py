@@ -1,0 +1,1 @@
+"""The process around the features: settings, the database and its migrations, logs, serving, errors."""

@@ -1,0 +1,1 @@
+"""Tournaments: registration, rounds seated as games, results recorded from the feed, standings."""

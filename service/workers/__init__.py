@@ -1,0 +1,1 @@
+"""Background work of every process: server bots, timeouts, claims across hosts, and offline simulation."""
