@@ -34,7 +34,10 @@ PAGE_SIZE = 500
 QUEUE_LIMIT = 64  # pages concerning an account that its stream may have waiting; past it, it reads alone
 # every seat held in the page's games: one query per page whoever follows (a seat's account never changes
 # once its game has events, so reading them after the page is read is as good as at any later time)
-_SEATS_OF_GAMES = "SELECT game_id, seat, account_id FROM game_seats WHERE game_id = ANY($1::text[]) AND account_id IS NOT NULL"
+_SEATS_OF_GAMES = (
+    "SELECT game_id, seat, account_id FROM game_seats"
+    " WHERE game_id = ANY($1::text[]) AND account_id IS NOT NULL"
+)
 UNLOADABLE = (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError)  # a game skipped, not an error
 
 log = structlog.get_logger("service.account_feed")

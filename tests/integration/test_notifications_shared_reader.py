@@ -1,0 +1,200 @@
+"""The account streams of one process share one reader of the feed (service/account_feed.py): however many
+accounts follow, each page of the feed is read once and its seats looked up in one query, and each stream
+is told only its own games' notices while other games move.
+
+On a database of its own, against the real PostgreSQL store: games started through the lobby and played
+through the game service; the streams are Notifications.follow read directly (their messages before they
+become SSE). The store the streams read through counts what it is asked to read."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, aclosing
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.registry import all_games
+from eventstore import FeedPosition, PostgresEventStore, PostgresKeyStore
+from service.accounts import Account, AccountService
+from service.games import GameService
+from service.lobby import JoinIn, LobbyService
+from service.models import CreateGame
+from service.notifications import Message, Notifications, resume_position
+from tests.support.databases import own_pool
+
+pytestmark = pytest.mark.db
+
+WAIT = 30.0
+KEEPALIVE = 0.2  # seconds of quiet before a keep-alive: each tells the feed position a stream reached
+
+
+class CountingStore:
+    """The store, counting the feed positions each ``read_all`` answers (everything else passes through)."""
+
+    def __init__(self, store: PostgresEventStore) -> None:
+        """Count ``store``'s feed reads."""
+        self.store = store
+        self.pages: list[list[FeedPosition]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def read_all(
+        self, after: FeedPosition | None = None, limit: int = 1000
+    ) -> list[tuple[FeedPosition, Any]]:
+        page = await self.store.read_all(after, limit)
+        self.pages.append([at for at, _ in page])
+        return page
+
+
+class Stream:
+    """One account's stream, read by a task into ``messages`` as they come."""
+
+    def __init__(self, notifications: Notifications, account: Account) -> None:
+        """Follow ``account``'s stream from now."""
+        self.account = account
+        self.messages: list[Message] = []
+        self.arrived = asyncio.Event()
+        self.task = asyncio.create_task(self._read(notifications.follow(account, None, KEEPALIVE, 0.1)))
+
+    async def _read(self, messages: Any) -> None:
+        async with aclosing(messages):
+            async for message in messages:
+                self.messages.append(message)
+                self.arrived.set()
+
+    def reached(self) -> FeedPosition | None:
+        """The feed position of the latest id it was given (None before any)."""
+        ids = [m.id for m in self.messages if m.id is not None]
+        point = resume_position(ids[-1]) if ids else None
+        return None if point is None else point.at
+
+    def notices(self) -> list[tuple[str | None, str]]:
+        """The (game, type) of each game notice told."""
+        return [(m.body.game_id, m.body.type) for m in self.messages if m.kind == "notice"]
+
+    async def until(self, done: Any) -> None:
+        """Wait (up to WAIT seconds) until ``done(self)`` holds."""
+        async with asyncio.timeout(WAIT):
+            while not done(self):
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+@pytest.fixture(scope="module")
+async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a database of its own."""
+    async with own_pool(server_url, max_size=8) as created:
+        yield created
+
+
+async def two_player_game(lobby: LobbyService, host_token: str, guest_token: str) -> str:
+    """A Johari game for the two accounts, started."""
+    body = {"game": "johari", "players": [{"account": "me"}, {"open": True}]}
+    created = await lobby.create(msgspec.convert(body, CreateGame), host_token)
+    await lobby.join(created.game_id, guest_token, JoinIn())
+    return created.game_id
+
+
+async def move(games: GameService, game_id: str) -> None:
+    """One legal move (not a resignation) by a seat a decision of which is due."""
+    loaded = await games.load(game_id)
+    for pending in loaded.game.pending(loaded.state):
+        legal = [
+            c for c in games.detail(loaded, pending.seat).legal if msgspec.to_builtins(c)["type"] != "resign"
+        ]
+        if legal:
+            await games.execute(game_id, pending.seat, msgspec.to_builtins(legal[0]))
+            return
+    raise AssertionError("no seat has a decision due")
+
+
+async def last_position(store: PostgresEventStore, after: FeedPosition) -> FeedPosition:
+    """The position of the feed's latest event after ``after``."""
+    position = after
+    while page := await store.read_all(position, 1000):
+        position = page[-1][0]
+    return position
+
+
+async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any]:
+    """Six accounts following: two seated in game A, two in game B, two in none; ``moves`` moves of each
+    game while every stream is open, until each stream's keep-alive says it read past the last of them.
+    What each stream was told, and what the streams' store was asked for during the moves."""
+    accounts = AccountService(pool)
+    store = PostgresEventStore(pool)
+    counted = CountingStore(store)
+    keys = PostgresKeyStore(pool)
+    play = GameService(store, keys, all_games(), accounts=accounts)
+    follow = GameService(counted, keys, all_games(), accounts=accounts)  # type: ignore[arg-type]
+    notifications = Notifications(pool, follow)
+    lobby = LobbyService(play, accounts)
+    made = [await accounts.create(f"{prefix}-{n}") for n in range(6)]
+    game_a = await two_player_game(lobby, made[0][1], made[1][1])
+    game_b = await two_player_game(lobby, made[2][1], made[3][1])
+    async with AsyncExitStack() as stack:
+        streams = [Stream(notifications, account) for account, _ in made]
+        for stream in streams:
+            stack.callback(stream.task.cancel)
+        start = await notifications.now()
+        for stream in streams:  # a keep-alive: the stream reads with the shared reader from here on
+            await stream.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        counted.pages.clear()
+        seats_queries = 0
+        reader = notifications.reader
+        assert reader is not None and len(reader.followers) == len(streams)
+        seats_of = reader.seats_of
+
+        async def counted_seats_of(game_ids: list[str]) -> list[tuple[str, int, str]]:
+            nonlocal seats_queries
+            seats_queries += 1
+            return await seats_of(game_ids)
+
+        reader.seats_of = counted_seats_of  # type: ignore[method-assign]
+        for _ in range(moves):
+            await move(play, game_a)
+            await move(play, game_b)
+        end = await last_position(store, start)
+        for stream in streams:
+            await stream.until(lambda s: (s.reached() or FeedPosition()) >= end)
+        pages = [page for page in counted.pages if page]
+        result = {
+            "notices": [stream.notices() for stream in streams],
+            "pages": pages,
+            "seats_queries": seats_queries,
+            "games": (game_a, game_b),
+            "reader": reader,
+        }
+        for stream in streams:
+            stream.task.cancel()
+        await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
+    assert notifications.reader is None, "the reader is forgotten once no stream follows"
+    await asyncio.sleep(0)  # the cancelled reader task finishes
+    assert reader.task is not None and reader.task.done()
+    return result
+
+
+async def test_six_streams_read_each_page_of_the_feed_once_and_look_up_its_seats_once(
+    pool: asyncpg.Pool,
+) -> None:
+    told = await scenario(pool, "shared", moves=4)
+    pages: list[list[FeedPosition]] = told["pages"]
+    read = [at for page in pages for at in page]
+    assert len(read) >= 8, "every move's events were read"
+    assert len(read) == len(set(read)), "no feed entry was read twice, whatever the streams following"
+    assert told["seats_queries"] == len(pages), "one seats query a page"
+
+
+async def test_a_stream_is_told_only_its_own_games_while_others_move(pool: asyncpg.Pool) -> None:
+    told = await scenario(pool, "own", moves=4)
+    game_a, game_b = told["games"]
+    notices: list[list[tuple[str | None, str]]] = told["notices"]
+    for seated, game in ((0, game_a), (1, game_a), (2, game_b), (3, game_b)):
+        assert notices[seated], f"stream {seated} is told of its game's moves"
+        assert {game_id for game_id, _ in notices[seated]} == {game}, notices[seated]
+        assert {kind for _, kind in notices[seated]} <= {"your_turn"}, notices[seated]
+    assert notices[4] == notices[5] == [], "an account seated nowhere is told nothing"
