@@ -114,12 +114,15 @@ class AccountFeed:
         connection: Callable[[], AbstractAsyncContextManager[asyncpg.Connection]],
         position: FeedPosition,
         poll_seconds: float,
+        queue_limit: int = QUEUE_LIMIT,
     ) -> None:
-        """A reader of the feed after ``position``, querying through ``connection``."""
+        """A reader of the feed after ``position``, querying through ``connection``; ``queue_limit``: the
+        pages a follower may have waiting."""
         self.games = games
         self.connection = connection
         self.position = position
         self.poll_seconds = poll_seconds
+        self.queue_limit = queue_limit
         self.followers: set[Follower] = set()
         self.task: asyncio.Task[None] | None = None
 
@@ -128,9 +131,9 @@ class AccountFeed:
         """Whether its reader runs (it stops on a store error, or when left alone)."""
         return self.task is not None and not self.task.done()
 
-    def join(self, account_id: str, limit: int = QUEUE_LIMIT) -> Follower:
+    def join(self, account_id: str) -> Follower:
         """A new follower for ``account_id``; starts the reader if it is not running."""
-        follower = Follower(account_id, self.position, limit)
+        follower = Follower(account_id, self.position, self.queue_limit)
         self.followers.add(follower)
         if self.task is None:
             self.task = asyncio.create_task(self._run(), name="account-feed")

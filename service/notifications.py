@@ -32,7 +32,7 @@ import msgspec
 from eventstore import FeedPosition, pooled_connection
 from eventstore.readmodels import HORIZON
 from service import errors
-from service.account_feed import UNLOADABLE, AccountFeed, AccountPage, Follower
+from service.account_feed import QUEUE_LIMIT, UNLOADABLE, AccountFeed, AccountPage, Follower
 from service.accounts import Account
 from service.games import GameService, LoadedGame
 from service.models import registration_clock, stored_clock
@@ -175,6 +175,7 @@ class Notifications:
         self.caught_up = caught_up
         self.acquire_timeout = acquire_timeout
         self.reader: AccountFeed | None = None  # the streams' shared feed reader, while any stream follows
+        self.queue_limit = QUEUE_LIMIT  # the pages concerning its account a stream may have waiting
 
     def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
         """A pooled connection (503 past the acquire timeout)."""
@@ -275,7 +276,9 @@ class Notifications:
             position = await self.now()
             reader = self.reader
             if reader is None or (reader.task is not None and reader.task.done()):
-                reader = self.reader = AccountFeed(self.games, self.connection, position, poll_seconds)
+                reader = self.reader = AccountFeed(
+                    self.games, self.connection, position, poll_seconds, self.queue_limit
+                )
         return reader.join(account.account_id)
 
     def leave(self, follower: Follower) -> None:

@@ -73,9 +73,9 @@ class Stream:
         point = resume_position(ids[-1]) if ids else None
         return None if point is None else point.at
 
-    def notices(self) -> list[tuple[str | None, str]]:
-        """The (game, type) of each game notice told."""
-        return [(m.body.game_id, m.body.type) for m in self.messages if m.kind == "notice"]
+    def notices(self) -> list[tuple[str | None, str, int | None]]:
+        """The (game, type, version) of each game notice told."""
+        return [(m.body.game_id, m.body.type, m.body.version) for m in self.messages if m.kind == "notice"]
 
     async def until(self, done: Any) -> None:
         """Wait (up to WAIT seconds) until ``done(self)`` holds."""
@@ -130,7 +130,7 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
     counted = CountingStore(store)
     keys = PostgresKeyStore(pool)
     play = GameService(store, keys, all_games(), accounts=accounts)
-    follow = GameService(counted, keys, all_games(), accounts=accounts)  # type: ignore[arg-type]
+    follow = GameService(counted, keys, all_games(), accounts=accounts)
     notifications = Notifications(pool, follow)
     lobby = LobbyService(play, accounts)
     made = [await accounts.create(f"{prefix}-{n}") for n in range(6)]
@@ -162,11 +162,19 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
         for stream in streams:
             await stream.until(lambda s: (s.reached() or FeedPosition()) >= end)
         pages = [page for page in counted.pages if page]
+        due_now = {}  # game -> (its version, the seats a decision of which is due)
+        for game_id in (game_a, game_b):
+            loaded = await play.load(game_id)
+            due_now[game_id] = (
+                loaded.version,
+                {pending.seat for pending in loaded.game.pending(loaded.state)},
+            )
         result = {
             "notices": [stream.notices() for stream in streams],
             "pages": pages,
             "seats_queries": seats_queries,
             "games": (game_a, game_b),
+            "due_now": due_now,
             "reader": reader,
         }
         for stream in streams:
@@ -191,10 +199,61 @@ async def test_six_streams_read_each_page_of_the_feed_once_and_look_up_its_seats
 
 async def test_a_stream_is_told_only_its_own_games_while_others_move(pool: asyncpg.Pool) -> None:
     told = await scenario(pool, "own", moves=4)
-    game_a, game_b = told["games"]
-    notices: list[list[tuple[str | None, str]]] = told["notices"]
-    for seated, game in ((0, game_a), (1, game_a), (2, game_b), (3, game_b)):
-        assert notices[seated], f"stream {seated} is told of its game's moves"
-        assert {game_id for game_id, _ in notices[seated]} == {game}, notices[seated]
-        assert {kind for _, kind in notices[seated]} <= {"your_turn"}, notices[seated]
+    notices: list[list[tuple[str | None, str, int | None]]] = told["notices"]
+    for game_id, streams in zip(told["games"], ((0, 1), (2, 3)), strict=True):
+        version, due = told["due_now"][game_id]
+        for seat, stream in enumerate(streams):
+            assert {game for game, _, _ in notices[stream]} <= {game_id}, notices[stream]
+            assert {kind for _, kind, _ in notices[stream]} <= {"your_turn"}, notices[stream]
+            if seat in due:  # what is due now was told at the game's version, last
+                assert notices[stream][-1] == (game_id, "your_turn", version), (notices[stream], due)
+        assert notices[streams[0]] or notices[streams[1]], "each move leaves a decision due"
     assert notices[4] == notices[5] == [], "an account seated nowhere is told nothing"
+
+
+async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(pool: asyncpg.Pool) -> None:
+    accounts = AccountService(pool)
+    store = PostgresEventStore(pool)
+    games = GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)
+    notifications = Notifications(pool, games)
+    notifications.queue_limit = 1  # a second page for the account before the stream takes the first: detached
+    (host, host_token), (_, guest_token) = [await accounts.create(f"slow-{n}") for n in range(2)]
+    game_id = await two_player_game(LobbyService(games, accounts), host_token, guest_token)
+    fast = Stream(notifications, host)
+    try:
+        await fast.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        slow = notifications.follow(host, None, KEEPALIVE, 0.1)
+        async with aclosing(slow), asyncio.timeout(WAIT):
+            start = await notifications.now()
+            assert (await anext(slow)).kind == "snapshot"
+            while (await anext(slow)).kind != "keepalive":
+                pass  # it follows with the shared reader now, and is not read while the game moves
+            reader = notifications.reader
+            assert reader is not None and len(reader.followers) == 2
+            for _ in range(4):
+                await move(games, game_id)
+            for _ in range(20):  # on until a decision of the host's is due: the slow stream has that to tell
+                loaded = await games.load(game_id)
+                if any(pending.seat == 0 for pending in loaded.game.pending(loaded.state)):
+                    break
+                await move(games, game_id)
+            end = await last_position(store, start)
+            await fast.until(lambda s: (s.reached() or FeedPosition()) >= end)
+            assert len(reader.followers) == 1, "the slow stream's queue overflowed: it was detached"
+            told: list[tuple[str | None, str]] = []
+            reached = FeedPosition()
+            while reached < end:
+                message = await anext(slow)
+                if message.kind == "notice":
+                    told.append((message.id, message.body.type))
+                point = resume_position(message.id) if message.id is not None else None
+                reached = point.at if point is not None else reached
+            assert len(reader.followers) == 2, "caught up on its own, it joined the reader again"
+        # reading alone, it read the moves in one page: like any stream reading late, it is told what is due
+        # now (at the game's version), not each your_turn of the moves between
+        expected = [m for m in fast.messages if m.kind == "notice"]
+        assert expected and expected[-1].body.version == loaded.version, fast.messages
+        assert told == [(expected[-1].id, "your_turn")], (told, fast.messages)
+    finally:
+        fast.task.cancel()
+        await asyncio.gather(fast.task, return_exceptions=True)
