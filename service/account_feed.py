@@ -180,7 +180,7 @@ class AccountFeed:
         loaded: dict[str, LoadedGame] = {}
         for game_id in dict.fromkeys(g for a in following & seats.keys() for g in seats[a]):
             try:
-                loaded[game_id] = await self.games.load(game_id)
+                loaded[game_id] = await self.games.loader.load(game_id)
             except UNLOADABLE:
                 continue
         end = page[-1][0]

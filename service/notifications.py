@@ -228,7 +228,7 @@ class Notifications:
         mine = []
         for row in rows:
             try:
-                loaded = await self.games.load(row["game_id"])
+                loaded = await self.games.loader.load(row["game_id"])
             except (errors.NotFound, errors.Conflict, msgspec.DecodeError, msgspec.ValidationError):
                 continue  # a start cut short: its opening events are not stored yet
             due = _due(loaded, row["seat"])
@@ -263,7 +263,7 @@ class Notifications:
         loaded: dict[str, LoadedGame] = {}
         for game_id in seats:
             try:
-                loaded[game_id] = await self.games.load(game_id)
+                loaded[game_id] = await self.games.loader.load(game_id)
             except UNLOADABLE:
                 continue
         return _notices_in(page, seats, loaded, seen)

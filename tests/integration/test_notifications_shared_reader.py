@@ -102,13 +102,15 @@ async def two_player_game(lobby: LobbyService, host_token: str, guest_token: str
 
 async def move(games: GameService, game_id: str) -> None:
     """One legal move (not a resignation) by a seat a decision of which is due."""
-    loaded = await games.load(game_id)
+    loaded = await games.loader.load(game_id)
     for pending in loaded.game.pending(loaded.state):
         legal = [
-            c for c in games.detail(loaded, pending.seat).legal if msgspec.to_builtins(c)["type"] != "resign"
+            c
+            for c in games.queries.detail(loaded, pending.seat).legal
+            if msgspec.to_builtins(c)["type"] != "resign"
         ]
         if legal:
-            await games.execute(game_id, pending.seat, msgspec.to_builtins(legal[0]))
+            await games.commands.execute(game_id, pending.seat, msgspec.to_builtins(legal[0]))
             return
     raise AssertionError("no seat has a decision due")
 
@@ -164,7 +166,7 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
         pages = [page for page in counted.pages if page]
         due_now = {}  # game -> (its version, the seats a decision of which is due)
         for game_id in (game_a, game_b):
-            loaded = await play.load(game_id)
+            loaded = await play.loader.load(game_id)
             due_now[game_id] = (
                 loaded.version,
                 {pending.seat for pending in loaded.game.pending(loaded.state)},
@@ -233,7 +235,7 @@ async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(
             for _ in range(4):
                 await move(games, game_id)
             for _ in range(20):  # on until a decision of the host's is due: the slow stream has that to tell
-                loaded = await games.load(game_id)
+                loaded = await games.loader.load(game_id)
                 if any(pending.seat == 0 for pending in loaded.game.pending(loaded.state)):
                     break
                 await move(games, game_id)
