@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from domain.registry import all_games
-from eventstore import FeedPosition, PostgresEventStore, PostgresKeyStore
+from eventstore import FeedPosition, PostgresEventStore, PostgresKeyStore, StoreUnavailable
 from service.accounts import Account, AccountService
 from service.games import GameService
 from service.lobby import JoinIn, LobbyService
@@ -39,6 +39,7 @@ class CountingStore:
         """Count ``store``'s feed reads."""
         self.store = store
         self.pages: list[list[FeedPosition]] = []
+        self.failure: Exception | None = None  # raised by every read while set
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
@@ -46,6 +47,8 @@ class CountingStore:
     async def read_all(
         self, after: FeedPosition | None = None, limit: int = 1000
     ) -> list[tuple[FeedPosition, Any]]:
+        if self.failure is not None:
+            raise self.failure
         page = await self.store.read_all(after, limit)
         self.pages.append([at for at, _ in page])
         return page
@@ -259,3 +262,31 @@ async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(
     finally:
         fast.task.cancel()
         await asyncio.gather(fast.task, return_exceptions=True)
+
+
+async def test_a_failed_feed_read_ends_every_stream_and_the_next_stream_starts_a_new_reader(
+    pool: asyncpg.Pool,
+) -> None:
+    accounts = AccountService(pool)
+    store = CountingStore(PostgresEventStore(pool))
+    notifications = Notifications(
+        pool, GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)
+    )
+    streams = [Stream(notifications, (await accounts.create(f"failing-{n}"))[0]) for n in range(2)]
+    for stream in streams:
+        await stream.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+    failed = notifications.reader
+    store.failure = StoreUnavailable("the database is away")
+    async with asyncio.timeout(WAIT):  # the reader polls every 0.1 s: its next read fails
+        outcomes = await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
+    assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes), outcomes
+    assert failed is not None and failed.task is not None and failed.task.done()
+    store.failure = None
+    again = Stream(notifications, streams[0].account)
+    try:
+        await again.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        assert notifications.reader is not None and notifications.reader is not failed
+        assert notifications.reader.running
+    finally:
+        again.task.cancel()
+        await asyncio.gather(again.task, return_exceptions=True)
