@@ -12,7 +12,9 @@ not events: they are looked for about once a second. A feed notice is told at th
 to the version they tell) and its id is that event's feed position with the notice's rank among the kinds
 (``<tx>-<position>.<rank>``), so ids only grow and a client resumes exactly after the last one it got
 (``Last-Event-ID``): told nothing twice, missing nothing. The store's watch only wakes the reader, which
-always re-reads from its own position (a lost wake-up costs latency, never a notice).
+always re-reads from its own position (a lost wake-up costs latency, never a notice). The streams of one
+process share one reader of the feed (service/readmodels/account_feed.py): a page is read and its seats looked up once
+however many accounts follow, and each stream is handed only its own games' part of it.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ from service.accounts.accounts import Account
 from service.games.loading import LoadedGame
 from service.games.schemas import registration_clock, stored_clock
 from service.games.service import GameService
+from service.readmodels.account_feed import QUEUE_LIMIT, UNLOADABLE, AccountFeed, AccountPage, Follower
 from service.runtime import errors
 
-PAGE_SIZE = 500
+PAGE_SIZE = 500  # a stream reading the feed alone (behind the shared reader) reads this many at a time
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
 NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
 _SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
@@ -172,6 +175,8 @@ class Notifications:
         self.games = games
         self.caught_up = caught_up
         self.acquire_timeout = acquire_timeout
+        self.reader: AccountFeed | None = None  # the streams' shared feed reader, while any stream follows
+        self.queue_limit = QUEUE_LIMIT  # the pages concerning its account a stream may have waiting
 
     def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
         """A pooled connection (503 past the acquire timeout)."""
@@ -251,24 +256,39 @@ class Notifications:
     async def _notices(
         self, account: Account, page: list[tuple[FeedPosition, Any]], seen: _Seen
     ) -> list[tuple[NoticeId, Notice]]:
-        """The notices a page of the feed holds for the account, in id order (see _changes)."""
-        versions: dict[str, dict[int, FeedPosition]] = {}
-        for position, event in page:
-            versions.setdefault(event.stream_id, {})[event.version] = position
+        """The notices a page of the feed read by this stream alone holds for the account, in id order."""
+        game_ids = list(dict.fromkeys(event.stream_id for _, event in page))
         async with self.connection() as connection:
-            rows = await connection.fetch(_SEATS_IN, account.account_id, list(versions))
+            rows = await connection.fetch(_SEATS_IN, account.account_id, game_ids)
         seats = {row["game_id"]: row["seat"] for row in rows}
-        notices: list[tuple[NoticeId, Notice]] = []
-        for game_id, positions in versions.items():
-            seat = seats.get(game_id)
-            if seat is None:
-                continue
+        loaded: dict[str, LoadedGame] = {}
+        for game_id in seats:
             try:
-                loaded = await self.games.loader.load(game_id)
-            except (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError):
+                loaded[game_id] = await self.games.loader.load(game_id)
+            except UNLOADABLE:
                 continue
-            notices.extend(_changes(loaded, seat, positions, seen))
-        return sorted(notices, key=lambda item: item[0])
+        return _notices_in(page, seats, loaded, seen)
+
+    async def join(self, account: Account, poll_seconds: float) -> Follower:
+        """A place for the account's stream at the shared feed reader (started on the first stream, and
+        again after one failed; it stops when its last stream leaves)."""
+        reader = self.reader
+        if reader is None or (reader.task is not None and reader.task.done()):
+            position = await self.now()
+            reader = self.reader
+            if reader is None or (reader.task is not None and reader.task.done()):
+                reader = self.reader = AccountFeed(
+                    self.games, self.connection, position, poll_seconds, self.queue_limit
+                )
+        return reader.join(account.account_id)
+
+    def leave(self, follower: Follower) -> None:
+        """The stream of ``follower`` leaves the shared reader, which is forgotten once nobody follows."""
+        reader = self.reader
+        if reader is not None and follower in reader.followers:
+            reader.leave(follower)
+            if not reader.followers:
+                self.reader = None
 
     async def follow(
         self,
@@ -279,11 +299,14 @@ class Notifications:
     ) -> AsyncGenerator[Message, None]:
         """The account's stream: the snapshot of now, then the notices of the feed after ``after`` (None:
         after now), each once and with an id greater than every id before it, invitations as they appear,
-        keep-alives while quiet; without end."""
+        keep-alives while quiet; without end. The feed comes from the shared reader; a stream behind it
+        (resumed from an earlier point, or too slow to keep its queue) reads the feed alone until it
+        catches up."""
         seen = _Seen()
         last = after if after is not None else NoticeId(await self.now())  # the greatest id given so far
-        position = last.reread_from()
-        with self.games.store.watch() as changes:
+        position = last.reread_from()  # the feed read up to here
+        follower = await self.join(account, poll_seconds)
+        try:
             if self.caught_up is not None:
                 await self.caught_up()  # the listing the snapshot reads holds every game started before
             snapshot = await self.snapshot(account, seen)
@@ -293,24 +316,41 @@ class Notifications:
             yield Message("snapshot", last.encode(), snapshot)
             quiet_since = invitations_checked = time.monotonic()
             while True:
-                page = await self.games.store.read_all(position, PAGE_SIZE)
-                told = False
-                if page:
-                    for at, notice in await self._notices(account, page, seen):
-                        if at <= last:
-                            continue  # told before the point resumed after (its event is read again)
-                        last = at
-                        yield Message("notice", at.encode(), notice)
-                        told = True
-                    position = page[-1][0]
+                if follower.error is not None:
+                    raise follower.error
+                notices: list[tuple[NoticeId, Notice]] = []
+                behind = False
+                if follower.lagged or position < follower.start:
+                    page = await self.games.store.read_all(position, PAGE_SIZE)
+                    if page:
+                        notices = await self._notices(account, page, seen)
+                        position = page[-1][0]
+                    behind = len(page) == PAGE_SIZE
+                    if not behind and follower.lagged:  # caught up with the store: join the reader again
+                        self.leave(follower)
+                        follower = await self.join(account, poll_seconds)
+                        behind = True  # to look at where the reader stands now
+                    elif not behind:
+                        follower.start = position  # read all there is: the reader brings what follows
+                else:
+                    while follower.queue:
+                        part = follower.queue.popleft()
+                        notices.extend(_part_notices(part, position, seen))
+                        position = max(position, part.end)
+                    if self.reader is not None and follower in self.reader.followers:
+                        position = max(position, self.reader.position)  # no page since concerns the account
+                for at, notice in notices:
+                    if at <= last:
+                        continue  # told before the point resumed after (its event is read again)
+                    last = at
+                    yield Message("notice", at.encode(), notice)
+                    quiet_since = time.monotonic()
                 if time.monotonic() - invitations_checked >= INVITATIONS_EVERY:
                     invitations_checked = time.monotonic()
-                    for notice in await self._new_invitations(account, seen):
-                        yield Message("notice", None, notice)
-                        told = True
-                if told:
-                    quiet_since = time.monotonic()
-                if len(page) == PAGE_SIZE:
+                    for invitation in await self._new_invitations(account, seen):
+                        yield Message("notice", None, invitation)
+                        quiet_since = time.monotonic()
+                if behind or follower.queue or follower.lagged or follower.error is not None:
                     continue
                 keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
                 if keepalive_due <= 0:
@@ -319,7 +359,9 @@ class Notifications:
                     last = max(last, reached)
                     quiet_since = time.monotonic()
                     continue
-                await changes.wait(min(poll_seconds, keepalive_due, INVITATIONS_EVERY))
+                await follower.wait(min(keepalive_due, INVITATIONS_EVERY))
+        finally:
+            self.leave(follower)
 
     async def _new_invitations(self, account: Account, seen: _Seen) -> list[Notice]:
         """Invitations not told yet (those withdrawn or answered are forgotten)."""
@@ -333,6 +375,30 @@ class Notifications:
 def _invitation(notice: Notice) -> tuple[str | None, str | None, int | None]:
     """What identifies an invitation: its game and seat, or its tournament."""
     return (notice.tournament, notice.game_id, notice.seat)
+
+
+def _part_notices(part: AccountPage, position: FeedPosition, seen: _Seen) -> list[tuple[NoticeId, Notice]]:
+    """The notices of a page's part handed by the shared reader, of its events after ``position`` only
+    (those up to it the stream read before)."""
+    entries = [(at, event) for at, event in part.entries if at > position]
+    return _notices_in(entries, part.seats, part.loaded, seen) if entries else []
+
+
+def _notices_in(
+    page: list[tuple[FeedPosition, Any]], seats: dict[str, int], loaded: dict[str, LoadedGame], seen: _Seen
+) -> list[tuple[NoticeId, Notice]]:
+    """The notices ``page`` holds for an account with ``seats`` (game -> seat), its games as ``loaded``
+    after the page was read (one missing is skipped), in id order (see _changes)."""
+    versions: dict[str, dict[int, FeedPosition]] = {}
+    for position, event in page:
+        if event.stream_id in seats:
+            versions.setdefault(event.stream_id, {})[event.version] = position
+    notices: list[tuple[NoticeId, Notice]] = []
+    for game_id, positions in versions.items():
+        game = loaded.get(game_id)
+        if game is not None:
+            notices.extend(_changes(game, seats[game_id], positions, seen))
+    return sorted(notices, key=lambda item: item[0])
 
 
 def _due(loaded: LoadedGame, seat: int) -> bool:

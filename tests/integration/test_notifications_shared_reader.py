@@ -1,0 +1,292 @@
+"""The account streams of one process share one reader of the feed (service/readmodels/account_feed.py): however many
+accounts follow, each page of the feed is read once and its seats looked up in one query, and each stream
+is told only its own games' notices while other games move.
+
+On a database of its own, against the real PostgreSQL store: games started through the lobby and played
+through the game service; the streams are Notifications.follow read directly (their messages before they
+become SSE). The store the streams read through counts what it is asked to read."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, aclosing
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.registry import all_games
+from eventstore import FeedPosition, PostgresEventStore, PostgresKeyStore, StoreUnavailable
+from service.accounts.accounts import Account, AccountService
+from service.games.schemas import CreateGame
+from service.games.service import GameService
+from service.lobby.lobby import JoinIn, LobbyService
+from service.readmodels.notifications import Message, Notifications, resume_position
+from tests.support.databases import own_pool
+
+pytestmark = pytest.mark.db
+
+WAIT = 30.0
+KEEPALIVE = 0.2  # seconds of quiet before a keep-alive: each tells the feed position a stream reached
+
+
+class CountingStore:
+    """The store, counting the feed positions each ``read_all`` answers (everything else passes through)."""
+
+    def __init__(self, store: PostgresEventStore) -> None:
+        """Count ``store``'s feed reads."""
+        self.store = store
+        self.pages: list[list[FeedPosition]] = []
+        self.failure: Exception | None = None  # raised by every read while set
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def read_all(
+        self, after: FeedPosition | None = None, limit: int = 1000
+    ) -> list[tuple[FeedPosition, Any]]:
+        if self.failure is not None:
+            raise self.failure
+        page = await self.store.read_all(after, limit)
+        self.pages.append([at for at, _ in page])
+        return page
+
+
+class Stream:
+    """One account's stream, read by a task into ``messages`` as they come."""
+
+    def __init__(self, notifications: Notifications, account: Account) -> None:
+        """Follow ``account``'s stream from now."""
+        self.account = account
+        self.messages: list[Message] = []
+        self.arrived = asyncio.Event()
+        self.task = asyncio.create_task(self._read(notifications.follow(account, None, KEEPALIVE, 0.1)))
+
+    async def _read(self, messages: Any) -> None:
+        async with aclosing(messages):
+            async for message in messages:
+                self.messages.append(message)
+                self.arrived.set()
+
+    def reached(self) -> FeedPosition | None:
+        """The feed position of the latest id it was given (None before any)."""
+        ids = [m.id for m in self.messages if m.id is not None]
+        point = resume_position(ids[-1]) if ids else None
+        return None if point is None else point.at
+
+    def notices(self) -> list[tuple[str | None, str, int | None]]:
+        """The (game, type, version) of each game notice told."""
+        return [(m.body.game_id, m.body.type, m.body.version) for m in self.messages if m.kind == "notice"]
+
+    async def until(self, done: Any) -> None:
+        """Wait (up to WAIT seconds) until ``done(self)`` holds."""
+        async with asyncio.timeout(WAIT):
+            while not done(self):
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+@pytest.fixture(scope="module")
+async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a database of its own."""
+    async with own_pool(server_url, max_size=8) as created:
+        yield created
+
+
+async def two_player_game(lobby: LobbyService, host_token: str, guest_token: str) -> str:
+    """A Johari game for the two accounts, started."""
+    body = {"game": "johari", "players": [{"account": "me"}, {"open": True}]}
+    created = await lobby.create(msgspec.convert(body, CreateGame), host_token)
+    await lobby.join(created.game_id, guest_token, JoinIn())
+    return created.game_id
+
+
+async def move(games: GameService, game_id: str) -> None:
+    """One legal move (not a resignation) by a seat a decision of which is due."""
+    loaded = await games.loader.load(game_id)
+    for pending in loaded.game.pending(loaded.state):
+        legal = [
+            c
+            for c in games.queries.detail(loaded, pending.seat).legal
+            if msgspec.to_builtins(c)["type"] != "resign"
+        ]
+        if legal:
+            await games.commands.execute(game_id, pending.seat, msgspec.to_builtins(legal[0]))
+            return
+    raise AssertionError("no seat has a decision due")
+
+
+async def last_position(store: PostgresEventStore, after: FeedPosition) -> FeedPosition:
+    """The position of the feed's latest event after ``after``."""
+    position = after
+    while page := await store.read_all(position, 1000):
+        position = page[-1][0]
+    return position
+
+
+async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any]:
+    """Six accounts following: two seated in game A, two in game B, two in none; ``moves`` moves of each
+    game while every stream is open, until each stream's keep-alive says it read past the last of them.
+    What each stream was told, and what the streams' store was asked for during the moves."""
+    accounts = AccountService(pool)
+    store = PostgresEventStore(pool)
+    counted = CountingStore(store)
+    keys = PostgresKeyStore(pool)
+    play = GameService(store, keys, all_games(), accounts=accounts)
+    follow = GameService(counted, keys, all_games(), accounts=accounts)
+    notifications = Notifications(pool, follow)
+    lobby = LobbyService(play, accounts)
+    made = [await accounts.create(f"{prefix}-{n}") for n in range(6)]
+    game_a = await two_player_game(lobby, made[0][1], made[1][1])
+    game_b = await two_player_game(lobby, made[2][1], made[3][1])
+    async with AsyncExitStack() as stack:
+        streams = [Stream(notifications, account) for account, _ in made]
+        for stream in streams:
+            stack.callback(stream.task.cancel)
+        start = await notifications.now()
+        for stream in streams:  # a keep-alive: the stream reads with the shared reader from here on
+            await stream.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        counted.pages.clear()
+        seats_queries = 0
+        reader = notifications.reader
+        assert reader is not None and len(reader.followers) == len(streams)
+        seats_of = reader.seats_of
+
+        async def counted_seats_of(game_ids: list[str]) -> list[tuple[str, int, str]]:
+            nonlocal seats_queries
+            seats_queries += 1
+            return await seats_of(game_ids)
+
+        reader.seats_of = counted_seats_of  # type: ignore[method-assign]
+        for _ in range(moves):
+            await move(play, game_a)
+            await move(play, game_b)
+        end = await last_position(store, start)
+        for stream in streams:
+            await stream.until(lambda s: (s.reached() or FeedPosition()) >= end)
+        pages = [page for page in counted.pages if page]
+        due_now = {}  # game -> (its version, the seats a decision of which is due)
+        for game_id in (game_a, game_b):
+            loaded = await play.loader.load(game_id)
+            due_now[game_id] = (
+                loaded.version,
+                {pending.seat for pending in loaded.game.pending(loaded.state)},
+            )
+        result = {
+            "notices": [stream.notices() for stream in streams],
+            "pages": pages,
+            "seats_queries": seats_queries,
+            "games": (game_a, game_b),
+            "due_now": due_now,
+            "reader": reader,
+        }
+        for stream in streams:
+            stream.task.cancel()
+        await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
+    assert notifications.reader is None, "the reader is forgotten once no stream follows"
+    await asyncio.sleep(0)  # the cancelled reader task finishes
+    assert reader.task is not None and reader.task.done()
+    return result
+
+
+async def test_six_streams_read_each_page_of_the_feed_once_and_look_up_its_seats_once(
+    pool: asyncpg.Pool,
+) -> None:
+    told = await scenario(pool, "shared", moves=4)
+    pages: list[list[FeedPosition]] = told["pages"]
+    read = [at for page in pages for at in page]
+    assert len(read) >= 8, "every move's events were read"
+    assert len(read) == len(set(read)), "no feed entry was read twice, whatever the streams following"
+    assert told["seats_queries"] == len(pages), "one seats query a page"
+
+
+async def test_a_stream_is_told_only_its_own_games_while_others_move(pool: asyncpg.Pool) -> None:
+    told = await scenario(pool, "own", moves=4)
+    notices: list[list[tuple[str | None, str, int | None]]] = told["notices"]
+    for game_id, streams in zip(told["games"], ((0, 1), (2, 3)), strict=True):
+        version, due = told["due_now"][game_id]
+        for seat, stream in enumerate(streams):
+            assert {game for game, _, _ in notices[stream]} <= {game_id}, notices[stream]
+            assert {kind for _, kind, _ in notices[stream]} <= {"your_turn"}, notices[stream]
+            if seat in due:  # what is due now was told at the game's version, last
+                assert notices[stream][-1] == (game_id, "your_turn", version), (notices[stream], due)
+        assert notices[streams[0]] or notices[streams[1]], "each move leaves a decision due"
+    assert notices[4] == notices[5] == [], "an account seated nowhere is told nothing"
+
+
+async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(pool: asyncpg.Pool) -> None:
+    accounts = AccountService(pool)
+    store = PostgresEventStore(pool)
+    games = GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)
+    notifications = Notifications(pool, games)
+    notifications.queue_limit = 1  # a second page for the account before the stream takes the first: detached
+    (host, host_token), (_, guest_token) = [await accounts.create(f"slow-{n}") for n in range(2)]
+    game_id = await two_player_game(LobbyService(games, accounts), host_token, guest_token)
+    fast = Stream(notifications, host)
+    try:
+        await fast.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        slow = notifications.follow(host, None, KEEPALIVE, 0.1)
+        async with aclosing(slow), asyncio.timeout(WAIT):
+            start = await notifications.now()
+            assert (await anext(slow)).kind == "snapshot"
+            while (await anext(slow)).kind != "keepalive":
+                pass  # it follows with the shared reader now, and is not read while the game moves
+            reader = notifications.reader
+            assert reader is not None and len(reader.followers) == 2
+            for _ in range(4):
+                await move(games, game_id)
+            for _ in range(20):  # on until a decision of the host's is due: the slow stream has that to tell
+                loaded = await games.loader.load(game_id)
+                if any(pending.seat == 0 for pending in loaded.game.pending(loaded.state)):
+                    break
+                await move(games, game_id)
+            end = await last_position(store, start)
+            await fast.until(lambda s: (s.reached() or FeedPosition()) >= end)
+            assert len(reader.followers) == 1, "the slow stream's queue overflowed: it was detached"
+            told: list[tuple[str | None, str]] = []
+            reached = FeedPosition()
+            while reached < end:
+                message = await anext(slow)
+                if message.kind == "notice":
+                    told.append((message.id, message.body.type))
+                point = resume_position(message.id) if message.id is not None else None
+                reached = point.at if point is not None else reached
+            assert len(reader.followers) == 2, "caught up on its own, it joined the reader again"
+        # reading alone, it read the moves in one page: like any stream reading late, it is told what is due
+        # now (at the game's version), not each your_turn of the moves between
+        expected = [m for m in fast.messages if m.kind == "notice"]
+        assert expected and expected[-1].body.version == loaded.version, fast.messages
+        assert told == [(expected[-1].id, "your_turn")], (told, fast.messages)
+    finally:
+        fast.task.cancel()
+        await asyncio.gather(fast.task, return_exceptions=True)
+
+
+async def test_a_failed_feed_read_ends_every_stream_and_the_next_stream_starts_a_new_reader(
+    pool: asyncpg.Pool,
+) -> None:
+    accounts = AccountService(pool)
+    store = CountingStore(PostgresEventStore(pool))
+    notifications = Notifications(
+        pool, GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)
+    )
+    streams = [Stream(notifications, (await accounts.create(f"failing-{n}"))[0]) for n in range(2)]
+    for stream in streams:
+        await stream.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+    failed = notifications.reader
+    store.failure = StoreUnavailable("the database is away")
+    async with asyncio.timeout(WAIT):  # the reader polls every 0.1 s: its next read fails
+        outcomes = await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
+    assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes), outcomes
+    assert failed is not None and failed.task is not None and failed.task.done()
+    store.failure = None
+    again = Stream(notifications, streams[0].account)
+    try:
+        await again.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        assert notifications.reader is not None and notifications.reader is not failed
+        assert notifications.reader.running
+    finally:
+        again.task.cancel()
+        await asyncio.gather(again.task, return_exceptions=True)
