@@ -27,7 +27,7 @@ from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.reads import GameReads
 from service.games.service import GameService
-from service.readmodels.live import LiveMessage, follow_game
+from service.readmodels.live import LiveGames, LiveMessage, follow_game
 from service.runtime.database import create_pool, listen_connector
 from service.runtime.settings import Settings
 from tests.support.client_play import create_game
@@ -248,9 +248,9 @@ async def test_min_version_is_a_version_of_the_game(client: AsyncTestClient[Any]
 
 async def follow_to_end(reads: GameReads, game_id: str) -> list[LiveMessage]:
     """A spectator's live messages over the standby's service, snapshot to end."""
-    loaded = await reads.live.load(game_id)
+    loaded = await reads.live.loader.load(game_id)
     collected = []
-    async with contextlib.aclosing(follow_game(reads.live, loaded, None, None, 60.0, NEVER_POLL)) as live:
+    async with contextlib.aclosing(follow_game(LiveGames(reads.live), loaded, None, None, 60.0, NEVER_POLL)) as live:
         async for message in live:
             collected.append(message)
             if message.kind == "end":
@@ -277,12 +277,12 @@ async def play_alternately(writers: list[GameService], game_id: str, seed: str) 
     chooser = random.Random(seed)
     for turn in itertools.count():
         service = writers[turn % len(writers)]
-        loaded = await service.load(game_id)
+        loaded = await service.loader.load(game_id)
         if loaded.finished:
             return loaded.version
         seat = chooser.choice(loaded.game.pending(loaded.state)).seat
         command = chooser.choice(decisions(loaded.legal(seat)))
-        await service.execute(game_id, seat, msgspec.to_builtins(command))
+        await service.commands.execute(game_id, seat, msgspec.to_builtins(command))
     raise AssertionError("unreachable")
 
 
