@@ -250,7 +250,9 @@ async def follow_to_end(reads: GameReads, game_id: str) -> list[LiveMessage]:
     """A spectator's live messages over the standby's service, snapshot to end."""
     loaded = await reads.live.loader.load(game_id)
     collected = []
-    async with contextlib.aclosing(follow_game(LiveGames(reads.live), loaded, None, None, 60.0, NEVER_POLL)) as live:
+    async with contextlib.aclosing(
+        follow_game(LiveGames(reads.live), loaded, None, None, 60.0, NEVER_POLL)
+    ) as live:
         async for message in live:
             collected.append(message)
             if message.kind == "end":
