@@ -91,11 +91,11 @@ def weakest_beating_bid(detail: dict[str, Any]) -> dict[str, int]:
     """The weakest bid the seat's gems can make that beats the bid on the table (B-8, the domain's own
     enumeration: the page has only the step-wise list then)."""
     talks = detail["view"]["negotiation"]
-    current = None if talks["current_bid"] is None else Gems(**talks["current_bid"])
-    owned = Gems(**detail["view"]["players"][detail["you"]]["gems"])
+    current = None if talks["current_bid"] is None else Gems(**talks["current_bid"]).counts()
+    owned = Gems(**detail["view"]["players"][detail["you"]]["gems"]).counts()
     bids = beating_bids(owned, current, limit=10**6)
     assert bids, "a seat offered bid steps can beat the bid"
-    weakest: dict[str, int] = msgspec.to_builtins(bids[0])
+    weakest: dict[str, int] = msgspec.to_builtins(Gems.of(bids[0]))
     return weakest
 
 
