@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Visit
+from tests.browser.conftest import Visit, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -76,4 +76,5 @@ async def test_each_rule_page_opens_with_how_to_play_and_a_picture_of_the_table(
         )
         assert 100 < right <= 390, (game, right)
         assert await page.evaluate("() => document.documentElement.scrollWidth") <= 390, game
+        await screenshot(page, f"how-to-play-{game}-phone")
         await page.goto("/")
