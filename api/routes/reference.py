@@ -1,6 +1,7 @@
 """The pages a problem's ``type`` and the catalog's ``rules`` link to: ``GET /problems/{kind}`` describes a
 kind of problem, ``GET /rules/{game}`` serves the game's rule page (docs/rules/, shipped as the package data
-of ``domain.data``; Markdown, or HTML when the client prefers it)."""
+of ``domain.data``; Markdown, or HTML when the client prefers it: then with the game's short "how to play",
+docs/howto/, above the rules)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from markdown_it import MarkdownIt
 
 from api.http.formats import OFFERS, negotiate
 from api.http.problems import KIND_BY_NAME, KINDS, PROBLEM_PATH
-from domain.data import rule_page
+from domain.data import howto_page, rule_page
 from service.games.service import GameService
 from service.runtime import errors
 
@@ -24,15 +25,23 @@ RENDERER = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 def page(
-    request: Request[Any, Any, Any], title: str, markdown: str, links: dict[str, str] | None = None
+    request: Request[Any, Any, Any],
+    title: str,
+    markdown: str,
+    links: dict[str, str] | None = None,
+    lead: str | None = None,
 ) -> Response[str]:
     """A Markdown text as ``text/markdown``, or, when the client prefers ``text/html``, rendered as HTML
-    inside the site's layout (``links``: further pages to name under the text, by their words)."""
+    inside the site's layout (``links``: further pages to name under the text, by their words; ``lead``: a
+    Markdown introduction shown above the text in a browser only, so the Markdown stays the text itself)."""
     if negotiate(request) == HTML:
         engine = request.app.template_engine
         assert engine is not None  # the app always configures its templates (api/web/pages.py)
         body = engine.get_template("document.html.j2").render(
-            title=title, body=RENDERER.render(markdown), links=links or {}
+            title=title,
+            body=RENDERER.render(markdown),
+            lead=RENDERER.render(lead) if lead else None,
+            links=links or {},
         )
         return Response(body, media_type=HTML)
     return Response(markdown, media_type=MARKDOWN)
@@ -102,9 +111,12 @@ class ReferenceController(Controller):
     async def rules(
         self, request: Request[Any, Any, Any], game_service: NamedDependency[GameService], game: FromPath[str]
     ) -> Response[str]:
-        """The rule page (with its rulings B-n, Z-n, J-n that errors cite) of a game of the catalog."""
-        found = game_service.games.get(game.removesuffix(".md"))
+        """The rule page (with its rulings B-n, Z-n, J-n that errors cite) of a game of the catalog; a browser
+        reads the game's short "how to play" (docs/howto/) first."""
+        name = game.removesuffix(".md")
+        found = game_service.games.get(name)
         if found is None:
             raise errors.NotFound("game_not_found", "no such game; see /v1/catalog")
         links = {"Start a game on the home page": "/"}
-        return page(request, f"{found.title}: the rules", rule_text(found.rules), links)
+        title = f"{found.title}: how to play and the rules"
+        return page(request, title, rule_text(found.rules), links, lead=howto_page(name))

@@ -8,7 +8,7 @@ from fnmatch import fnmatch
 from importlib.resources import files
 from pathlib import Path
 
-from domain.data import rule_page
+from domain.data import howto_page, rule_page
 from domain.registry import all_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,3 +51,28 @@ def test_every_game_s_rule_page_ships_as_package_data() -> None:
         assert any(fnmatch(f"data/{game.rules}", pattern) for pattern in package_data["domain"]), name
     assert rule_page("rules/../../pyproject.toml") is None
     assert rule_page("rules/chess.md") is None
+
+
+def test_every_game_s_how_to_play_ships_with_its_picture() -> None:
+    """Each catalog game has a short "how to play" (docs/howto, package data, 8-15 lines of text) whose
+    picture of the table is a packaged static PNG, and which cites only its own game's rulings."""
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for name, game in all_games().items():
+        text = howto_page(name)
+        assert text is not None, name
+        assert text == (ROOT / "docs" / "howto" / f"{name}.md").read_text(encoding="utf-8"), name
+        assert text.startswith("# How to play"), name
+        assert "[The full rules](#the-full-rules)" in text, name
+        assert 8 <= len([line for line in text.splitlines() if line.strip()]) <= 15, name
+        assert any(fnmatch(f"data/howto/{name}.md", pattern) for pattern in package_data["domain"]), name
+        picture = f"/static/howto/{name}.png"
+        assert f"]({picture})" in text, name
+        shipped = files("api.web").joinpath("static", "howto", f"{name}.png")
+        assert shipped.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), name
+        assert any(fnmatch(f"web{picture}", pattern) for pattern in package_data["api"]), name
+        cited = {f"{m[0]}-{m[1]}" for m in CODE.findall(text)}
+        assert cited and cited <= defined(), name
+        letter = next(letter for letter, page in PAGES.items() if game.rules == f"rules/{page}")
+        assert {code[0] for code in cited} == {letter}, name
+    assert howto_page("../rules/basari") is None
+    assert howto_page("chess") is None
