@@ -54,7 +54,8 @@ def verifier(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert installed.returncode == 0, installed.stderr
     names = "import importlib.metadata as m, json; print(json.dumps([d.metadata['Name'] for d in m.distributions()]))"
-    listing = subprocess.run([python, "-c", names], check=True, capture_output=True, text=True)
+    # isolated (-I): the working directory is not on sys.path, so a checkout's egg-info is not listed
+    listing = subprocess.run([python, "-I", "-c", names], check=True, capture_output=True, text=True)
     assert set(json.loads(listing.stdout)) == ALLOWED, listing.stdout
     return environment / "bin" / "bazaar-games-verify"
 
