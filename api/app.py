@@ -59,11 +59,8 @@ from eventstore import PostgresEventStore
 from eventstore.replica import ReplicaStore
 from service.accounts.accounts import VerifiedClients
 from service.bootstrap import bootstrap, running
-from service.games.reads import GameReads
-from service.games.service import GameService
 from service.integrity.signing import load_signer
 from service.integrity.tokens import StreamTickets
-from service.readmodels.live import LiveGames
 from service.runtime.database import create_pool, head_revision, listen_connector, resolve_database_url
 from service.runtime.logging import configure_logging
 from service.runtime.settings import Settings
@@ -107,25 +104,22 @@ async def before_handler(request: Request[Any, Any, Any]) -> None:
         await refuse_lax_json(request)
 
 
-async def read_side(
-    settings: Settings, store: PostgresEventStore, games: GameService, acquire_timeout: float
-) -> tuple[GameReads, ReplicaStore | None]:
-    """Where game reads go: with READ_DATABASE_URL, a GameService over the standby (reads there, writes and
-    LISTEN on the primary, eventstore/replica.py) beside the primary's; without it, the primary's alone."""
+async def replica_store(
+    settings: Settings, store: PostgresEventStore, acquire_timeout: float
+) -> ReplicaStore | None:
+    """READ_DATABASE_URL's store: reads on the standby, writes and LISTEN on ``store``, the primary's
+    (eventstore/replica.py); None without it."""
     if not settings.read_database_url:
-        return GameReads(games), None
+        return None
     # no connection at start-up: a standby that is down must not keep the service from serving
     read_pool = await create_pool(
         settings.read_database_url, dataclasses.replace(settings, pool_min=0), "bazaar-games-reads"
     )
-    replica = ReplicaStore(
+    return ReplicaStore(
         store,
         PostgresEventStore(read_pool, acquire_timeout=acquire_timeout),
         fence_seconds=settings.read_replica_wait_ms / 1000,
     )
-    # the keys (immutable, cached) and the accounts stay the primary's: one read per game and process
-    reader = GameService(replica, games.keys, games.games, accounts=games.accounts, signer=games.signer)
-    return GameReads(games, reader, replica.catch_up), replica
 
 
 def create_app(
@@ -149,13 +143,16 @@ def create_app(
         app.state.head_revision = head_revision()
         wait = app.state.acquire_timeout = settings.pool_acquire_timeout_ms / 1000
         store = PostgresEventStore(pool, acquire_timeout=wait, listen_connect=listen_connector(url, settings))
-        services = bootstrap(
-            pool, store, settings, signer=signer, clients=app.state.clients, acquire_timeout=wait
+        replica = await replica_store(settings, store, wait)
+        services = app.state.services = bootstrap(
+            pool,
+            store,
+            settings,
+            signer=signer,
+            clients=app.state.clients,
+            acquire_timeout=wait,
+            replica=replica,
         )
-        reads, replica = await read_side(settings, store, services.games, wait)
-        # live streams follow the database reads go to (the replica's, fenced by LSN: service/games/reads.py)
-        live = LiveGames(reads.live)
-        services = app.state.services = dataclasses.replace(services, reads=reads, live=live)
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         try:
             async with running(services, store, settings, projection_wake):

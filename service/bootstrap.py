@@ -18,8 +18,9 @@ import asyncpg
 from domain.core import Game
 from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
+from eventstore.replica import ReplicaStore
 from service.accounts.accounts import AccountService, VerifiedClients
-from service.games.reads import GameReads
+from service.games.reads import GameReads, reads_over
 from service.games.service import GameService
 from service.integrity.signing import Signer
 from service.lobby.lobby import LobbyService
@@ -59,9 +60,11 @@ def bootstrap(
     clients: VerifiedClients | None = None,
     acquire_timeout: float | None = None,
     games: dict[str, Game[Any]] | None = None,
+    replica: ReplicaStore | None = None,
 ) -> Services:
     """The services on PostgreSQL: ``pool`` for the read models and keys, ``store`` for the streams,
-    ``games`` the games offered (every registered game unless given)."""
+    ``games`` the games offered (every registered game unless given), ``replica`` the read replica's store
+    game reads and live streams read (READ_DATABASE_URL; None: the primary's)."""
     wait = acquire_timeout
     accounts = AccountService(pool, acquire_timeout=wait, clients=clients)
     game_service = GameService(
@@ -82,6 +85,7 @@ def bootstrap(
         store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), game_service, pool, wait, accounts
     )
     projection = GameProjection(pool, game_service, acquire_timeout=wait)
+    reads = reads_over(game_service, replica)
     return Services(
         accounts=accounts,
         games=game_service,
@@ -94,10 +98,10 @@ def bootstrap(
         notifications=Notifications(
             pool, game_service, caught_up=projection.read_your_writes, acquire_timeout=wait
         ),
-        live=LiveGames(game_service),
+        live=LiveGames(reads.live),  # live streams follow the database reads go to (fenced by LSN)
         bots=BotRunner(game_service, settings.bot_think_seconds, settings.bot_iterations),
         clocks=ClockScheduler(game_service, DeadlineIndex(pool, store, acquire_timeout=wait)),
-        reads=GameReads(game_service),  # the primary's only; api/app.py adds READ_DATABASE_URL's replica
+        reads=reads,
     )
 
 

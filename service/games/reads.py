@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from eventstore.replica import ReplicaStore
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
@@ -26,6 +27,17 @@ Read = Callable[[GameService], Awaitable[tuple[LoadedGame, T]]]
 
 # what the standby may answer only because it has not replayed a recent commit
 _MAYBE_LAGGING = (errors.NotFound, errors.Conflict, errors.Forbidden)
+
+
+def reads_over(primary: GameService, replica: ReplicaStore | None) -> GameReads:
+    """The reads of games: the primary's alone, or with ``replica`` a GameService over the standby beside it
+    (the keys, immutable and cached, and the accounts stay the primary's: one read per game and process)."""
+    if replica is None:
+        return GameReads(primary)
+    reader = GameService(
+        replica, primary.keys, primary.games, accounts=primary.accounts, signer=primary.signer
+    )
+    return GameReads(primary, reader, replica.catch_up)
 
 
 class GameReads:

@@ -20,12 +20,12 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 import eventstore.replica
-from api.app import create_app, read_side
+from api.app import create_app, replica_store
 from api.routes.streams import stream_start
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.reads import GameReads
+from service.games.reads import GameReads, reads_over
 from service.games.service import GameService
 from service.readmodels.live import LiveGames, LiveMessage, follow_game
 from service.runtime.database import create_pool, listen_connector
@@ -81,7 +81,8 @@ async def admin(pair: StandbyPair, database_on_primary: str) -> AsyncIterator[tu
 
 @pytest.fixture(scope="module")
 async def reads(pair: StandbyPair, database_on_primary: str) -> AsyncIterator[GameReads]:
-    """The app's read side (api/app.py ``read_side``) wired in this test's event loop, its primary store
+    """The app's read side (api/app.py ``replica_store``, service/games/reads.py ``reads_over``) wired in
+    this test's event loop, its primary store
     listening: for the live readers and the stream's start, which the HTTP client cannot reach in-process."""
     settings = dataclasses.replace(
         Settings.from_env(),
@@ -93,11 +94,9 @@ async def reads(pair: StandbyPair, database_on_primary: str) -> AsyncIterator[Ga
         pool, acquire_timeout=5, listen_connect=listen_connector(database_on_primary, settings)
     )
     await store.start()
-    read_side_, replica = await read_side(
-        settings, store, GameService(store, PostgresKeyStore(pool), all_games()), 5
-    )
+    replica = await replica_store(settings, store, 5)
     assert replica is not None
-    yield read_side_
+    yield reads_over(GameService(store, PostgresKeyStore(pool), all_games()), replica)
     await replica.stop()
     await replica.replica.pool.close()
     await store.stop()
