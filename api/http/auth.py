@@ -3,7 +3,8 @@ cookie), and the seat a read of a game acts as."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from litestar import Request
 from litestar._parsers import parse_cookie_string
@@ -13,6 +14,8 @@ from litestar.types import Scope
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
+
+T = TypeVar("T")
 
 SESSION_COOKIE = "session"  # a signed-in browser's account token (api/routes/sessions.py)
 
@@ -65,3 +68,18 @@ async def readable_game(
     seat = await reader_seat(service, game_id, request)
     loaded.check_readable(seat)
     return loaded, seat
+
+
+async def read_as_reader(
+    service: GameService,
+    game_id: str,
+    request: Request[Any, Any, Any],
+    read: Callable[[int | None], Awaitable[tuple[LoadedGame, T]]],
+) -> tuple[LoadedGame, T]:
+    """``read`` for the seat a read acts as (``reader_seat``; 404 first for an unknown game, from the cached
+    keys: no round trip), refused as ``readable_game`` refuses while the table's duplicate round plays."""
+    await service.loader.game_keys(game_id)
+    seat = await reader_seat(service, game_id, request)
+    loaded, answer = await read(seat)
+    loaded.check_readable(seat)
+    return loaded, answer

@@ -12,7 +12,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 
-from api.http.auth import bearer_token, readable_game, reader_seat
+from api.http.auth import bearer_token, read_as_reader, readable_game
 from api.http.formats import CSV, JSON, NDJSON, OFFERS, accepts, csv_text, ndjson
 from service.games.loading import LoadedGame
 from service.games.reads import GameReads
@@ -268,11 +268,12 @@ class GamesController(Controller):
         gives one JSON event per line."""
 
         async def history(service: GameService) -> tuple[LoadedGame, list[EventOut]]:
-            await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-            seat = await reader_seat(service, game_id, request)
-            loaded, events = await service.queries.history(game_id, seat, after=after, limit=limit)
-            loaded.check_readable(seat)
-            return loaded, events
+            return await read_as_reader(
+                service,
+                game_id,
+                request,
+                lambda seat: service.queries.history(game_id, seat, after=after, limit=limit),
+            )
 
         loaded, events = await game_reads.read(game_id, min_version, history)
         if accepts(request, NDJSON):
@@ -297,11 +298,9 @@ class GamesController(Controller):
         """Time travel: the view the caller had right after version ``at``."""
 
         async def view_at(service: GameService) -> tuple[LoadedGame, Any]:
-            await service.loader.game_keys(game_id)  # 404 for an unknown game (cached: no round trip)
-            seat = await reader_seat(service, game_id, request)
-            loaded, view = await service.queries.state_at(game_id, seat, at)
-            loaded.check_readable(seat)
-            return loaded, view
+            return await read_as_reader(
+                service, game_id, request, lambda seat: service.queries.state_at(game_id, seat, at)
+            )
 
         loaded, view = await game_reads.read(game_id, min_version, view_at)
         return StateAt(game_id=game_id, game=loaded.game.name, version=at, view=view)
