@@ -186,8 +186,10 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
             stream.task.cancel()
         await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
     assert notifications.reader is None, "the reader is forgotten once no stream follows"
-    await asyncio.sleep(0)  # the cancelled reader task finishes
-    assert reader.task is not None and reader.task.done()
+    assert reader.task is not None
+    # The cancelled reader may be awaiting a query; it finishes once that returns.
+    await asyncio.wait([reader.task], timeout=10)
+    assert reader.task.done(), "the cancelled reader task finishes"
     return result
 
 
