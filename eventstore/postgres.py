@@ -165,7 +165,8 @@ SELECT stream_id, version, position, recorded_at, hash FROM appended ORDER BY po
 # this process decides the next commands instead of waiting. One unbounded batch at a time measured a
 # third slower with 16 writers: the database and the Python took turns, each idle half the time.
 MAX_FLUSHES = 4  # group commits in flight at once
-_CREATE = "SELECT * FROM es_create($1, $2, $3, $4, $5, $6, $7, $8)"
+# metadata goes as text: the store works the same whether or not the pool has a jsonb codec
+_CREATE = "SELECT * FROM es_create($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8)"
 
 # json keeps the exact text that was hashed; convert_to hands it back as those bytes.
 _EVENT_COLUMNS = (
@@ -736,7 +737,7 @@ class PostgresEventStore(FollowsFeed):
             conditions.append(f"status = ${len(args)}")
         if metadata_contains:
             args.append(msgspec.json.encode(metadata_contains).decode())
-            conditions.append(f"metadata @> ${len(args)}::jsonb")
+            conditions.append(f"metadata @> ${len(args)}::text::jsonb")
         if before is not None:
             args.extend(before)
             conditions.append(f"(created_at, stream_id) < (${len(args) - 1}, ${len(args)})")

@@ -17,6 +17,7 @@ import asyncpg
 import pytest
 from hypothesis import HealthCheck, settings
 
+from service.runtime.sql import register_codecs
 from tests.support.databases import fresh_database, superuser_pool_on
 from tests.support.standby import StandbyPair, primary_with_standby
 
@@ -54,7 +55,7 @@ async def database_url(server_url: str) -> AsyncIterator[str]:
 @pytest.fixture(scope="session")
 async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
     """An asyncpg pool on the test database, as the service's role."""
-    created = await asyncpg.create_pool(database_url, min_size=1, max_size=20)
+    created = await asyncpg.create_pool(database_url, min_size=1, max_size=20, init=register_codecs)
     assert created is not None
     yield created
     await created.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Final
 
@@ -44,11 +43,10 @@ TOURNAMENT_CLOCK: Final = ClockIn(decision_seconds=60, bank_seconds=600)
 
 
 def stored_clock(clock: Any) -> dict[str, Any] | None:
-    """A clock choice as stored (a JSON text or object; null: untimed) as shown to whoever may join."""
+    """A clock choice as stored (a jsonb object; null: untimed) as shown to whoever may join."""
     if clock is None:
         return None
-    shown: dict[str, Any] = json.loads(clock) if isinstance(clock, str) else dict(clock)
-    return shown
+    return dict(clock)
 
 
 def registration_clock(request: dict[str, Any]) -> dict[str, Any] | None:

@@ -385,16 +385,16 @@ class LobbyService:
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute(
                 "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats, clock)"
-                " VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb)",
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 game_id,
                 game.name,
-                json.dumps(msgspec.to_builtins(config.options)),
+                config.options,
                 request.rated,
                 request.seed,
                 creator.account_id,
                 STARTING if full else WAITING,
                 len(kinds),
-                None if request.clock is None else json.dumps(msgspec.to_builtins(request.clock)),
+                request.clock,
             )
             await connection.executemany(
                 "INSERT INTO game_seats (game_id, seat, kind, account_id, invited_id, name, token_hash,"
@@ -587,11 +587,9 @@ class LobbyService:
                     game=lobby["game"],
                     players=players,
                     seed=lobby["seed"],
-                    options=json.loads(lobby["options"]),
+                    options=lobby["options"],
                     rated=lobby["rated"],
-                    clock=None
-                    if lobby["clock"] is None
-                    else msgspec.json.decode(lobby["clock"], type=ClockIn),
+                    clock=None if lobby["clock"] is None else msgspec.convert(lobby["clock"], ClockIn),
                 ),
                 token_hashes=[row["token_hash"] or "" for row in seats],
                 game_id=game_id,
@@ -644,8 +642,8 @@ class LobbyService:
                     "options is a JSON object of option values (true/false, numbers, text),"
                     ' e.g. {"double_purchase": true}',
                 )
-            args.append(json.dumps(wanted))
-            clauses.append(f"g.options @> ${len(args)}::jsonb")
+            args.append(wanted)
+            clauses.append(f"g.options @> ${len(args)}")
         if rated is not None:
             args.append(rated)
             clauses.append(f"g.rated = ${len(args)}")
@@ -694,7 +692,7 @@ class LobbyService:
             LobbyGame(
                 game_id=row["game_id"],
                 game=row["game"],
-                options=json.loads(row["options"]),
+                options=row["options"],
                 rated=row["rated"],
                 status=row["status"],
                 creator=row["creator"],

@@ -23,6 +23,7 @@ import asyncpg
 
 from service.runtime import multihost
 from service.runtime.settings import PROJECT_ROOT, Settings
+from service.runtime.sql import register_codecs
 
 OWNER_ROLE = "bazaar_owner"  # owns every table, index, trigger and function; migrations run as it
 SERVICE_ROLE = "bazaar_service"  # what the service connects as: owns nothing, granted what it needs
@@ -180,6 +181,7 @@ async def create_pool(
         min_size=settings.pool_min,
         max_size=settings.pool_max,
         reset=keep_session,
+        init=register_codecs,  # jsonb in and out as Python values (service/runtime/sql.py)
         connect=multihost.connect,  # each host of a multi-host URL gets its own share of the timeout
         timeout=settings.pool_acquire_timeout_ms / 1000,  # connecting, e.g. to a host that went silent
         # the server cancels at statement_timeout; this client-side bound also covers a dead network

@@ -9,7 +9,6 @@ the lock (a close cut short after the stream was created is finished by the next
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -85,9 +84,9 @@ class Registrations:
         async with self.accounts.connection() as connection, connection.transaction():
             await connection.execute(
                 "INSERT INTO tournament_registrations (tournament_id, request, organizer_hash, organizer_id,"
-                " open, status) VALUES ($1, $2::jsonb, $3, $4, $5, $6)",
+                " open, status) VALUES ($1, $2, $3, $4, $5, $6)",
                 tournament_id,
-                msgspec.json.encode(request).decode(),
+                request,
                 organizer_hash,
                 organizer.account_id,
                 request.open,
@@ -189,7 +188,7 @@ class Registrations:
                 " WHERE e.tournament_id = $1 ORDER BY e.updated_at, a.name",
                 tournament_id,
             )
-        request = json.loads(row["request"])
+        request = row["request"]
         return Registration(
             tournament_id=tournament_id,
             name=request["name"],
@@ -233,7 +232,7 @@ class Registrations:
             )
             await start(
                 Closing(
-                    request=msgspec.json.decode(row["request"], type=CreateTournamentIn),
+                    request=msgspec.convert(row["request"], CreateTournamentIn),
                     organizer_hash=row["organizer_hash"],
                     names=[r["name"] for r in joined],
                     account_ids=[r["account_id"] for r in joined],

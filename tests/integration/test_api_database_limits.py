@@ -19,6 +19,7 @@ from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from service.runtime.settings import Settings
+from service.runtime.sql import register_codecs
 from tests.support.client_play import create_game
 from tests.support.databases import fresh_database
 
@@ -49,7 +50,7 @@ async def database(server_url: str) -> AsyncIterator[str]:
 @pytest.fixture(scope="module")
 async def pool(database: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on that database beside the app's, for the session that holds a lock."""
-    created = await asyncpg.create_pool(database, min_size=1, max_size=2)
+    created = await asyncpg.create_pool(database, min_size=1, max_size=2, init=register_codecs)
     assert created is not None
     yield created
     await created.close()

@@ -21,6 +21,7 @@ from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.service import GameService
 from service.runtime.settings import Settings
+from service.runtime.sql import register_codecs
 from service.workers.bots import BotRunner
 from tests.support.accounts import account, bearer, refused
 from tests.support.databases import fresh_database
@@ -57,7 +58,7 @@ async def create(client: AsyncTestClient[Any], token: str | None, body: dict[str
 @pytest.fixture(scope="module")
 async def runner(database: str) -> AsyncIterator[BotRunner]:
     """A bot runner like the app's own (which plays too: whichever appends first, the other is refused)."""
-    pool = await asyncpg.create_pool(database, min_size=1, max_size=4)
+    pool = await asyncpg.create_pool(database, min_size=1, max_size=4, init=register_codecs)
     assert pool is not None
     try:
         service = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())

@@ -30,6 +30,7 @@ from service.games.service import GameService
 from service.readmodels.live import LiveGames, LiveMessage, follow_game
 from service.runtime.database import create_pool, listen_connector
 from service.runtime.settings import Settings
+from service.runtime.sql import register_codecs
 from tests.support.client_play import create_game
 from tests.support.databases import fresh_database, superuser_url
 from tests.support.logs import logs_of
@@ -263,7 +264,7 @@ async def follow_to_end(reads: GameReads, game_id: str) -> list[LiveMessage]:
 async def other_process(database_on_primary: str) -> AsyncIterator[GameService]:
     """A second writer with a LISTEN/NOTIFY connection of its own: its NOTIFYs come from another backend,
     as another host's would."""
-    pool = await asyncpg.create_pool(database_on_primary, min_size=1, max_size=4)
+    pool = await asyncpg.create_pool(database_on_primary, min_size=1, max_size=4, init=register_codecs)
     assert pool is not None
     store = PostgresEventStore(pool)
     await store.start()

@@ -23,6 +23,7 @@ from domain.tournament import TOURNAMENT, CreateTournament, SeatNextRound, game_
 from service.integrity.audit import read_export, verify_export
 from service.integrity.seeds import mixed_seed
 from service.runtime.settings import Settings
+from service.runtime.sql import register_codecs
 from tests.support.accounts import account, bearer, refused
 from tests.support.client_play import play_existing
 from tests.support.databases import fresh_database, superuser_pool_on
@@ -49,7 +50,7 @@ async def client(own_database: str) -> AsyncIterator[AsyncTestClient[Any]]:
 @pytest.fixture(scope="module")
 async def service_pool(own_database: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool as the service's own role (owns nothing, not a superuser)."""
-    pool = await asyncpg.create_pool(own_database, min_size=1, max_size=2)
+    pool = await asyncpg.create_pool(own_database, min_size=1, max_size=2, init=register_codecs)
     try:
         yield pool
     finally:

@@ -14,6 +14,7 @@ from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from service.games.schemas import PlayerIn
 from service.games.service import GameService
+from service.runtime.sql import register_codecs
 from service.tournaments.schemas import CreateTournamentIn
 from service.tournaments.tournaments import TournamentResults, TournamentService
 from tests.support.finished_games import finish
@@ -110,7 +111,7 @@ async def test_the_recorder_needs_one_connection_at_a_time(
     (table,) = (await reader.seat_next_round(tid)).tables
     assert table.game_id is not None
     await finish(games, table.game_id, table.game_id)
-    one = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    one = await asyncpg.create_pool(database_url, min_size=1, max_size=1, init=register_codecs)
     assert one is not None
     wait = 2.0  # the acquire timeout: past it a follower that waits for a second connection fails
     try:

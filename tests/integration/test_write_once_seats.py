@@ -14,6 +14,7 @@ from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from service.runtime.settings import Settings
+from service.runtime.sql import register_codecs
 from tests.support.accounts import account, bearer
 from tests.support.client_play import play_existing
 from tests.support.databases import fresh_database, superuser_pool_on
@@ -41,7 +42,7 @@ async def client(own_database: str) -> AsyncIterator[AsyncTestClient[Any]]:
 @pytest.fixture(scope="module")
 async def service_pool(own_database: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool as the service's own role, the one its operator holds."""
-    pool = await asyncpg.create_pool(own_database, min_size=1, max_size=2)
+    pool = await asyncpg.create_pool(own_database, min_size=1, max_size=2, init=register_codecs)
     try:
         yield pool
     finally:

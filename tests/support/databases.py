@@ -10,6 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from service.runtime.database import BOOTSTRAP_SQL, OWNER_ROLE, SERVICE_ROLE, migrate, with_user
+from service.runtime.sql import register_codecs
 
 
 def _with_database(url: str, database: str) -> str:
@@ -29,7 +30,9 @@ def superuser_url(url: str, server_url: str) -> str:
 @asynccontextmanager
 async def superuser_pool_on(url: str, server_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A small pool on ``url``'s database as the server's superuser."""
-    created = await asyncpg.create_pool(superuser_url(url, server_url), min_size=1, max_size=4)
+    created = await asyncpg.create_pool(
+        superuser_url(url, server_url), min_size=1, max_size=4, init=register_codecs
+    )
     assert created is not None
     try:
         yield created
@@ -81,7 +84,7 @@ async def own_pool(server_url: str, max_size: int = 10) -> AsyncIterator[asyncpg
     """A pool on a fresh database of its own (as the service role), for tests that count what happens in a
     database: the session's running servers act on every game of the shared one."""
     async with fresh_database(server_url) as url:
-        created = await asyncpg.create_pool(url, min_size=1, max_size=max_size)
+        created = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=register_codecs)
         assert created is not None
         try:
             yield created

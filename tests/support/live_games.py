@@ -18,6 +18,7 @@ from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.loading import LoadedGame
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
+from service.runtime.sql import register_codecs
 
 
 @asynccontextmanager
@@ -25,7 +26,7 @@ async def game_service(database_url: str) -> AsyncIterator[GameService]:
     """A GameService on the test database (the same store and keys the server uses)."""
     from domain.registry import all_games
 
-    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=4)
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=4, init=register_codecs)
     assert pool is not None
     try:
         yield GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
