@@ -17,28 +17,20 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
-import asyncpg
 import msgspec
 import structlog
 
 from eventstore import FeedPosition
 from service.games.loading import LoadedGame
 from service.games.service import GameService
+from service.readmodels.repository.notifications import HeldSeat, NotificationRepository
 from service.runtime import errors
 
 PAGE_SIZE = 500
 QUEUE_LIMIT = 64  # pages concerning an account that its stream may have waiting; past it, it reads alone
-# every seat held in the page's games: one query per page whoever follows (a seat's account never changes
-# once its game has events, so reading them after the page is read is as good as at any later time)
-_SEATS_OF_GAMES = (
-    "SELECT game_id, seat, account_id FROM game_seats"
-    " WHERE game_id = ANY($1::text[]) AND account_id IS NOT NULL"
-)
 UNLOADABLE = (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError)  # a game skipped, not an error
 
 log = structlog.get_logger("service.readmodels.account_feed")
@@ -112,15 +104,15 @@ class AccountFeed:
     def __init__(
         self,
         games: GameService,
-        connection: Callable[[], AbstractAsyncContextManager[asyncpg.Connection]],
+        rows: NotificationRepository,
         position: FeedPosition,
         poll_seconds: float,
         queue_limit: int = QUEUE_LIMIT,
     ) -> None:
-        """A reader of the feed after ``position``, querying through ``connection``; ``queue_limit``: the
-        pages a follower may have waiting."""
+        """A reader of the feed after ``position``, looking seats up in ``rows``; ``queue_limit``: the pages a
+        follower may have waiting."""
         self.games = games
-        self.connection = connection
+        self.rows = rows
         self.position = position
         self.poll_seconds = poll_seconds
         self.queue_limit = queue_limit
@@ -146,11 +138,11 @@ class AccountFeed:
         if not self.followers and self.task is not None:
             self.task.cancel()
 
-    async def seats_of(self, game_ids: list[str]) -> list[tuple[str, int, str]]:
-        """Every (game, seat, account) held in ``game_ids``."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(_SEATS_OF_GAMES, game_ids)
-        return [(row["game_id"], row["seat"], row["account_id"]) for row in rows]
+    async def seats_of(self, game_ids: list[str]) -> list[HeldSeat]:
+        """Every seat held by an account in ``game_ids`` (one query per page, whoever follows: a seat's
+        account never changes once its game has events, so reading them after the page is read is as good as
+        at any later time)."""
+        return await self.rows.held_seats(game_ids)
 
     async def _run(self) -> None:
         """Read and fan out until nobody follows; on a failure every follower ends with it."""
@@ -176,8 +168,8 @@ class AccountFeed:
         game_ids = list(dict.fromkeys(event.stream_id for _, event in page))
         following = {follower.account_id for follower in self.followers}
         seats: dict[str, dict[str, int]] = {}  # account -> game -> its seat there
-        for game_id, seat, account_id in await self.seats_of(game_ids):
-            seats.setdefault(account_id, {})[game_id] = seat
+        for held in await self.seats_of(game_ids):
+            seats.setdefault(held.account_id, {})[held.game_id] = held.seat
         loaded: dict[str, LoadedGame] = {}
         for game_id in dict.fromkeys(g for a in following & seats.keys() for g in seats[a]):
             try:

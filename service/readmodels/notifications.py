@@ -22,47 +22,24 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import asyncpg
 import msgspec
 
-from eventstore import FeedPosition, pooled_connection
-from eventstore.readmodels import HORIZON
+from eventstore import FeedPosition
 from service.accounts.accounts import Account
 from service.games.loading import LoadedGame
 from service.games.schemas import registration_clock, stored_clock
 from service.games.service import GameService
 from service.readmodels.account_feed import QUEUE_LIMIT, UNLOADABLE, AccountFeed, AccountPage, Follower
+from service.readmodels.repository.checkpoints import Pool
+from service.readmodels.repository.notifications import NotificationRepository
 from service.runtime import errors
 
 PAGE_SIZE = 500  # a stream reading the feed alone (behind the shared reader) reads this many at a time
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
 NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
-_SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
-# the account's seats of started games not listed as finished: a game the listing (a projection) does not
-# hold yet counts too, or a game started just before the stream opened would be missed by both the snapshot
-# and the feed that follows (a bot whose first decision was due at the start then waited for ever)
-_ACTIVE_SEATS = (
-    "SELECT s.game_id, s.seat FROM game_seats s LEFT JOIN game_listing g USING (game_id)"
-    " LEFT JOIN lobby_games l USING (game_id)"
-    " WHERE s.account_id = $1 AND coalesce(g.status, 'active') = 'active'"
-    " AND coalesce(l.status, 'started') IN ('starting', 'started')"
-    " ORDER BY coalesce(g.created_at, l.created_at), s.game_id"
-)
-_INVITATIONS = (
-    "SELECT s.game_id, s.seat, l.game, l.rated, l.clock, c.name AS creator FROM game_seats s"
-    " JOIN lobby_games l USING (game_id) LEFT JOIN accounts c ON c.account_id = l.creator_id"
-    " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
-)
-
-_TOURNAMENT_INVITATIONS = (
-    "SELECT e.tournament_id, r.request->>'game' AS game, r.request, o.name AS organizer FROM tournament_entries e"
-    " JOIN tournament_registrations r USING (tournament_id) LEFT JOIN accounts o ON o.account_id = r.organizer_id"
-    " WHERE e.account_id = $1 AND e.status = 'invited' AND r.status = 'registering' ORDER BY e.tournament_id"
-)
 
 Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited", "tournament_invited"]
 # a feed notice's rank among those one event may give, the sub-index of its id; WHOLE: every one of them
@@ -164,29 +141,22 @@ class Notifications:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         games: GameService,
         caught_up: Callable[[], Awaitable[None]] | None = None,
         acquire_timeout: float | None = None,
     ) -> None:
         """Read from ``pool``; ``caught_up`` (the game projection's read-your-writes) is awaited before a
         snapshot, which reads the listing."""
-        self.pool = pool
+        self.rows = NotificationRepository(pool, acquire_timeout)
         self.games = games
         self.caught_up = caught_up
-        self.acquire_timeout = acquire_timeout
         self.reader: AccountFeed | None = None  # the streams' shared feed reader, while any stream follows
         self.queue_limit = QUEUE_LIMIT  # the pages concerning its account a stream may have waiting
 
-    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
-        """A pooled connection (503 past the acquire timeout)."""
-        return pooled_connection(self.pool, self.acquire_timeout)
-
     async def now(self) -> FeedPosition:
         """A feed position after every event already final in the feed: what a new stream follows from."""
-        async with self.connection() as connection:
-            horizon: int = await connection.fetchval(HORIZON)
-        return FeedPosition(tx=horizon - 1, position=NOW_POSITION)
+        return FeedPosition(tx=await self.rows.horizon() - 1, position=NOW_POSITION)
 
     async def refuse_unreached(self, after: NoticeId | None) -> None:
         """400 ``bad_last_event_id`` for a point past every event final in the feed: no stream gave it out,
@@ -197,42 +167,38 @@ class Notifications:
     async def invitations(self, account: Account) -> list[Notice]:
         """The account's open invitations: seats reserved for it in games waiting for players, and
         tournaments registering players that invited it."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(_INVITATIONS, account.account_id)
-            tournaments = await connection.fetch(_TOURNAMENT_INVITATIONS, account.account_id)
+        seats, tournaments = await self.rows.invitations(account.account_id)
         return [
             Notice(
                 type="tournament_invited",
-                game=row["game"],
-                tournament=row["tournament_id"],
-                invited_by=row["organizer"],
-                clock=registration_clock(stored_clock(row["request"]) or {}),
+                game=invitation.game,
+                tournament=invitation.tournament_id,
+                invited_by=invitation.organizer,
+                clock=registration_clock(stored_clock(invitation.request) or {}),
             )
-            for row in tournaments
+            for invitation in tournaments
         ] + [
             Notice(
                 type="invited",
-                game_id=row["game_id"],
-                game=row["game"],
-                seat=row["seat"],
-                invited_by=row["creator"],
-                rated=row["rated"],
-                clock=stored_clock(row["clock"]),
+                game_id=invitation.game_id,
+                game=invitation.game,
+                seat=invitation.seat,
+                invited_by=invitation.creator,
+                rated=invitation.rated,
+                clock=stored_clock(invitation.clock),
             )
-            for row in rows
+            for invitation in seats
         ]
 
     async def snapshot(self, account: Account, seen: _Seen) -> Snapshot:
         """The account's active games (with whether a decision of its is due) and open invitations."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(_ACTIVE_SEATS, account.account_id)
         mine = []
-        for row in rows:
+        for held in await self.rows.active_seats(account.account_id):
             try:
-                loaded = await self.games.loader.load(row["game_id"])
+                loaded = await self.games.loader.load(held.game_id)
             except (errors.NotFound, errors.Conflict, msgspec.DecodeError, msgspec.ValidationError):
                 continue  # a start cut short: its opening events are not stored yet
-            due = _due(loaded, row["seat"])
+            due = _due(loaded, held.seat)
             seen.started.add(loaded.game_id)
             if due:
                 seen.due_at[loaded.game_id] = loaded.version
@@ -243,7 +209,7 @@ class Notifications:
                 MyGame(
                     game_id=loaded.game_id,
                     game=loaded.game.name,
-                    seat=row["seat"],
+                    seat=held.seat,
                     version=loaded.version,
                     your_turn=due,
                     tournament=loaded.info.metadata.get("tournament"),
@@ -258,9 +224,7 @@ class Notifications:
     ) -> list[tuple[NoticeId, Notice]]:
         """The notices a page of the feed read by this stream alone holds for the account, in id order."""
         game_ids = list(dict.fromkeys(event.stream_id for _, event in page))
-        async with self.connection() as connection:
-            rows = await connection.fetch(_SEATS_IN, account.account_id, game_ids)
-        seats = {row["game_id"]: row["seat"] for row in rows}
+        seats = {held.game_id: held.seat for held in await self.rows.seats_in(account.account_id, game_ids)}
         loaded: dict[str, LoadedGame] = {}
         for game_id in seats:
             try:
@@ -278,7 +242,7 @@ class Notifications:
             reader = self.reader
             if reader is None or (reader.task is not None and reader.task.done()):
                 reader = self.reader = AccountFeed(
-                    self.games, self.connection, position, poll_seconds, self.queue_limit
+                    self.games, self.rows, position, poll_seconds, self.queue_limit
                 )
         return reader.join(account.account_id)
 

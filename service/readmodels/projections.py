@@ -20,34 +20,15 @@ import base64
 import contextlib
 import itertools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import asyncpg
 import msgspec
 import structlog
 
 from domain.core import Result
-from eventstore import EventStore, FeedPosition, RecordedEvent, pooled_connection
-from eventstore.readmodels import (
-    CHECKPOINT,
-    HORIZON,
-    LIVE,
-    LOCK_CHECKPOINT,
-    REBUILD,
-    SAVE_CHECKPOINT,
-    SEAT_ACCOUNTS,
-    SNAPSHOT,
-    Tables,
-    insert_players,
-    insert_rated,
-    insert_results,
-    read_ratings,
-    upsert_listing,
-    upsert_ratings,
-)
+from eventstore import EventStore, FeedPosition, RecordedEvent
 from service.accounts.accounts import name_key
 from service.games.loading import ACTIVE, FINISHED, LoadedGame, decided_by_organizer
 from service.games.service import GameService
@@ -60,6 +41,20 @@ from service.readmodels.ratings import (
     rated_identities,
     resigned_too_early,
 )
+from service.readmodels.repository.checkpoints import CheckpointBusy, Checkpoints, Connection, Pool
+from service.readmodels.repository.checkpoints import (
+    Writes as Writes,  # the followers of other features use it
+)
+from service.readmodels.repository.games import (
+    LIVE,
+    REBUILD,
+    Listed,
+    ListedGame,
+    ProjectionRepository,
+    SeatedGame,
+    SeatResult,
+    Tables,
+)
 from service.readmodels.schemas import GamePage, GameSummary, PlayerGame, PlayerGamePage
 from service.runtime import errors
 from service.runtime.settings import Settings
@@ -67,14 +62,11 @@ from service.runtime.settings import Settings
 log = structlog.get_logger("service.readmodels.projections")
 
 FeedPage = list[tuple[FeedPosition, RecordedEvent]]
-# A batch's writes, run in the checkpoint's transaction on its connection (and on no other).
-Writes = Callable[[asyncpg.Connection], Awaitable[None]]
 
 BATCH_SIZE = 500
 POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY wakes it
 READ_YOUR_WRITES_WAIT = 2.0  # at most this long a listing waits for transactions older than itself
 MAX_PAGE = 200
-REBUILD_LOCK = 0x6761_6D65  # advisory lock key: one rebuild at a time
 
 
 def encode_cursor(created_at: datetime, game_id: str) -> str:
@@ -111,7 +103,7 @@ def poll(seconds: float = POLL_SECONDS) -> Callable[[], Awaitable[None]]:
     return wake
 
 
-async def no_writes(_connection: asyncpg.Connection) -> None:
+async def no_writes(_connection: Connection) -> None:
     """The writes of a batch whose read model writes nothing but its checkpoint."""
 
 
@@ -138,7 +130,7 @@ class FeedFollower:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         store: EventStore,
         checkpoint_name: str,
         batch_size: int = BATCH_SIZE,
@@ -146,6 +138,7 @@ class FeedFollower:
     ) -> None:
         self.pool = pool
         self.acquire_timeout = acquire_timeout  # past it, StoreUnavailable (503), as for every request
+        self.checkpoints = Checkpoints(pool, acquire_timeout)
         self.store = store
         self.checkpoint_name = checkpoint_name
         self.batch_size = batch_size
@@ -158,19 +151,9 @@ class FeedFollower:
         self._passes_done = 0
         self._pass_done = asyncio.Condition()
 
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
-        async with (
-            pooled_connection(self.pool, self.acquire_timeout) as connection,
-        ):
-            yield connection
-
     async def checkpoint(self) -> FeedPosition:
         """Where this follower stands in the feed."""
-        async with self.connection() as connection:
-            row = await connection.fetchrow(CHECKPOINT, self.checkpoint_name)
-        return FeedPosition(tx=row["tx"], position=row["position"])
+        return await self.checkpoints.position(self.checkpoint_name)
 
     async def behind(self) -> bool:
         """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
@@ -182,25 +165,21 @@ class FeedFollower:
         only."""
         raise NotImplementedError
 
-    async def _position(self, connection: asyncpg.Connection) -> FeedPosition:
-        """The checkpoint, read on ``connection``."""
-        row = await connection.fetchrow(CHECKPOINT, self.checkpoint_name)
-        return FeedPosition(tx=row["tx"], position=row["position"])
-
-    async def _write(self, connection: asyncpg.Connection, feed: FeedPage, writes: Writes) -> int:
+    async def _write(self, connection: Connection, feed: FeedPage, writes: Writes) -> int:
         """Apply ``writes`` and move the checkpoint past ``feed`` in ``connection``'s open transaction."""
         await writes(connection)
-        last = feed[-1][0]
-        await connection.execute(SAVE_CHECKPOINT, self.checkpoint_name, last.tx, last.position)
+        await self.checkpoints.save(connection, self.checkpoint_name, feed[-1][0])
         return len(feed)
 
-    async def apply_batch(self, connection: asyncpg.Connection) -> int:
+    async def apply_batch(self, connection: Connection) -> int:
         """In ``connection``'s open transaction: lock the checkpoint, apply the next batch of the feed and
         move the checkpoint past it; the number of events applied (0: caught up). It reads through the pool
         while it holds ``connection``: for a rebuild's final catch-up under the live checkpoint's lock, not
         for the followers of a running service (``catch_up_once``)."""
-        await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
-        feed = await self.store.read_all(await self._position(connection), self.batch_size)
+        await self.checkpoints.lock(connection, self.checkpoint_name)
+        feed = await self.store.read_all(
+            await self.checkpoints.position_on(connection, self.checkpoint_name), self.batch_size
+        )
         if not feed:
             return 0
         return await self._write(connection, feed, await self.prepare(feed))
@@ -223,13 +202,10 @@ class FeedFollower:
                 return 0
             writes = await self.prepare(feed)
             try:
-                async with self.connection() as connection, connection.transaction():
-                    if lock_wait is not None:
-                        await connection.execute(f"SET LOCAL lock_timeout = {max(int(lock_wait * 1000), 1)}")
-                    await connection.execute(LOCK_CHECKPOINT, self.checkpoint_name)
-                    if await self._position(connection) == start:
+                async with self.checkpoints.turn(self.checkpoint_name, lock_wait) as connection:
+                    if await self.checkpoints.position_on(connection, self.checkpoint_name) == start:
                         return await self._write(connection, feed, writes)
-            except asyncpg.exceptions.LockNotAvailableError:
+            except CheckpointBusy:
                 return 0
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
@@ -286,13 +262,11 @@ class FeedFollower:
         this call: first until none that started earlier is still running, since the feed shows nothing
         past the oldest running transaction; then for a pass of this process's loop that starts after
         that (or, without a loop, catch up here)."""
-        async with self.connection() as connection:
-            horizon, target = await connection.fetchrow(SNAPSHOT)
+        horizon, target = await self.checkpoints.snapshot()
         deadline = time.monotonic() + wait
         while horizon < target and time.monotonic() < deadline:
             await asyncio.sleep(0.005)  # holding no connection meanwhile: a crowd of listings may wait here
-            async with self.connection() as connection:
-                horizon = await connection.fetchval(HORIZON)
+            horizon = await self.checkpoints.horizon()
         # A rebuild's swap holds the checkpoint for as long as its copy takes: past the deadline, serve the
         # rows as they are rather than wait for it.
         budget = max(deadline - time.monotonic(), 0.05)
@@ -311,7 +285,7 @@ class GameProjection(FeedFollower):
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         games: GameService,
         tables: Tables = LIVE,
         batch_size: int = BATCH_SIZE,
@@ -320,13 +294,13 @@ class GameProjection(FeedFollower):
         super().__init__(pool, games.store, tables.checkpoint, batch_size, acquire_timeout)
         self.games = games
         self.tables = tables
+        self.rows = ProjectionRepository(pool, tables, acquire_timeout)
 
     # ----------------------------------------------------------------- feeding
 
     async def prepare(self, feed: FeedPage) -> Writes:
         """The listing, seat and result rows of the games the batch moved (folded through the pool), and
         the ratings of the rated games it finishes, in the order they finish."""
-        t = self.tables
         moved = last_events(feed)
         opened = {event.stream_id for _, event in feed if event.version == 1}
         listing: list[tuple[Any, ...]] = []
@@ -356,13 +330,8 @@ class GameProjection(FeedFollower):
                     finishing.append((end, loaded))  # the batch brings the game's last event: rated now
         finished = [loaded for _, loaded in sorted(finishing, key=lambda f: f[0])]
 
-        async def write(connection: asyncpg.Connection) -> None:
-            if listing:
-                await connection.executemany(upsert_listing(t), listing)
-            if seats:
-                await connection.executemany(insert_players(t), seats)
-            if results:
-                await connection.executemany(insert_results(t), results)
+        async def write(connection: Connection) -> None:
+            await self.rows.write_games(connection, listing, seats, results)
             if finished:
                 await self._rate(connection, finished)
 
@@ -383,42 +352,31 @@ class GameProjection(FeedFollower):
         return resigned_too_early(loaded.game.name, resigned, decisions)
 
     async def _pair_capped(
-        self, connection: asyncpg.Connection, loaded: LoadedGame, identities: list[str], batch: dict[Any, int]
+        self, connection: Connection, loaded: LoadedGame, identities: list[str], batch: dict[Any, int]
     ) -> bool:
         """Whether two of the game's identities already have ``PAIR_GAMES_PER_DAY`` rated games of this game
         together on the UTC day it finished (counting the games of this batch, kept in ``batch``); if not,
         the game is counted for each of its pairs."""
         finished = loaded.info.updated_at.astimezone(UTC)
         day = datetime(finished.year, finished.month, finished.day, tzinfo=UTC)
-        game, t = loaded.game.name, self.tables
+        game = loaded.game.name
         pairs = [(game, a, b, day) for a, b in itertools.combinations(sorted(identities), 2)]
         for pair in pairs:
-            earlier = await connection.fetchval(
-                f"SELECT count(*) FROM {t.rated} r JOIN {t.listing} l USING (game_id) WHERE r.game = $1"
-                " AND r.players @> ARRAY[$2, $3]::text[] AND l.updated_at >= $4"
-                " AND l.updated_at < $4 + interval '1 day'",
-                *pair,
-            )
+            earlier = await self.rows.pair_games(connection, *pair)
             if earlier + batch.get(pair, 0) >= PAIR_GAMES_PER_DAY:
                 return True
         for pair in pairs:
             batch[pair] = batch.get(pair, 0) + 1
         return False
 
-    async def _rate(self, connection: asyncpg.Connection, finished: list[LoadedGame]) -> None:
+    async def _rate(self, connection: Connection, finished: list[LoadedGame]) -> None:
         """Fold these finished games, in the order their last events have in the feed, into the ratings
         (each game once: one already in the rated table is skipped)."""
-        t = self.tables
-        done = {
-            row["game_id"]
-            for row in await connection.fetch(
-                f"SELECT game_id FROM {t.rated} WHERE game_id = ANY($1::text[])",
-                [loaded.game_id for loaded in finished],
-            )
-        }
+        game_ids = [loaded.game_id for loaded in finished]
+        done = await self.rows.rated_already(connection, game_ids)
         accounts: dict[str, dict[int, str]] = {}  # game -> seat -> the name of the account holding it
-        for row in await connection.fetch(SEAT_ACCOUNTS, [loaded.game_id for loaded in finished]):
-            accounts.setdefault(row["game_id"], {})[row["seat"]] = row["name"]
+        for held in await self.rows.seat_accounts(connection, game_ids):
+            accounts.setdefault(held.game_id, {})[held.seat] = held.name
         current: dict[tuple[str, str], Rating] = {}
         rated: list[tuple[Any, ...]] = []
         paired: dict[Any, int] = {}  # (game, identity, identity, day) -> games of this batch rated so far
@@ -435,9 +393,9 @@ class GameProjection(FeedFollower):
                 continue  # the same two accounts again that day: not rated
             missing = [who for who in identities if (game, who) not in current]
             if missing:
-                for row in await connection.fetch(read_ratings(t), game, missing):
-                    current[game, row["player"]] = Rating(
-                        mu=row["mu"], sigma=row["sigma"], games=row["games"]
+                for stored in await self.rows.ratings_of(connection, game, missing):
+                    current[game, stored.player] = Rating(
+                        mu=stored.mu, sigma=stored.sigma, games=stored.games
                     )
             before = [current.get((game, who)) or initial_rating() for who in identities]
             after = rate(before, loaded.result().ranks)
@@ -447,9 +405,9 @@ class GameProjection(FeedFollower):
             current.update({(game, who): rating for who, rating in zip(identities, after, strict=True)})
             rated.append((loaded.game_id, game, identities))
         if rated:
-            await connection.executemany(insert_rated(t), rated)
-            await connection.executemany(
-                upsert_ratings(t),
+            await self.rows.write_ratings(
+                connection,
+                rated,
                 [(game, who, r.mu, r.sigma, r.ordinal, r.games) for (game, who), r in current.items()],
             )
 
@@ -457,11 +415,7 @@ class GameProjection(FeedFollower):
 
     async def reset(self) -> None:
         """Empty this projection's tables and move its checkpoint back to the start of the feed."""
-        t = self.tables
-        async with self.connection() as connection, connection.transaction():
-            await connection.execute(LOCK_CHECKPOINT, t.checkpoint)
-            await connection.execute(f"TRUNCATE {', '.join(t.data)}")
-            await connection.execute(SAVE_CHECKPOINT, t.checkpoint, 0, 0)
+        await self.rows.reset()
 
     async def build_shadow(
         self, progress: Callable[[int, FeedPosition], None] | None = None
@@ -481,120 +435,60 @@ class GameProjection(FeedFollower):
         tables with its checkpoint, in one transaction (readers see the old rows until it commits)."""
         if self.tables != LIVE:
             raise ValueError("only the live projection is rebuilt")
-        async with self.connection() as guard:
-            if not await guard.fetchval("SELECT pg_try_advisory_lock($1)", REBUILD_LOCK):
+        async with self.rows.rebuild_lock() as mine:
+            if not mine:
                 raise errors.Conflict("rebuild_running", "another rebuild of the projections is running")
-            try:
-                shadow = await self.build_shadow(progress)
-                await self._swap_in(shadow, progress)
-            finally:
-                await guard.execute("SELECT pg_advisory_unlock($1)", REBUILD_LOCK)
+            shadow = await self.build_shadow(progress)
+            await self._swap_in(shadow, progress)
 
     async def _swap_in(
         self, shadow: GameProjection, progress: Callable[[int, FeedPosition], None] | None
     ) -> None:
         """The final catch-up and the atomic copy of the shadow over the live tables."""
-        live, rebuilt = self.tables, shadow.tables
-        async with self.connection() as connection, connection.transaction():
-            await connection.execute("SET LOCAL statement_timeout = 0")  # the copy takes what it takes
-            await connection.execute(LOCK_CHECKPOINT, live.checkpoint)  # live projectors wait here
+        async with self.rows.swap() as connection:  # live projectors wait for it
             while applied := await shadow.apply_batch(connection):
                 if progress is not None:
                     progress(applied, await shadow.checkpoint())
-            for table, source in zip(live.data, rebuilt.data, strict=True):
-                # DELETE, not TRUNCATE: readers keep seeing the old rows until this commits
-                await connection.execute(f"DELETE FROM {table}")
-                await connection.execute(f"INSERT INTO {table} SELECT * FROM {source}")
-            reached = await connection.fetchrow(CHECKPOINT, rebuilt.checkpoint)
-            tx, position = reached["tx"], reached["position"]
-            await connection.execute(SAVE_CHECKPOINT, live.checkpoint, tx, position)
-            await connection.execute(f"TRUNCATE {', '.join(rebuilt.data)}")
-            await connection.execute(SAVE_CHECKPOINT, rebuilt.checkpoint, 0, 0)
-        log.info("projections_rebuilt", tx=tx, position=position)
+            reached = await self.rows.copy_over(connection, shadow.tables)
+        log.info("projections_rebuilt", tx=reached.tx, position=reached.position)
 
     # ----------------------------------------------------------------- queries
 
     async def _rows(
         self,
+        shape: type[Listed],
         game: str | None,
         status: str | None,
         player: str | None,
         tournament: str | None,
         cursor: str | None,
         limit: int,
-    ) -> list[Any]:
-        """Listing rows newest first (with the player's seat when ``player`` is given), at most ``limit``.
+    ) -> list[Listed]:
+        """Listing rows as ``shape``, newest first (with the player's seat when ``player`` is given), at most
+        ``limit``.
 
         A player who is an account (names compared after NFKC and case-folding) is matched by the seats
         the account holds, never by a hot-seat seat that happens to carry the same name; any other name
         matches the hot-seat seats of that name (a hot-seat name is no identity)."""
-        t = self.tables
-        account_id = None if player is None else await self._account_called(player)
-        # With a player the per-player index drives the scan; each filter given goes into the SQL so that
-        # each combination is planned on its own index.
-        order = "g" if player is None or account_id is not None else "p"
-        args: list[Any] = []
-        conditions: list[str] = []
-        for column, value in (("g.game", game), ("g.status", status), ("g.tournament", tournament)):
-            if value is not None:
-                args.append(value)
-                conditions.append(f"{column} = ${len(args)}")
-        if account_id is not None:
-            args.append(account_id)
-            conditions.append(f"s.account_id = ${len(args)}")
-            source, seat = f"game_seats s JOIN {t.listing} g USING (game_id)", ", s.seat"
-        elif player is not None:
-            args.append(player)
-            conditions.append(f"p.player = ${len(args)}")
-            source, seat = f"{t.players} p JOIN {t.listing} g USING (game_id)", ", p.seat"
-        else:
-            source, seat = f"{t.listing} g", ", NULL::integer AS seat"
-        after = decode_cursor(cursor)
-        if after is not None:
-            args.extend(after)
-            conditions.append(f"({order}.created_at, {order}.game_id) < (${len(args) - 1}, ${len(args)})")
-        args.append(limit)
-        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-        query = (
-            f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
-            f" g.updated_at, g.seed_commitment{seat} FROM {source}{where}"
-            f" ORDER BY {order}.created_at DESC, {order}.game_id DESC LIMIT ${len(args)}"
+        account_id = None if player is None else await self.rows.account_called(name_key(player))
+        hot_seat = player if account_id is None else None
+        return await self.rows.listed(
+            shape, game, status, tournament, account_id, hot_seat, decode_cursor(cursor), limit
         )
-        async with self.connection() as connection:
-            return list(await connection.fetch(query, *args))
 
-    async def _account_called(self, name: str) -> str | None:
-        """The id of the account called ``name`` (after NFKC and case-folding), or None."""
-        async with self.connection() as connection:
-            found: str | None = await connection.fetchval(
-                "SELECT account_id FROM accounts WHERE name_key = $1", name_key(name)
-            )
-        return found
-
-    async def _results(self, game_ids: list[str]) -> dict[str, list[asyncpg.Record]]:
-        """The result rows (seat, score, rank, lower_is_better, solved) of those games that are finished."""
-        found: dict[str, list[asyncpg.Record]] = {}
-        if not game_ids:
-            return found
-        async with self.connection() as connection:
-            rows = await connection.fetch(
-                f"SELECT game_id, seat, score, rank, lower_is_better, solved FROM {self.tables.results}"
-                " WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat",
-                game_ids,
-            )
-        for row in rows:
-            found.setdefault(row["game_id"], []).append(row)
-        return found
-
-    async def _public_results(self, page: list[asyncpg.Record]) -> dict[str, list[asyncpg.Record]]:
+    async def _public_results(self, page: Sequence[ListedGame]) -> dict[str, list[SeatResult]]:
         """The results of the page's finished games that anybody may read: a finished table of a duplicate
         round keeps its result to its seats until every table of the round has finished (B-12, Z-15, J-18)."""
-        results = await self._results([row["game_id"] for row in page if row["status"] == FINISHED])
+        results: dict[str, list[SeatResult]] = {}
+        finished = [row.game_id for row in page if row.status == FINISHED]
+        if finished:
+            for result in await self.rows.results(finished):
+                results.setdefault(result.game_id, []).append(result)
         for row in page:
-            if row["game_id"] in results and row["tournament"]:
-                info = await self.games.store.stream_info(row["game_id"])
+            if row.game_id in results and row.tournament:
+                info = await self.games.store.stream_info(row.game_id)
                 if info is not None and await self.games.loader.sealed(info):
-                    del results[row["game_id"]]
+                    del results[row.game_id]
         return results
 
     async def list_games(
@@ -611,28 +505,26 @@ class GameProjection(FeedFollower):
         _check_page(status, limit)
         decode_cursor(cursor)  # a bad cursor is refused before any work
         await self.read_your_writes()
-        rows = await self._rows(game, status, player, tournament, cursor, limit + 1)
+        rows = await self._rows(ListedGame, game, status, player, tournament, cursor, limit + 1)
         page = rows[:limit]
         results = await self._public_results(page)
         return GamePage(
             games=[
                 GameSummary(
-                    game_id=row["game_id"],
-                    game=row["game"],
-                    status=row["status"],
-                    version=row["version"],
-                    players=list(row["players"]),
-                    tournament=row["tournament"],
-                    created_at=row["created_at"],
-                    updated_at=row["updated_at"],
-                    seed_commitment=row["seed_commitment"],
-                    result=_listed_result(results[row["game_id"]]) if row["game_id"] in results else None,
+                    game_id=row.game_id,
+                    game=row.game,
+                    status=row.status,
+                    version=row.version,
+                    players=row.players,
+                    tournament=row.tournament,
+                    created_at=row.created_at,
+                    updated_at=row.updated_at,
+                    seed_commitment=row.seed_commitment,
+                    result=_listed_result(results[row.game_id]) if row.game_id in results else None,
                 )
                 for row in page
             ],
-            next_cursor=encode_cursor(page[-1]["created_at"], page[-1]["game_id"])
-            if len(rows) > limit
-            else None,
+            next_cursor=encode_cursor(page[-1].created_at, page[-1].game_id) if len(rows) > limit else None,
         )
 
     async def player_games(
@@ -642,37 +534,34 @@ class GameProjection(FeedFollower):
         _check_page(status, limit)
         decode_cursor(cursor)  # a bad cursor is refused before any work
         await self.read_your_writes()
-        rows = await self._rows(game, status, name, None, cursor, limit + 1)
+        rows = await self._rows(SeatedGame, game, status, name, None, cursor, limit + 1)
         page = rows[:limit]
         results = await self._public_results(page)
         games = []
         for row in page:
-            seat: int = row["seat"]
-            mine = next((r for r in results.get(row["game_id"], []) if r["seat"] == seat), None)
+            mine = next((r for r in results.get(row.game_id, []) if r.seat == row.seat), None)
             games.append(
                 PlayerGame(
-                    game_id=row["game_id"],
-                    game=row["game"],
-                    status=row["status"],
-                    version=row["version"],
-                    seat=seat,
-                    players=list(row["players"]),
-                    tournament=row["tournament"],
-                    created_at=row["created_at"],
-                    updated_at=row["updated_at"],
-                    seed_commitment=row["seed_commitment"],
-                    score=None if mine is None else mine["score"],
-                    rank=None if mine is None else mine["rank"],
-                    lower_is_better=mine is not None and mine["lower_is_better"],
-                    solved=None if mine is None else mine["solved"],
+                    game_id=row.game_id,
+                    game=row.game,
+                    status=row.status,
+                    version=row.version,
+                    seat=row.seat,
+                    players=row.players,
+                    tournament=row.tournament,
+                    created_at=row.created_at,
+                    updated_at=row.updated_at,
+                    seed_commitment=row.seed_commitment,
+                    score=None if mine is None else mine.score,
+                    rank=None if mine is None else mine.rank,
+                    lower_is_better=mine is not None and mine.lower_is_better,
+                    solved=None if mine is None else mine.solved,
                 )
             )
         return PlayerGamePage(
             name=name,
             games=games,
-            next_cursor=encode_cursor(page[-1]["created_at"], page[-1]["game_id"])
-            if len(rows) > limit
-            else None,
+            next_cursor=encode_cursor(page[-1].created_at, page[-1].game_id) if len(rows) > limit else None,
         )
 
 
@@ -702,18 +591,18 @@ def _seat_rows(loaded: LoadedGame) -> list[tuple[Any, ...]]:
     ]
 
 
-def _listed_result(rows: list[asyncpg.Record]) -> Result:
+def _listed_result(rows: list[SeatResult]) -> Result:
     """A finished game's result from its result rows, in the shape ``GET /v1/games/{id}`` gives it: the winners
     are the seats ranked first (B-10, Z-13, J-15; a resigned seat ranks after every seat still playing),
     none in a solitaire game not solved (Z-12); the note, the game's own explanation, is not kept here."""
-    ordered = sorted(rows, key=lambda row: int(row["seat"]))
-    lower = any(row["lower_is_better"] for row in ordered)
+    ordered = sorted(rows, key=lambda row: row.seat)
+    lower = any(row.lower_is_better for row in ordered)
     return Result(
-        scores=tuple(row["score"] for row in ordered),
-        ranks=tuple(row["rank"] for row in ordered),
-        winners=tuple(row["seat"] for row in ordered if row["rank"] == 1 and (not lower or row["solved"])),
+        scores=tuple(row.score for row in ordered),
+        ranks=tuple(row.rank for row in ordered),
+        winners=tuple(row.seat for row in ordered if row.rank == 1 and (not lower or row.solved)),
         lower_is_better=lower,
-        solved=ordered[0]["solved"] if lower else None,
+        solved=ordered[0].solved if lower else None,
     )
 
 

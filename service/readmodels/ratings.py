@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import asyncpg
 import msgspec
 from openskill.models import PlackettLuce
 
 from domain.core import shown
-from eventstore import RecordedEvent, pooled_connection
+from eventstore import RecordedEvent
 from service.accounts.accounts import name_key
 from service.integrity.audit import Move
+from service.readmodels.repository.checkpoints import Pool
+from service.readmodels.repository.games import StoredRating
+from service.readmodels.repository.ratings import RatingRepository
 from service.readmodels.schemas import PlayerProfile, PlayerRating, RatingList
 from service.runtime import errors
 
@@ -40,7 +41,8 @@ NO_DECISION = frozenset({"resign", "time_out", "adjudicate"})  # commands that d
 # the same two identities are rated against each other in at most this many games of a game per UTC day
 PAIR_GAMES_PER_DAY = 3
 # the public list shows an identity once it has this many rated games against this many distinct opponents
-# (its own rating stays readable on its player page before then: a provisional rating)
+# (its own rating stays readable on its player page before then: a provisional rating; Lichess likewise keeps
+# provisional ratings off its lists)
 LADDER_MIN_GAMES = 5
 LADDER_MIN_OPPONENTS = 3
 
@@ -78,16 +80,6 @@ def rated_identities(
     if len(identities) < 2 or len(identities) != seats or len(set(identities)) != len(identities):
         return None
     return identities
-
-
-def established(alias: str) -> str:
-    """The SQL condition that the ratings row ``alias`` is listed: ``LADDER_MIN_GAMES`` rated games against
-    ``LADDER_MIN_OPPONENTS`` distinct opponents (Lichess likewise keeps provisional ratings off its lists)."""
-    return (
-        f"{alias}.games >= {LADDER_MIN_GAMES} AND (SELECT count(DISTINCT other) FROM rated_games g,"
-        f" unnest(g.players) AS other WHERE g.game = {alias}.game AND {alias}.player = ANY(g.players)"
-        f" AND other <> {alias}.player) >= {LADDER_MIN_OPPONENTS}"
-    )
 
 
 def own_decisions(records: Sequence[RecordedEvent], seats: int) -> list[int]:
@@ -168,23 +160,16 @@ class RatingService:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         games: frozenset[str],
         caught_up: Any = None,
         acquire_timeout: float | None = None,
     ) -> None:
         """Read from ``pool``; ``games`` are the registered game names; ``caught_up`` (optional) is awaited
         before each read so an answer includes every game finished before the request."""
-        self.pool = pool
+        self.rows = RatingRepository(pool, LADDER_MIN_GAMES, LADDER_MIN_OPPONENTS, acquire_timeout)
         self.games = games
         self.caught_up = caught_up
-        self.acquire_timeout = acquire_timeout
-
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
-        async with pooled_connection(self.pool, self.acquire_timeout) as connection:
-            yield connection
 
     async def _wait(self) -> None:
         if self.caught_up is not None:
@@ -198,25 +183,9 @@ class RatingService:
             raise errors.Malformed("bad_limit", f"limit is 1..{MAX_PAGE}")
         after = decode_cursor(cursor)
         await self._wait()
-        async with self.connection() as connection:
-            if after is None:
-                rows = await connection.fetch(
-                    "SELECT player, mu, sigma, ordinal, games FROM ratings r WHERE game = $1"
-                    f" AND {established('r')} ORDER BY ordinal DESC, player LIMIT $2",
-                    game,
-                    limit + 1,
-                )
-            else:
-                rows = await connection.fetch(
-                    "SELECT player, mu, sigma, ordinal, games FROM ratings r WHERE game = $1"
-                    f" AND {established('r')} AND (ordinal < $2 OR (ordinal = $2 AND player > $3))"
-                    " ORDER BY ordinal DESC, player LIMIT $4",
-                    game,
-                    after.ordinal,
-                    after.player,
-                    limit + 1,
-                )
-            rated = await connection.fetchval("SELECT count(*) FROM rated_games WHERE game = $1", game)
+        rows, rated = await self.rows.listed(
+            game, None if after is None else (after.ordinal, after.player), limit + 1
+        )
         first = 1 if after is None else after.rank + 1
         page = [_rating(row, game, first + index) for index, row in enumerate(rows[:limit])]
         last = rows[limit - 1] if len(rows) > limit else None
@@ -224,40 +193,27 @@ class RatingService:
             game=game,
             games=rated,
             players=page,
-            next_cursor=None
-            if last is None
-            else encode_cursor(last["ordinal"], last["player"], first + limit - 1),
+            next_cursor=None if last is None else encode_cursor(last.ordinal, last.player, first + limit - 1),
         )
 
     async def player(self, name: str) -> PlayerProfile:
         """The identity's rating and rank in every game it has rated games of (404 if none); an account is
         found by its name compared as account names are (NFKC, case-folded)."""
         await self._wait()
-        async with self.connection() as connection:
-            account = await connection.fetchval(
-                "SELECT name FROM accounts WHERE name_key = $1", name_key(name)
-            )
-            name = account or name
-            rows = await connection.fetch(
-                "SELECT r.game, r.player, r.mu, r.sigma, r.ordinal, r.games,"
-                " 1 + (SELECT count(*) FROM ratings b WHERE b.game = r.game AND (b.ordinal > r.ordinal"
-                f" OR (b.ordinal = r.ordinal AND b.player < r.player)) AND {established('b')}) AS rank"
-                " FROM ratings r WHERE r.player = $1 ORDER BY r.game",
-                name,
-            )
+        name, rows = await self.rows.of_player(name, name_key(name))
         if not rows:
             raise errors.NotFound("player_not_found", f"no rated games of a player called {shown(name)}")
-        return PlayerProfile(name=name, ratings=[_rating(row, row["game"], row["rank"]) for row in rows])
+        return PlayerProfile(name=name, ratings=[_rating(row, row.game, row.rank) for row in rows])
 
 
-def _rating(row: asyncpg.Record, game: str, rank: int) -> PlayerRating:
+def _rating(row: StoredRating, game: str, rank: int) -> PlayerRating:
     """A ratings row as the API shows it (six decimals)."""
     return PlayerRating(
         rank=rank,
-        name=row["player"],
+        name=row.player,
         game=game,
-        mu=round(row["mu"], 6),
-        sigma=round(row["sigma"], 6),
-        ordinal=round(row["ordinal"], 6),
-        games=row["games"],
+        mu=round(row.mu, 6),
+        sigma=round(row.sigma, 6),
+        ordinal=round(row.ordinal, 6),
+        games=row.games,
     )

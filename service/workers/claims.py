@@ -18,18 +18,15 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from contextlib import suppress
 from typing import Any
 
-from eventstore import EventStore, PostgresEventStore, StoreUnavailable
+from eventstore import EventStore, PostgresEventStore
 from eventstore.postgres import as_unavailable
+from service.workers.repository import ClaimLocks
 
 __all__ = ["Claims", "claims_of"]
 
 IDLE_SECONDS = 3.0  # longer than a bot's decision (BOT_THINK_SECONDS, 1 s by default) and a timeout's append
-_TAKE = "SELECT pg_try_advisory_lock(hashtextextended($1, 0))"
-_LET_GO = "SELECT pg_advisory_unlock(hashtextextended($1, 0))"
-_VERSION = "SELECT version FROM streams WHERE stream_id = $1"
 
 
 class Claims:
@@ -37,9 +34,7 @@ class Claims:
 
     def __init__(self, pool: Any, acquire_timeout: float | None = None) -> None:
         """``pool`` None: a store in memory, one process: every claim is granted."""
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout
-        self._connection: Any = None
+        self.locks = None if pool is None else ClaimLocks(pool, acquire_timeout)
         self._lock = asyncio.Lock()  # one query at a time on the claims' connection
         self._held: dict[tuple[str, str], str] = {}  # (work, game) -> the lock name claimed
         self._last_take = 0.0
@@ -48,7 +43,7 @@ class Claims:
     async def take(self, work: str, game_id: str, version: int) -> bool:
         """Claim ``work`` (e.g. "bot", "clock") on ``game_id`` at ``version``: True if this process decides it
         (also when it had claimed it already), False if another process has, or the game has moved on."""
-        if self.pool is None:
+        if self.locks is None:
             return True
         name = f"{work}:{game_id}:v{version}"
         async with self._lock:
@@ -56,14 +51,14 @@ class Claims:
             if self._held.get((work, game_id)) == name:
                 return True
             try:
-                connection = await self._connected()
+                await self._connected(self.locks)
                 held = self._held.pop((work, game_id), None)  # an older version's claim: let go
                 if held is not None:
-                    await connection.fetchval(_LET_GO, held)
-                if not await connection.fetchval(_TAKE, name):
+                    await self.locks.let_go(held)
+                if not await self.locks.take(name):
                     return False
-                if await connection.fetchval(_VERSION, game_id) != version:
-                    await connection.fetchval(_LET_GO, name)
+                if await self.locks.version(game_id) != version:
+                    await self.locks.let_go(name)
                     return False
             except Exception as exc:
                 await self._drop_connection()
@@ -74,17 +69,11 @@ class Claims:
             self._held[(work, game_id)] = name
             return True
 
-    async def _connected(self) -> Any:
-        """The claims' connection, taken from the pool when there is none."""
-        if self._connection is None:
-            assert self.pool is not None
-            try:
-                self._connection = await self.pool.acquire(timeout=self.acquire_timeout)
-            except TimeoutError as exc:
-                raise StoreUnavailable("no connection for claims") from exc
+    async def _connected(self, locks: ClaimLocks) -> None:
+        """The claims' connection taken from the pool when there is none, and its idle watch started."""
+        await locks.open()
         if self._idle is None:
             self._idle = asyncio.create_task(self._let_go_when_idle())
-        return self._connection
 
     async def _let_go_when_idle(self) -> None:
         """Once nothing was claimed for IDLE_SECONDS: let every claim go and give the connection back."""
@@ -106,26 +95,16 @@ class Claims:
     async def _give_back(self) -> None:
         """Let every claim go and return the connection to the pool (terminated if the locks cannot be let
         go: they go with it)."""
-        connection, self._connection, self._held = self._connection, None, {}
-        if connection is None:
-            return
-        try:
-            await connection.execute("SELECT pg_advisory_unlock_all()")
-        except Exception:
-            connection.terminate()
-        with suppress(Exception):  # a terminated connection: the pool replaces it
-            await self.pool.release(connection)
+        self._held = {}
+        if self.locks is not None:
+            await self.locks.give_back()
 
     async def _drop_connection(self) -> None:
         """Close the claims' connection after a failure: the server then drops its locks; it is never given
         back to the pool open, where its locks would go on with another user."""
-        connection, self._connection = self._connection, None
         self._held.clear()
-        if connection is None:
-            return
-        connection.terminate()
-        with suppress(Exception):  # a terminated connection: the pool replaces it
-            await self.pool.release(connection)
+        if self.locks is not None:
+            await self.locks.drop()
 
 
 _CLAIMS: weakref.WeakKeyDictionary[EventStore, Claims] = weakref.WeakKeyDictionary()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 import asyncpg
@@ -30,10 +29,12 @@ from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
 from eventstore import EventStore, StoreError
 from service.games.clocks import Now, from_ms, system_now
 from service.games.service import GameService
-from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage, Writes
+from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage
+from service.readmodels.repository.checkpoints import Connection, Pool, Writes
 from service.runtime import errors
 from service.runtime.logging import failure_fields
 from service.workers.claims import claims_of
+from service.workers.repository import Deadlines, Due
 
 __all__ = ["ClockScheduler", "DeadlineIndex", "Due", "woken_by"]
 
@@ -57,21 +58,12 @@ class _Seats(msgspec.Struct):
 _SEATS = msgspec.json.Decoder(_Seats)
 
 
-@dataclass(frozen=True)
-class Due:
-    """A pending decision whose deadline has passed: the game, the seat, and the version it was set at."""
-
-    game_id: str
-    seat: int
-    version: int
-    deadline: datetime
-
-
 class DeadlineIndex(FeedFollower):
     """The ``clock_deadlines`` table: each timed game's deadlines as its latest clock event gives them."""
 
-    def __init__(self, pool: asyncpg.Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
+    def __init__(self, pool: Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
         super().__init__(pool, store, CHECKPOINT, BATCH_SIZE, acquire_timeout)
+        self.deadlines = Deadlines(pool, acquire_timeout)
 
     async def prepare(self, feed: FeedPage) -> Writes:
         """Replace the rows of every game with a clock event in the batch by its last one's deadlines (the
@@ -87,35 +79,18 @@ class DeadlineIndex(FeedFollower):
             if clock.deadline is not None
         ]
 
-        async def write(connection: asyncpg.Connection) -> None:
-            if latest:
-                await connection.execute(
-                    "DELETE FROM clock_deadlines WHERE game_id = ANY($1::text[])", list(latest)
-                )
-            if rows:
-                await connection.executemany(
-                    "INSERT INTO clock_deadlines (game_id, seat, deadline, version) VALUES ($1, $2, $3, $4)",
-                    rows,
-                )
+        async def write(connection: Connection) -> None:
+            await self.deadlines.replace(connection, list(latest), rows)
 
         return write
 
     async def due(self, now: datetime, limit: int = DUE_BATCH) -> list[Due]:
         """The deadlines passed at ``now``, earliest first."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(
-                "SELECT game_id, seat, version, deadline FROM clock_deadlines WHERE deadline <= $1"
-                " ORDER BY deadline LIMIT $2",
-                now,
-                limit,
-            )
-        return [Due(row["game_id"], row["seat"], row["version"], row["deadline"]) for row in rows]
+        return await self.deadlines.due(now, limit)
 
     async def earliest(self) -> datetime | None:
         """The earliest deadline of all (None: no timed decision is pending)."""
-        async with self.connection() as connection:
-            earliest: datetime | None = await connection.fetchval("SELECT min(deadline) FROM clock_deadlines")
-        return earliest
+        return await self.deadlines.earliest()
 
 
 class ClockScheduler:

@@ -96,7 +96,8 @@ async def test_a_claim_is_one_processes_until_its_connection_ends(pool: asyncpg.
     assert await first.take("bot", game_id, version)  # its own claim: granted again (a retry)
     assert not await second.take("bot", game_id, version)
     assert not await second.take("bot", game_id, version + 1)  # a version the game is not at
-    pid = first._connection.get_server_pid()
+    assert first.locks is not None
+    pid = first.locks._connection.get_server_pid()
     await first._drop_connection()  # the host is gone: the server drops its locks once its backend ends
     deadline = asyncio.get_running_loop().time() + 30
     while await pool.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid):

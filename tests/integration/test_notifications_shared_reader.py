@@ -24,6 +24,7 @@ from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.lobby.lobby import JoinIn, LobbyService
 from service.readmodels.notifications import Message, Notifications, resume_position
+from service.readmodels.repository.notifications import HeldSeat
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
@@ -154,7 +155,7 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
         assert reader is not None and len(reader.followers) == len(streams)
         seats_of = reader.seats_of
 
-        async def counted_seats_of(game_ids: list[str]) -> list[tuple[str, int, str]]:
+        async def counted_seats_of(game_ids: list[str]) -> list[HeldSeat]:
             nonlocal seats_queries
             seats_queries += 1
             return await seats_of(game_ids)

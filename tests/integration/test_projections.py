@@ -22,7 +22,9 @@ from domain.resign import decisions
 from eventstore import GameKeys, NewEvent, PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
-from service.readmodels.projections import LIVE, LOCK_CHECKPOINT, REBUILD, GameProjection, Tables, poll
+from service.readmodels.projections import GameProjection, poll
+from service.readmodels.repository.checkpoints import LOCK_CHECKPOINT
+from service.readmodels.repository.games import LIVE, REBUILD, Tables
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db

@@ -19,7 +19,7 @@ from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
-from service.readmodels.projections import LIVE, REBUILD, GameProjection
+from service.readmodels.projections import GameProjection
 from service.readmodels.ratings import (
     LADDER_MIN_GAMES,
     MIN_OWN_DECISIONS,
@@ -30,6 +30,7 @@ from service.readmodels.ratings import (
     rate,
     rated_identities,
 )
+from service.readmodels.repository.games import LIVE, REBUILD
 from service.runtime import errors
 from tests.support.account_seats import SeatingKeyStore
 from tests.support.finished_games import finish

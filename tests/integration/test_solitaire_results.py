@@ -23,7 +23,8 @@ from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.loading import FINISHED, LoadedGame, new_event
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
-from service.readmodels.projections import LIVE, GameProjection
+from service.readmodels.projections import GameProjection
+from service.readmodels.repository.games import LIVE
 from tests.support.accounts import account, bearer, unlimited_client
 from tests.support.finished_games import finish
 
