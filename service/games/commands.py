@@ -28,7 +28,7 @@ from eventstore import (
     StreamExists,
 )
 from service.games.clocks import Now, system_now, time_control, timed
-from service.games.loading import FINISHED, ORGANIZER_KEY, GameLoader, LoadedGame, event_tag, new_event
+from service.games.loading import FINISHED, ORGANIZER_KEY, GameLoader, LoadedGame
 from service.games.queries import GameQueries
 from service.games.schemas import CommandAccepted, CreateGame, EventOut, GameCreated, SeatToken
 from service.integrity.audit import chain_key, encode_move
@@ -36,10 +36,10 @@ from service.integrity.seeds import SeedMix
 from service.integrity.signing import SignedHead
 from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment
 from service.runtime import errors
+from service.runtime.streams import RACE_RETRIES, Decision, Loaded, event_tag, handle, new_event
 
 log = structlog.get_logger("service.games.service")
 
-MAX_RACE_RETRIES = 8  # an unconditional command that loses a version race is decided again on the new state
 ENDS_PUBLIC = "ends_public"  # a stored answer's mark: its command ended the game, its events shown whole
 
 
@@ -310,7 +310,6 @@ class GameCommands:
         """
         cached = self.loader.cached(game_id)
         loaded = cached or await self.loader.load(game_id)
-        stored = cached is None  # whether ``loaded`` was read from the store in this call
         if command is None and idempotency_key is not None and idempotency_key.startswith(ORGANIZER_KEY):
             raise errors.Malformed(
                 "bad_idempotency_key", f"an Idempotency-Key starting {ORGANIZER_KEY!r} is the service's own"
@@ -318,39 +317,28 @@ class GameCommands:
         command = command or self.parse_command(loaded.game, body)
         command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = request_hash(seat, command) if command_id is not None else ""
-        for _attempt in range(MAX_RACE_RETRIES):
-            try:
-                if if_match is not None and if_match != loaded.version:
-                    raise errors.PreconditionFailed(
-                        "version_mismatch", f"the game is at version {loaded.version}, not {if_match}"
-                    )
-                if loaded.finished:
-                    raise errors.Conflict("game_finished", "the game is over")
-                decided = timed(loaded.state, command, self.now())  # a timed game's: stamped
-                accepted, new_state, appended = self._decide(loaded, seat, decided)
-            except errors.ServiceError as refusal:
-                if not stored:
-                    loaded, stored = await self.loader.load(game_id), True
-                    continue
-                if command_id is not None:
-                    earlier = await self.loader.store.find_command(game_id, command_id)
-                    if earlier is not None:
-                        return await self._replay(game_id, earlier, fingerprint, seat)
-                if isinstance(refusal, errors.RuleViolation):  # logged once, as given: on the stored state
-                    log.info(
-                        "command_rejected",
-                        game_id=game_id,
-                        seat=seat,
-                        version=loaded.version,
-                        code=refusal.code,
-                        rule=refusal.rule,
-                    )
-                raise
-            finished_now = bool(loaded.game.is_over(new_state))
+        decided_on = loaded  # the game as the last decision saw it
+
+        async def decide(stream: Loaded[Any]) -> Decision[Any, tuple[CommandAccepted, bool]]:
+            """The command decided on ``stream``: its events, the answer and whether it ends the game in
+            public; 412 if it is not at the ``If-Match`` version, 409 once the game is over."""
+            nonlocal decided_on
+            decided_on = game = (
+                stream if isinstance(stream, LoadedGame) else self.loader.game_of(stream, loaded.keys)
+            )
+            if if_match is not None and if_match != game.version:
+                raise errors.PreconditionFailed(
+                    "version_mismatch", f"the game is at version {game.version}, not {if_match}"
+                )
+            if game.finished:
+                raise errors.Conflict("game_finished", "the game is over")
+            decided = timed(game.state, command, self.now())  # a timed game's: stamped
+            accepted, new_state, appended = self._decide(game, seat, decided)
+            finished_now = bool(game.game.is_over(new_state))
             # The command that ends a game is answered with its events whole, unless its duplicate round
             # keeps its secrets: decided before the append, so that the stored answer says so and a retry
             # answers the same (two last tables finishing at once both answer redacted).
-            ends_public = finished_now and not await self.loader.sealed(loaded.info, finishing=True)
+            ends_public = finished_now and not await self.loader.sealed(game.info, finishing=True)
             record = None
             if command_id is not None:
                 record = CommandRecord(
@@ -358,54 +346,76 @@ class GameCommands:
                     request_hash=fingerprint,
                     response=stored_answer(accepted, ends_public),
                 )
-            try:
-                result = await self.loader.store.append(
-                    game_id,
-                    loaded.version,
-                    [new_event(e) for e in appended],
-                    command=record,
-                    status=FINISHED if finished_now else None,
-                    cause=encode_move(
-                        seat, decided
-                    ),  # re-decided by every audit (service/integrity/audit.py)
-                    link=loaded.link,
-                )
-            except ConcurrencyConflict:
-                if if_match is not None:
-                    raise errors.PreconditionFailed(
-                        "version_mismatch", "another command moved the game on first"
-                    ) from None
-                loaded, stored = await self.loader.load(game_id), True
-                continue
-            except IdempotencyMismatch:
-                raise key_reused() from None
-            if result.replayed is not None:
-                return await self._replay(game_id, result.replayed, fingerprint, seat)
-            log.info(
-                "command_accepted",
-                game_id=game_id,
-                seat=seat,
-                command=command.__struct_config__.tag,
-                version=result.version,
+            return Decision(
+                events=appended,
+                state=new_state,
+                answer=(accepted, ends_public),
+                command=record,
+                status=FINISHED if finished_now else None,
+                cause=encode_move(seat, decided),  # re-decided by every audit (service/integrity/audit.py)
+                link=game.link,
             )
-            return await self._answer(loaded, seat, accepted, new_state, result, finished_now, ends_public)
-        raise errors.Conflict("too_much_contention", "the game kept moving; try again")
+
+        try:
+            handled = await handle(
+                self.loader.streams,
+                game_id,
+                decide,
+                retries=RACE_RETRIES if if_match is None else 0,
+                first=loaded,
+                first_stored=cached is None,
+            )
+        except errors.ServiceError as refusal:  # refused on the stored state
+            if command_id is not None:
+                earlier = await self.loader.store.find_command(game_id, command_id)
+                if earlier is not None:
+                    return await self._replay(game_id, earlier, fingerprint, seat)
+            if isinstance(refusal, errors.RuleViolation):  # logged once, as given: on the stored state
+                log.info(
+                    "command_rejected",
+                    game_id=game_id,
+                    seat=seat,
+                    version=decided_on.version,
+                    code=refusal.code,
+                    rule=refusal.rule,
+                )
+            raise
+        except ConcurrencyConflict:
+            if if_match is not None:
+                raise errors.PreconditionFailed(
+                    "version_mismatch", "another command moved the game on first"
+                ) from None
+            raise errors.Conflict("too_much_contention", "the game kept moving; try again") from None
+        except IdempotencyMismatch:
+            raise key_reused() from None
+        result = handled.result
+        if result.replayed is not None:
+            return await self._replay(game_id, result.replayed, fingerprint, seat)
+        log.info(
+            "command_accepted",
+            game_id=game_id,
+            seat=seat,
+            command=command.__struct_config__.tag,
+            version=result.version,
+        )
+        accepted, ends_public = handled.decision.answer
+        finished = handled.decision.status == FINISHED
+        return await self._answer(decided_on, seat, accepted, handled.after, result, finished, ends_public)
 
     async def _answer(
         self,
         loaded: LoadedGame,
         seat: int,
         accepted: CommandAccepted,
-        state: Any,
+        after: Loaded[Any],
         result: AppendResult,
         finished: bool,
         ends_public: bool,
     ) -> CommandAccepted:
-        """Remember the appended state and answer with the signed head; the events whole as stored if the
-        game just ended in public (``ends_public``), else as the seat may see them."""
-        head = result.events[-1].hash if result.events else loaded.head
-        self.loader.remember(loaded.game_id, result.version, state, loaded.info, head)
-        signed = self.queries.signed_head(loaded.game_id, result.version, head, loaded.info, finished)
+        """Answer with the signed head of the game after the append (``after``, remembered by the repository);
+        the events whole as stored if the game just ended in public (``ends_public``), else as the seat may
+        see them."""
+        signed = self.queries.signed_head(loaded.game_id, result.version, after.head, loaded.info, finished)
         if ends_public:
             return self._whole(loaded.game, accepted.version, result.events, seat, signed)
         return msgspec.structs.replace(accepted, head=signed)

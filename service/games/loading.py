@@ -1,34 +1,22 @@
-"""Loading a game: its stream, keys and state folded to the latest stored version, cached by version.
-
-Correctness never rests on process memory: the state cache is keyed by version and topped up from the
-store on every load; ``cached`` gives the state as this process last saw it, for a command to be decided
-on without a round trip (the append's version check is then the check).
+"""Loading a game: its stream folded by the generic repository (service/runtime/streams.py: states cached by
+version, topped up from the store on every load), with what is a game's own: its keys (seed and seat-token
+hashes, cached), its chain link, the seal of a duplicate round, and the seat a token acts as.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
 from domain.core import Event, Game, Result
-from eventstore import (
-    GENESIS_HASH,
-    ChainLink,
-    EventStore,
-    GameKeys,
-    KeyStore,
-    NewEvent,
-    RecordedEvent,
-    StreamInfo,
-)
-from eventstore.protocol import Bodies, bodies_of
+from eventstore import ChainLink, EventStore, GameKeys, KeyStore, RecordedEvent, StreamInfo
 from service.accounts.accounts import AccountService
 from service.integrity.audit import chain_key
 from service.integrity.tokens import token_matches
 from service.runtime import errors
+from service.runtime.streams import Loaded, Repository, keep
 
 ACTIVE, FINISHED = "active", "finished"
 # The Idempotency-Key prefix of a command the service sends for a tournament organizer's action (a withdrawn
@@ -49,19 +37,17 @@ def decided_by_organizer(records: list[RecordedEvent]) -> bool:
     )
 
 
-# Structs, not frozen dataclasses: one of each is built per command, and a frozen dataclass's constructor
-# (a setattr call per field) costs a dozen times as much (measured).
-class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
-    """A game as loaded from the store: its stream row, keys and state folded up to a version."""
+class LoadedGame(Loaded[Any], frozen=True, kw_only=True):
+    """A game as loaded from the store: its stream row and state folded up to a version, its game and keys."""
 
-    game_id: str
     game: Game[Any]
-    info: StreamInfo
     keys: GameKeys
-    state: Any
-    version: int
-    head: bytes = GENESIS_HASH  # the hash of the event at ``version``
     sealed: bool = False  # a game of a duplicate round some table of which still plays (itself included)
+
+    @property
+    def game_id(self) -> str:
+        """The game's id (its stream's)."""
+        return self.stream_id
 
     @property
     def finished(self) -> bool:
@@ -112,44 +98,9 @@ class LoadedGame(msgspec.Struct, frozen=True, kw_only=True):
         return list(self.game.legal(self.state, seat))
 
 
-class _Cached(msgspec.Struct, frozen=True):
-    version: int
-    state: Any
-    info: StreamInfo  # metadata never changes; version and status as of the last load
-    head: bytes  # the hash of the event at ``version``
-
-
-def _stored(cached: _Cached, info: StreamInfo) -> bool:
-    """Whether a cached state may be one the store holds: behind its stream row's version, or at it with its
-    head (one behind is topped up from the stored events)."""
-    return cached.version < info.version or (cached.version == info.version and cached.head == info.head_hash)
-
-
-def event_tag(event: Event) -> str:
-    """The ``type`` tag of an event struct."""
-    return str(type(event).__struct_config__.tag)
-
-
-def new_event(event: Event) -> NewEvent:
-    """The stored form of a domain event: its tag, schema version and canonical JSON."""
-    return NewEvent(
-        type=event_tag(event), schema_version=event.schema_version, data=msgspec.json.encode(event)
-    )
-
-
-V = TypeVar("V")
-
-
-def _keep(cache: OrderedDict[str, V], key: str, value: V, size: int) -> None:
-    """Put ``value`` in an LRU cache as the most recent entry; the least recently used fall out past ``size``."""
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > size:
-        cache.popitem(last=False)
-
-
 class GameLoader:
-    """Reads games from the store: stream rows, keys, folded states (both caches bounded), seat tokens."""
+    """Reads games from the store: stream rows and folded states (``streams``, the generic repository), keys
+    (both caches bounded), seals and seat tokens."""
 
     def __init__(
         self,
@@ -163,34 +114,21 @@ class GameLoader:
         self.keys = keys
         self.games = games
         self.accounts = accounts  # account tokens act for their seats (None: seat tokens only)
-        self._decoders = {name: msgspec.json.Decoder(game.event_type) for name, game in games.items()}
-        self._list_decoders = {
-            name: msgspec.json.Decoder(list[game.event_type])  # type: ignore[name-defined]
-            for name, game in games.items()
-        }
-        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self.streams: Repository[Any] = Repository(store, games, self.missing, cache_size)
         self._cache_size = cache_size
         self._keys_cache: OrderedDict[str, GameKeys] = OrderedDict()  # bounded like the states: LRU
-        # the games whose history a load reads now; each future ends with that read's error (None: read)
-        self._topping_up: dict[str, asyncio.Future[Exception | None]] = {}
 
     def decode(self, game: Game[Any], recorded: RecordedEvent) -> Event:
         """The typed event of a stored record."""
-        event: Event = self._decoders[game.name].decode(recorded.data)
-        return event
+        return self.streams.decode(game.name, recorded)
 
     def decode_array(self, game: Game[Any], array: bytes) -> list[Event]:
-        """The typed events of a JSON array of stored bodies, in one decode call (a sixth of the cost of a
-        call per event, measured on a long game)."""
-        events: list[Event] = self._list_decoders[game.name].decode(array)
-        return events
+        """The typed events of a JSON array of stored bodies, in one decode call."""
+        return self.streams.decode_array(game.name, array)
 
     async def info(self, game_id: str) -> StreamInfo:
         """The stream row of a game (404 if unknown)."""
-        info = await self.store.stream_info(game_id)
-        if info is None or info.category not in self.games:
-            raise await self.missing(game_id)
-        return info
+        return await self.streams.info(game_id)
 
     async def missing(self, game_id: str) -> errors.ServiceError:
         """Why a game has no stream: 409 while it waits in the lobby (or was cancelled there), else 404."""
@@ -208,110 +146,36 @@ class GameLoader:
             keys = await self.keys.get(game_id)
             if keys is None:
                 raise await self.missing(game_id)
-        _keep(self._keys_cache, game_id, keys, self._cache_size)
+        keep(self._keys_cache, game_id, keys, self._cache_size)
         return keys
 
     async def load(self, game_id: str) -> LoadedGame:
         """The game folded to its latest version: the cached state topped up with the events stored since."""
-        info = await self.info(game_id)
-        game = self.games[info.category]
-        keys = await self.game_keys(game_id)
-        state, version, head = await self._topped_up(game_id, game, info)
-        return await self._loaded(game_id, game, info, keys, state, version, head)
-
-    async def _topped_up(self, game_id: str, game: Game[Any], info: StreamInfo) -> tuple[Any, int, bytes]:
-        """The cached state (version, head) topped up to at least ``info.version``. One load of a game
-        reads at a time; the others wait for it and take what it cached, so loads that come together (a
-        crowd of streams opening on a game this process has not loaded) read and fold its history once.
-        A read that fails fails its waiters too (an unreachable store would otherwise time each of them
-        out in turn); one whose caller left lets the next waiter read."""
-        while True:
-            await self._forget_unstored(game_id, info)
-            state, version, head = self._start(game_id, game)
-            if version >= info.version:
-                return state, version, head
-            reading = self._topping_up.get(game_id)
-            if reading is None:
-                break
-            await asyncio.wait({reading})  # not the future itself: a waiter that leaves must not end it
-            failed = reading.result()
-            if failed is not None:
-                raise failed
-        read: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
-        self._topping_up[game_id] = read
-        outcome: Exception | None = None
-        try:
-            newer = await self.store.read_bodies(game_id, after=version)
-            if newer is not None:
-                state, version, head = self._fold(game, state, newer)
-            self.remember(game_id, version, state, info, head)
-            return state, version, head
-        except Exception as exc:
-            outcome = exc
-            raise
-        finally:
-            del self._topping_up[game_id]
-            read.set_result(outcome)
+        stream = await self.streams.load(game_id)
+        return await self._loaded(stream, await self.game_keys(game_id))
 
     async def load_since(self, game_id: str, after: int) -> tuple[LoadedGame, list[RecordedEvent]]:
         """The game as ``load`` gives it, and the records after version ``after`` up to its version: one
         read of the new events serves both (the cached state is topped up from the records read)."""
-        info = await self.info(game_id)
-        game = self.games[info.category]
-        keys = await self.game_keys(game_id)
-        await self._forget_unstored(game_id, info)
-        state, version, head = self._start(game_id, game)
-        latest = max(version, info.version)
-        records: list[RecordedEvent] = []
-        if version < latest or after < latest:
-            records = await self.store.read_stream(game_id, after=min(version, after))
-            if version < info.version:  # as ``load`` does: fold what the cache lacks, keep the result
-                newer = bodies_of([record for record in records if record.version > version])
-                if newer is not None:
-                    state, version, head = self._fold(game, state, newer)
-                self.remember(game_id, version, state, info, head)
-            records = [record for record in records if after < record.version <= version]
-        loaded = await self._loaded(game_id, game, info, keys, state, version, head)
-        return loaded, records
+        stream, records = await self.streams.load_since(game_id, after)
+        return await self._loaded(stream, await self.game_keys(game_id)), records
 
-    async def _forget_unstored(self, game_id: str, info: StreamInfo) -> None:
-        """Drop the cached state of a game if the store does not hold it: one ahead of the stored version, or
-        at it with another head (commits lost in a failover to a standby that lacked them, or a restore).
-        Seen ahead, the stream row is read once more first: a command of this process may have moved the
-        game on after ``info`` was read (it remembers its state once its append has committed)."""
-        cached = self._cache.get(game_id)
-        if cached is None or _stored(cached, info):
-            return
-        fresh = await self.store.stream_info(game_id)
-        if fresh is None or not _stored(cached, fresh):
-            self._cache.pop(game_id, None)
-
-    def _start(self, game_id: str, game: Game[Any]) -> tuple[Any, int, bytes]:
-        """Where a fold starts: the cached state, version and head, else the game's initial state."""
-        cached = self._cache.get(game_id)
-        return (cached.state, cached.version, cached.head) if cached else (game.initial(), 0, GENESIS_HASH)
-
-    def _fold(self, game: Game[Any], state: Any, newer: Bodies) -> tuple[Any, int, bytes]:
-        """``state`` evolved by the events of ``newer``, with their last version and hash."""
-        evolve = game.evolve
-        for event in self.decode_array(game, newer.array):
-            state = evolve(state, event)
-        return state, newer.version, newer.head
-
-    async def _loaded(
-        self,
-        game_id: str,
-        game: Game[Any],
-        info: StreamInfo,
-        keys: GameKeys,
-        state: Any,
-        version: int,
-        head: bytes,
-    ) -> LoadedGame:
-        """The loaded game, sealed while its duplicate round keeps its secrets (a running table always)."""
-        loaded = LoadedGame(
-            game_id=game_id, game=game, info=info, keys=keys, state=state, version=version, head=head
+    def game_of(self, stream: Loaded[Any], keys: GameKeys) -> LoadedGame:
+        """A game's stream as loaded, with its game and keys (not sealed: see ``load``)."""
+        return LoadedGame(
+            stream_id=stream.stream_id,
+            info=stream.info,
+            state=stream.state,
+            version=stream.version,
+            head=stream.head,
+            game=self.games[stream.info.category],
+            keys=keys,
         )
+
+    async def _loaded(self, stream: Loaded[Any], keys: GameKeys) -> LoadedGame:
+        """The loaded game, sealed while its duplicate round keeps its secrets (a running table always)."""
+        loaded = self.game_of(stream, keys)
+        info = stream.info
         if info.metadata.get("duplicate_group") and (not loaded.finished or await self.sealed(info)):
             return msgspec.structs.replace(loaded, sealed=True)
         return loaded
@@ -333,26 +197,13 @@ class GameLoader:
         )
         return len(finished) + finishing < tables
 
-    def remember(self, game_id: str, version: int, state: Any, info: StreamInfo, head: bytes) -> None:
-        """Keep a folded state; least recently used states fall out past the cache size."""
-        _keep(self._cache, game_id, _Cached(version, state, info, head), self._cache_size)
-
     def cached(self, game_id: str) -> LoadedGame | None:
         """The game as this process last saw it, without asking the store (it may have moved on since)."""
-        cached = self._cache.get(game_id)
+        stream = self.streams.cached(game_id)
         keys = self._keys_cache.get(game_id)
-        if cached is None or keys is None:
+        if stream is None or keys is None:
             return None
-        game = self.games[cached.info.category]
-        return LoadedGame(
-            game_id=game_id,
-            game=game,
-            info=cached.info,
-            keys=keys,
-            state=cached.state,
-            version=cached.version,
-            head=cached.head,
-        )
+        return self.game_of(stream, keys)
 
     async def seat_of(self, game_id: str, token: str | None) -> int | None:
         """The seat a bearer token acts as (None without a token); 403 for a token of no seat of this game."""

@@ -1,6 +1,6 @@
 """The game service: the units a game is served by, wired together once, for the API and the other services.
 
-- service/games/loading.py: stream rows, keys and states folded to the latest version (bounded caches), seats;
+- service/games/loading.py: states folded to the latest version (service/runtime/streams.py), keys, seals, seats;
 - service/games/commands.py: creating games and deciding and appending commands;
 - service/games/queries.py: what a seat may see (detail, history, state at a version, score sheet);
 - service/games/export.py: the audit report and the export of a finished game (checks in service/integrity/audit.py).

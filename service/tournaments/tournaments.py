@@ -10,7 +10,7 @@ the read models used here (overview, standings, results) carry none.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg
@@ -20,7 +20,6 @@ import structlog
 from domain.core import Command, Event, Rejected, Rng, shown
 from domain.resign import Adjudicate, Resign
 from domain.tournament import (
-    EVENT_TYPE,
     TOURNAMENT,
     AdjudicateGame,
     AttachGames,
@@ -46,7 +45,7 @@ from domain.tournament.standings import result_row
 from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
 from service.accounts.accounts import Account, AccountService
 from service.games.clocks import system_now, time_control
-from service.games.loading import LoadedGame, new_event, organizer_key
+from service.games.loading import LoadedGame, organizer_key
 from service.games.schemas import TOURNAMENT_CLOCK, ClockIn, CreateGame, PlayerIn
 from service.games.service import GameService
 from service.integrity.signing import SignedHead
@@ -54,6 +53,7 @@ from service.integrity.tokens import hash_token, new_seed, new_token, seed_commi
 from service.lobby.lobby import seat_kind
 from service.readmodels.projections import FeedFollower, FeedPage, Writes, last_events, no_writes
 from service.runtime import errors
+from service.runtime.streams import Decision, Loaded, Repository, handle, new_event
 from service.tournaments.registrations import INVITED, JOINED, Closing, Registration, Registrations
 from service.tournaments.schemas import CreateTournamentIn, PlayerToken, TournamentCreatedOut
 
@@ -61,7 +61,6 @@ log = structlog.get_logger("service.tournaments.tournaments")
 
 CATEGORY = "tournament"
 ORGANIZER_ACCOUNT = "organizer_account"  # creation metadata: the account that created a tournament, if any
-MAX_RETRIES = 8
 CONFLICT_CODES = frozenset(
     {
         "round_in_progress",
@@ -75,15 +74,6 @@ CONFLICT_CODES = frozenset(
 )
 DONE_CODES = frozenset({"duplicate_report", "tournament_terminated"})  # a report with nothing left to do
 COUNT_CODES = frozenset({"bad_player_count", "impossible_table_split", "duplicate_needs_equal_tables"})
-
-
-@dataclass(frozen=True)
-class LoadedTournament:
-    """A tournament folded up to its latest stored version."""
-
-    tournament_id: str
-    state: State
-    version: int
 
 
 def bot_accepts(account: Account, game: str) -> bool:
@@ -124,7 +114,7 @@ class TournamentService:
         self.games = games
         self.accounts = accounts
         self.registrations = None if accounts is None else Registrations(accounts)
-        self._decoder = msgspec.json.Decoder(EVENT_TYPE)
+        self.streams: Repository[State] = Repository(store, {CATEGORY: TOURNAMENT}, self._missing)
         self.recorder = (
             None if pool is None else TournamentResults(pool, self, acquire_timeout=acquire_timeout)
         )
@@ -138,40 +128,45 @@ class TournamentService:
         except Rejected as rejected:
             raise refusal(rejected) from None
 
-    async def load(self, tournament_id: str) -> LoadedTournament:
-        """The tournament folded from its stream (404 if unknown)."""
-        info = await self.store.stream_info(tournament_id)
-        if info is None or info.category != CATEGORY:
-            if self.registrations is not None and await self.registrations.status(tournament_id):
-                raise errors.Conflict(
-                    "tournament_registering",
-                    f"the tournament registers players until its first round: see "
-                    f"/v1/tournaments/{tournament_id}/registration",
-                )
-            raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
-        state = TOURNAMENT.initial()
-        version = 0
-        for recorded in await self.store.read_stream(tournament_id):
-            state = TOURNAMENT.evolve(state, self._decoder.decode(recorded.data))
-            version = recorded.version
-        return LoadedTournament(tournament_id=tournament_id, state=state, version=version)
+    async def _missing(self, tournament_id: str) -> errors.ServiceError:
+        """Why a tournament has no stream: 409 while it registers players, else 404."""
+        if self.registrations is not None and await self.registrations.status(tournament_id):
+            return errors.Conflict(
+                "tournament_registering",
+                f"the tournament registers players until its first round: see "
+                f"/v1/tournaments/{tournament_id}/registration",
+            )
+        return errors.NotFound("tournament_not_found", f"no tournament {tournament_id}")
 
-    async def _append(self, loaded: LoadedTournament, events: list[Event]) -> LoadedTournament:
-        """Append events after the loaded version (ConcurrencyConflict if somebody else wrote first)."""
-        result = await self.store.append(loaded.tournament_id, loaded.version, [new_event(e) for e in events])
-        state = loaded.state
-        for event in events:
-            state = TOURNAMENT.evolve(state, event)
-        return LoadedTournament(tournament_id=loaded.tournament_id, state=state, version=result.version)
+    async def load(self, tournament_id: str) -> Loaded[State]:
+        """The tournament folded to its latest stored version (404 if unknown)."""
+        return await self.streams.load(tournament_id)
 
-    async def _append_for_organizer(self, loaded: LoadedTournament, events: list[Event]) -> LoadedTournament:
-        """Append for an organizer's request; a lost race is a 409 the organizer may retry."""
+    def _decision(self, loaded: Loaded[State], events: list[Event]) -> Decision[State, None]:
+        """A decision to append ``events`` to the tournament."""
+        return Decision(events=events, state=self.streams.evolved(loaded, events), answer=None)
+
+    async def _organize(
+        self,
+        tournament_id: str,
+        decide: Callable[[State], list[Event]],
+        loaded: Loaded[State] | None = None,
+    ) -> Loaded[State]:
+        """Decide an organizer's request on the tournament (as stored, or as the caller has just loaded it)
+        and append its events at that version; a lost race is a 409 the organizer may retry."""
+
+        async def decision(stream: Loaded[State]) -> Decision[State, None]:
+            return self._decision(stream, decide(stream.state))
+
         try:
-            return await self._append(loaded, events)
+            handled = await handle(
+                self.streams, tournament_id, decision, retries=0, first=loaded, first_stored=True
+            )
         except ConcurrencyConflict:
             raise errors.Conflict(
                 "concurrent_request", "another request changed the tournament first; try again"
             ) from None
+        return handled.after
 
     async def tournament_keys(self, tournament_id: str) -> TournamentKeys:
         """A tournament's keys (404 if unknown)."""
@@ -453,19 +448,16 @@ class TournamentService:
             return  # the organizer's adjudication records it
         result = game.result()
         (last,) = await self.store.read_stream(game.game_id, after=game.version - 1, until=game.version)
-        for _attempt in range(MAX_RETRIES):
-            try:
-                loaded = await self.load(tournament_id)
-            except errors.NotFound:
-                log.warning("tournament_game_unrecorded", game_id=game.game_id, code="tournament_not_found")
-                return
+
+        async def decide(loaded: Loaded[State]) -> Decision[State, None] | None:
+            """The report decided on the tournament as stored; None when there is nothing to record."""
             current = loaded.state.current()
             table = next((t for t in (current.tables if current else ()) if t.game_id == game.game_id), None)
             if current is None or table is None:
                 recorded = any(t.game_id == game.game_id for r in loaded.state.rounds for t in r.tables)
                 if not recorded:
                     log.warning("tournament_game_unrecorded", game_id=game.game_id, code="no_table")
-                return
+                return None
             command = RecordGame(
                 round=current.round,
                 table=table.table,
@@ -479,14 +471,21 @@ class TournamentService:
             except Rejected as rejected:
                 if rejected.code not in DONE_CODES:
                     log.warning("tournament_game_unrecorded", game_id=game.game_id, code=rejected.code)
-                return
-            try:
-                await self._append(loaded, events)
-            except ConcurrencyConflict:
-                continue  # the organizer seated or attached meanwhile: decide again on the new state
-            log.info("tournament_game_recorded", tournament_id=tournament_id, game_id=game.game_id)
+                return None
+            return self._decision(loaded, events)
+
+        try:
+            # a lost race: the organizer seated or attached meanwhile, decided again on the new state
+            handled = await handle(self.streams, tournament_id, decide)
+        except errors.NotFound:
+            log.warning("tournament_game_unrecorded", game_id=game.game_id, code="tournament_not_found")
             return
-        raise errors.Conflict("concurrent_request", "the tournament kept changing; the recorder retries")
+        except ConcurrencyConflict:
+            raise errors.Conflict(
+                "concurrent_request", "the tournament kept changing; the recorder retries"
+            ) from None
+        if handled is not None:
+            log.info("tournament_game_recorded", tournament_id=tournament_id, game_id=game.game_id)
 
     # ----------------------------------------------------------------- rounds
 
@@ -497,13 +496,14 @@ class TournamentService:
         await self._recorded()
         loaded = await self.load(tournament_id)
         if awaiting_games(loaded.state) is None:
-            events = self._decide(loaded.state, SeatNextRound(), seating_rng(loaded.state))
-            loaded = await self._append_for_organizer(loaded, events)
+            loaded = await self._organize(
+                tournament_id, lambda state: self._decide(state, SeatNextRound(), seating_rng(state)), loaded
+            )
         rnd = awaiting_games(loaded.state)
         assert rnd is not None
         keys = await self.tournament_keys(tournament_id)
         state = loaded.state
-        metadata = (await self.store.stream_info(tournament_id)).metadata  # type: ignore[union-attr]
+        metadata = loaded.info.metadata
         account_of = dict(zip(metadata.get("players", []), metadata.get("accounts") or [], strict=False))
         bot_level_of = await self._bot_levels(list(account_of.values()))
         game_ids: list[str] = []
@@ -538,10 +538,10 @@ class TournamentService:
                     duplicate_round=shared,
                 )
             game_ids.append(created.game_id)
-        events = self._decide(
-            state, AttachGames(round=rnd.round, game_ids=tuple(game_ids)), Rng("", "attach")
+        attach = AttachGames(round=rnd.round, game_ids=tuple(game_ids))
+        loaded = await self._organize(
+            tournament_id, lambda state: self._decide(state, attach, Rng("", "attach")), loaded
         )
-        loaded = await self._append_for_organizer(loaded, events)
         log.info(
             "tournament_round_seated", tournament_id=tournament_id, round=rnd.round, tables=len(game_ids)
         )
@@ -569,14 +569,14 @@ class TournamentService:
 
     # ----------------------------------------------------------------- administration
 
-    async def _administer(self, tournament_id: str, command: TournamentCommand) -> LoadedTournament:
+    async def _administer(self, tournament_id: str, command: TournamentCommand) -> Loaded[State]:
         """Decide an organizer's command on the tournament as recorded so far and append its events."""
         await self._recorded()
-        loaded = await self.load(tournament_id)
-        events = self._decide(loaded.state, command, Rng(loaded.state.seed, "administer"))
-        return await self._append_for_organizer(loaded, events)
+        return await self._organize(
+            tournament_id, lambda state: self._decide(state, command, Rng(state.seed, "administer"))
+        )
 
-    async def _resign_withdrawn(self, loaded: LoadedTournament) -> None:
+    async def _resign_withdrawn(self, loaded: Loaded[State]) -> None:
         """Resign every withdrawn player's seat in the current round's games still running, so a stand-in
         plays it (domain/resign.py); once per seat (an idempotency key), and a game over is left alone."""
         current = loaded.state.current()
@@ -593,7 +593,7 @@ class TournamentService:
                         table.game_id,
                         seat,
                         None,
-                        idempotency_key=organizer_key("withdrawn", loaded.tournament_id),
+                        idempotency_key=organizer_key("withdrawn", loaded.stream_id),
                         command=Resign(),
                     )
                 except errors.ServiceError as refused:  # finished meanwhile, or resigned already
@@ -674,8 +674,9 @@ class TournamentService:
         rng = Rng(loaded.state.seed, "administer")
         self._decide(loaded.state, adjudication(game), rng)  # refused here, the game is left running
         game = await self._end_adjudicated(tournament_id, game)
-        events = self._decide(loaded.state, adjudication(game), rng)
-        loaded = await self._append_for_organizer(loaded, events)
+        loaded = await self._organize(
+            tournament_id, lambda state: self._decide(state, adjudication(game), rng), loaded
+        )
         log.info("tournament_game_adjudicated", tournament_id=tournament_id, game_id=game_id)
         rnd = next(r for r in loaded.state.rounds if r.round == round_number)
         return result_row(rnd.round, next(t for t in rnd.tables if t.game_id == game_id))

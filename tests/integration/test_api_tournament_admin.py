@@ -17,9 +17,9 @@ from api.app import create_app
 from domain.registry import all_games
 from domain.tournament import TOURNAMENT, RoundSeated, SeatNextRound, seating_rng
 from eventstore import PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
-from service.games.loading import new_event
 from service.games.service import GameService
 from service.runtime.settings import Settings
+from service.runtime.streams import new_event
 from service.tournaments.tournaments import TournamentService
 from tests.integration.test_api_tournaments import NAMES, assert_problem, bearer, create, tournament_body
 from tests.support.client_play import play_existing

@@ -20,6 +20,7 @@ from service.games.schemas import CreateGame, EventOut, GameDetail, PlayerIn
 from service.games.service import GameService
 from service.readmodels.live import LiveGames, LiveMessage, follow_game, resume_after
 from service.runtime import errors
+from service.runtime.streams import Loaded
 
 pytestmark = pytest.mark.db
 
@@ -288,7 +289,15 @@ async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_aft
         assert records == stored[after:]
         assert loaded == await service.loader.load(game_id) == cold.loader.cached(game_id)
     behind = GameService(service.store, PostgresKeyStore(pool), all_games())
-    behind.loader.remember(game_id, 4, _state_at(behind, stored[:4]), loaded.info, stored[3].hash)
+    behind.loader.streams.remember(
+        Loaded(
+            stream_id=game_id,
+            info=loaded.info,
+            state=_state_at(behind, stored[:4]),
+            version=4,
+            head=stored[3].hash,
+        )
+    )
     loaded, records = await behind.loader.load_since(game_id, 1)
     assert records == stored[1:] and loaded == await service.loader.load(game_id) == behind.loader.cached(
         game_id
@@ -322,7 +331,7 @@ async def test_a_load_that_leaves_while_it_reads_leaves_the_read_to_those_waitin
     cold = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
     first = asyncio.ensure_future(cold.loader.load(game_id))
     async with asyncio.timeout(WAIT):
-        while game_id not in cold.loader._topping_up:  # the first load reads now
+        while game_id not in cold.loader.streams._topping_up:  # the first load reads now
             await asyncio.sleep(0)
     waiting = [asyncio.ensure_future(cold.loader.load(game_id)) for _ in range(5)]
     await asyncio.sleep(0)

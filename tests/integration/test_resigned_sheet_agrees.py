@@ -18,10 +18,11 @@ from domain.core import Command, Event, Rng, fold
 from domain.registry import all_games
 from domain.resign import Resign, decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.loading import FINISHED, LoadedGame, new_event
+from service.games.loading import FINISHED, LoadedGame
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
 from service.readmodels.projections import GameProjection
+from service.runtime.streams import new_event
 from tests.support.accounts import unlimited_client
 
 pytestmark = pytest.mark.db

@@ -20,11 +20,12 @@ from domain.bazaar.events import GameEnded
 from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.loading import FINISHED, LoadedGame, new_event
+from service.games.loading import FINISHED, LoadedGame
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
 from service.readmodels.projections import GameProjection
 from service.readmodels.repository.games import LIVE
+from service.runtime.streams import new_event
 from tests.support.accounts import account, bearer, unlimited_client
 from tests.support.finished_games import finish
 

@@ -8,8 +8,9 @@ import random
 from domain.core import Event, Rng
 from domain.resign import decisions
 from service.games.clocks import system_now, timed
-from service.games.loading import FINISHED, new_event
+from service.games.loading import FINISHED
 from service.games.service import GameService
+from service.runtime.streams import new_event
 
 
 async def finish(service: GameService, game_id: str, seed: str) -> None:
