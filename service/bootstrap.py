@@ -30,6 +30,8 @@ from service.readmodels.notifications import Notifications
 from service.readmodels.projections import GameProjection
 from service.readmodels.ratings import RatingService
 from service.runtime.settings import Settings
+from service.tournaments.registrations import Registrations
+from service.tournaments.repository import PostgresRegistrations
 from service.tournaments.tournaments import TournamentService
 from service.workers.bots import BotRunner
 from service.workers.timeouts import ClockScheduler, DeadlineIndex, woken_by
@@ -82,8 +84,15 @@ def bootstrap(
         settings.invitations_per_inviter,
         settings.invitations_per_invitee,
     )
+    registrations = Registrations(accounts, PostgresRegistrations(pool, wait))
     tournaments = TournamentService(
-        store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), game_service, pool, wait, accounts
+        store,
+        PostgresTournamentKeyStore(pool, acquire_timeout=wait),
+        game_service,
+        pool,
+        wait,
+        accounts,
+        registrations,
     )
     projection = GameProjection(pool, game_service, acquire_timeout=wait)
     reads = reads_over(game_service, replica)
