@@ -20,6 +20,7 @@ from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from eventstore.replica import ReplicaStore
 from service.accounts.accounts import AccountService, VerifiedClients
+from service.accounts.repository import PostgresAccounts
 from service.games.reads import GameReads, reads_over
 from service.games.service import GameService
 from service.integrity.signing import Signer
@@ -29,6 +30,8 @@ from service.readmodels.notifications import Notifications
 from service.readmodels.projections import GameProjection
 from service.readmodels.ratings import RatingService
 from service.runtime.settings import Settings
+from service.tournaments.registrations import Registrations
+from service.tournaments.repository import PostgresRegistrations
 from service.tournaments.tournaments import TournamentService
 from service.workers.bots import BotRunner
 from service.workers.timeouts import ClockScheduler, DeadlineIndex, woken_by
@@ -66,7 +69,7 @@ def bootstrap(
     ``games`` the games offered (every registered game unless given), ``replica`` the read replica's store
     game reads and live streams read (READ_DATABASE_URL; None: the primary's)."""
     wait = acquire_timeout
-    accounts = AccountService(pool, acquire_timeout=wait, clients=clients)
+    accounts = AccountService(PostgresAccounts(pool, wait), clients=clients)
     game_service = GameService(
         store,
         PostgresKeyStore(pool, acquire_timeout=wait),
@@ -81,8 +84,15 @@ def bootstrap(
         settings.invitations_per_inviter,
         settings.invitations_per_invitee,
     )
+    registrations = Registrations(accounts, PostgresRegistrations(pool, wait))
     tournaments = TournamentService(
-        store, PostgresTournamentKeyStore(pool, acquire_timeout=wait), game_service, pool, wait, accounts
+        store,
+        PostgresTournamentKeyStore(pool, acquire_timeout=wait),
+        game_service,
+        pool,
+        wait,
+        accounts,
+        registrations,
     )
     projection = GameProjection(pool, game_service, acquire_timeout=wait)
     reads = reads_over(game_service, replica)

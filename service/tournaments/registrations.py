@@ -12,26 +12,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import asyncpg
 import msgspec
 import structlog
 
 from service.accounts.accounts import Account, AccountService
 from service.games.schemas import registration_clock
 from service.runtime import errors
+from service.tournaments.repository import INVITED as INVITED  # the names its users import from here
+from service.tournaments.repository import JOINED as JOINED
+from service.tournaments.repository import Closing as Closing
+from service.tournaments.repository import Entry, Organizer, RegistrationRepository, Start
 from service.tournaments.schemas import CreateTournamentIn
 
 log = structlog.get_logger("service.tournaments.registrations")
-
-REGISTERING, STARTED = "registering", "started"
-INVITED, JOINED, DECLINED = "invited", "joined", "declined"
-
-
-class Entry(msgspec.Struct, frozen=True, kw_only=True):
-    """An account of a tournament's registration: ``invited``, ``joined`` or ``declined``."""
-
-    name: str
-    status: str
 
 
 class Registration(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,20 +43,22 @@ class Registration(msgspec.Struct, frozen=True, kw_only=True):
     clock: dict[str, Any] | None = None  # the clock of every game of the tournament (null: untimed)
 
 
-class Closing(msgspec.Struct, frozen=True, kw_only=True):
-    """What a closing registration hands the tournament: the request and the registered accounts."""
-
-    request: CreateTournamentIn
-    organizer_hash: str
-    names: list[str]
-    account_ids: list[str]
+def admit(open_: bool, entry: str | None) -> None:
+    """An account may join a tournament it is invited to, or an open one; 409 ``already_registered`` if it
+    has joined, 403 ``not_invited`` if it is not invited to a tournament for invited accounts only."""
+    if entry == JOINED:
+        raise errors.Conflict("already_registered", "this account is registered already")
+    if entry is None and not open_:
+        raise errors.Forbidden("not_invited", "this tournament registers invited accounts only")
 
 
 class Registrations:
-    """The ``tournament_registrations`` and ``tournament_entries`` tables."""
+    """Tournament registration on a repository (service/tournaments/repository.py)."""
 
-    def __init__(self, accounts: AccountService) -> None:
+    def __init__(self, accounts: AccountService, repository: RegistrationRepository) -> None:
+        """Find callers' accounts in ``accounts``; keep registrations in ``repository``."""
         self.accounts = accounts
+        self.repository = repository
 
     async def open(
         self,
@@ -77,170 +72,70 @@ class Registrations:
     ) -> None:
         """Open registration: the organizer's account registered if it plays, the invited accounts invited,
         the ``registered`` ones (the server's bots, which accept at once) joined."""
-        entries = [(tournament_id, a.account_id, INVITED) for a in invited]
-        entries += [(tournament_id, a.account_id, JOINED) for a in registered]
+        entries = [(a.account_id, INVITED) for a in invited]
+        entries += [(a.account_id, JOINED) for a in registered]
         if plays:
-            entries.append((tournament_id, organizer.account_id, JOINED))
-        async with self.accounts.connection() as connection, connection.transaction():
-            await connection.execute(
-                "INSERT INTO tournament_registrations (tournament_id, request, organizer_hash, organizer_id,"
-                " open, status) VALUES ($1, $2, $3, $4, $5, $6)",
-                tournament_id,
-                request,
-                organizer_hash,
-                organizer.account_id,
-                request.open,
-                REGISTERING,
-            )
-            await connection.executemany(
-                "INSERT INTO tournament_entries (tournament_id, account_id, status) VALUES ($1, $2, $3)",
-                entries,
-            )
+            entries.append((organizer.account_id, JOINED))
+        await self.repository.open(
+            tournament_id,
+            request,
+            Organizer(organizer_hash=organizer_hash, organizer_id=organizer.account_id),
+            entries,
+        )
 
     async def organizer(self, tournament_id: str) -> tuple[str, str | None] | None:
         """The organizer token hash and the organizer's account id of a tournament that registered accounts
         (None if it never did)."""
-        async with self.accounts.connection() as connection:
-            row = await connection.fetchrow(
-                "SELECT organizer_hash, organizer_id FROM tournament_registrations WHERE tournament_id = $1",
-                tournament_id,
-            )
-        return None if row is None else (row["organizer_hash"], row["organizer_id"])
+        found = await self.repository.organizer(tournament_id)
+        return None if found is None else (found.organizer_hash, found.organizer_id)
 
     async def status(self, tournament_id: str) -> str | None:
         """``registering``, ``started``, or None for a tournament that never registered accounts."""
-        async with self.accounts.connection() as connection:
-            found: str | None = await connection.fetchval(
-                "SELECT status FROM tournament_registrations WHERE tournament_id = $1", tournament_id
-            )
-        return found
-
-    async def _locked(self, connection: Any, tournament_id: str) -> asyncpg.Record:
-        row = await connection.fetchrow(
-            "SELECT status, open, request, organizer_hash FROM tournament_registrations"
-            " WHERE tournament_id = $1 FOR UPDATE",
-            tournament_id,
-        )
-        if row is None:
-            raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id} registers players")
-        if row["status"] != REGISTERING:
-            raise errors.Conflict("registration_closed", "the tournament's first round is seated")
-        return row
+        return await self.repository.status(tournament_id)
 
     async def join(self, tournament_id: str, token: str | None) -> Registration:
         """Register the caller: accept its invitation, or join an open tournament (403 ``not_invited``)."""
         account = await self.accounts.require(token)
-        async with self.accounts.connection() as connection, connection.transaction():
-            row = await self._locked(connection, tournament_id)
-            entry = await connection.fetchval(
-                "SELECT status FROM tournament_entries WHERE tournament_id = $1 AND account_id = $2",
-                tournament_id,
-                account.account_id,
-            )
-            if entry == JOINED:
-                raise errors.Conflict("already_registered", "this account is registered already")
-            if entry is None and not row["open"]:
-                raise errors.Forbidden("not_invited", "this tournament registers invited accounts only")
-            await connection.execute(
-                "INSERT INTO tournament_entries (tournament_id, account_id, status) VALUES ($1, $2, $3)"
-                " ON CONFLICT (tournament_id, account_id) DO UPDATE SET status = $3, updated_at = now()",
-                tournament_id,
-                account.account_id,
-                JOINED,
-            )
+        await self.repository.join(tournament_id, account.account_id, admit)
         log.info("tournament_registered", tournament_id=tournament_id, account_id=account.account_id)
         return await self.registration(tournament_id)
 
     async def withdraw(self, tournament_id: str, token: str | None, was: str) -> Registration:
         """Decline an invitation (``was`` = invited) or leave a registration (``was`` = joined)."""
         account = await self.accounts.require(token)
-        async with self.accounts.connection() as connection, connection.transaction():
-            await self._locked(connection, tournament_id)
-            changed = await connection.fetchval(
-                "UPDATE tournament_entries SET status = $4, updated_at = now()"
-                " WHERE tournament_id = $1 AND account_id = $2 AND status = $3 RETURNING account_id",
-                tournament_id,
-                account.account_id,
-                was,
-                DECLINED,
-            )
-        if changed is None:
+        if not await self.repository.withdraw(tournament_id, account.account_id, was):
             code = "not_invited" if was == INVITED else "not_registered"
             raise errors.Conflict(code, f"this account is not {was} to this tournament")
         return await self.registration(tournament_id)
 
     async def registration(self, tournament_id: str) -> Registration:
         """The registration of a tournament (404 if it never registered accounts)."""
-        async with self.accounts.connection() as connection:
-            row = await connection.fetchrow(
-                "SELECT r.status, r.open, r.request, r.created_at, a.name AS organizer, k.commitment"
-                " FROM tournament_registrations r LEFT JOIN accounts a ON a.account_id = r.organizer_id"
-                " LEFT JOIN seed_commits k ON k.subject_id = r.tournament_id"
-                " WHERE r.tournament_id = $1",
-                tournament_id,
-            )
-            if row is None:
-                raise errors.NotFound(
-                    "tournament_not_found", f"no tournament {tournament_id} registers players"
-                )
-            entries = await connection.fetch(
-                "SELECT a.name, e.status FROM tournament_entries e JOIN accounts a USING (account_id)"
-                " WHERE e.tournament_id = $1 ORDER BY e.updated_at, a.name",
-                tournament_id,
-            )
-        request = row["request"]
+        found = await self.repository.registration(tournament_id)
+        if found is None:
+            raise errors.NotFound("tournament_not_found", f"no tournament {tournament_id} registers players")
+        stored, entries = found
         return Registration(
             tournament_id=tournament_id,
-            name=request["name"],
-            game=request["game"],
-            status=row["status"],
-            open=row["open"],
-            organizer=row["organizer"],
-            entries=[Entry(name=e["name"], status=e["status"]) for e in entries],
-            created_at=row["created_at"],
-            seed_commitment=row["commitment"],
-            clock=registration_clock(request),
+            name=stored.request["name"],
+            game=stored.request["game"],
+            status=stored.status,
+            open=stored.open,
+            organizer=stored.organizer,
+            entries=entries,
+            created_at=stored.created_at,
+            seed_commitment=stored.commitment,
+            clock=registration_clock(stored.request),
         )
 
     async def registering(self, limit: int) -> list[Registration]:
         """The tournaments still registering players, newest first (at most ``limit``)."""
-        async with self.accounts.connection() as connection:
-            ids = await connection.fetch(
-                "SELECT tournament_id FROM tournament_registrations WHERE status = $1"
-                " ORDER BY created_at DESC LIMIT $2",
-                REGISTERING,
-                limit,
-            )
-        return [await self.registration(row["tournament_id"]) for row in ids]
+        return [await self.registration(i) for i in await self.repository.registering(limit)]
 
-    async def close(self, tournament_id: str, start: Any) -> None:
+    async def close(self, tournament_id: str, start: Start) -> None:
         """Close registration holding its lock: ``await start(closing)`` opens the tournament (its refusal,
         e.g. too few players, leaves registration open); then the registration is ``started``."""
-        async with self.accounts.connection() as connection, connection.transaction():
-            row = await connection.fetchrow(
-                "SELECT status, request, organizer_hash FROM tournament_registrations"
-                " WHERE tournament_id = $1 FOR UPDATE",
-                tournament_id,
+        closing = await self.repository.close(tournament_id, start)
+        if closing is not None:
+            log.info(
+                "tournament_registration_closed", tournament_id=tournament_id, players=len(closing.names)
             )
-            if row is None or row["status"] != REGISTERING:
-                return
-            joined = await connection.fetch(
-                "SELECT a.account_id, a.name FROM tournament_entries e JOIN accounts a USING (account_id)"
-                " WHERE e.tournament_id = $1 AND e.status = $2 ORDER BY e.updated_at, a.name",
-                tournament_id,
-                JOINED,
-            )
-            await start(
-                Closing(
-                    request=msgspec.convert(row["request"], CreateTournamentIn),
-                    organizer_hash=row["organizer_hash"],
-                    names=[r["name"] for r in joined],
-                    account_ids=[r["account_id"] for r in joined],
-                )
-            )
-            await connection.execute(
-                "UPDATE tournament_registrations SET status = $2 WHERE tournament_id = $1",
-                tournament_id,
-                STARTED,
-            )
-        log.info("tournament_registration_closed", tournament_id=tournament_id, players=len(joined))

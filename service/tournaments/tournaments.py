@@ -106,14 +106,15 @@ class TournamentService:
         pool: asyncpg.Pool | None = None,
         acquire_timeout: float | None = None,
         accounts: AccountService | None = None,
+        registrations: Registrations | None = None,
     ) -> None:
         """With ``pool``, a results recorder (``recorder``) whose loop the app runs; reads wait for it;
-        with ``accounts``, tournaments of accounts (registration, account seats)."""
+        with ``accounts`` and ``registrations``, tournaments of accounts (registration, account seats)."""
         self.store = store
         self.keys = keys
         self.games = games
         self.accounts = accounts
-        self.registrations = None if accounts is None else Registrations(accounts)
+        self.registrations = registrations
         self.streams: Repository[State] = Repository(store, {CATEGORY: TOURNAMENT}, self._missing)
         self.recorder = (
             None if pool is None else TournamentResults(pool, self, acquire_timeout=acquire_timeout)
