@@ -20,6 +20,7 @@ from domain.registry import all_games
 from eventstore import ChangeWatch, PostgresEventStore, PostgresKeyStore, PostgresTournamentKeyStore
 from eventstore.replica import ReplicaStore
 from service.accounts.accounts import AccountService, VerifiedClients
+from service.accounts.repository import PostgresAccounts
 from service.games.reads import GameReads, reads_over
 from service.games.service import GameService
 from service.integrity.signing import Signer
@@ -67,7 +68,7 @@ def bootstrap(
     ``games`` the games offered (every registered game unless given), ``replica`` the read replica's store
     game reads and live streams read (READ_DATABASE_URL; None: the primary's)."""
     wait = acquire_timeout
-    accounts = AccountService(pool, acquire_timeout=wait, clients=clients)
+    accounts = AccountService(PostgresAccounts(pool, wait), clients=clients)
     game_service = GameService(
         store,
         PostgresKeyStore(pool, acquire_timeout=wait),

@@ -14,13 +14,13 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any
 
-import asyncpg
 import msgspec
 import structlog
 
 from domain.core import shown
 from domain.names import account_name_problem, skeleton
-from eventstore import pooled_connection
+from service.accounts.repository import Account as Account  # the record, where its users find it
+from service.accounts.repository import AccountRepository, NewAccount
 from service.integrity.tokens import hash_token, new_token
 from service.runtime import errors
 
@@ -28,18 +28,6 @@ log = structlog.get_logger("service.accounts.accounts")
 
 HUMAN, BOT = "human", "bot"
 KINDS = (HUMAN, BOT)
-
-
-class Account(msgspec.Struct, frozen=True, kw_only=True):
-    """An account: its id, its name as registered (NFKC form), its kind (``human`` or ``bot``); for one of
-    the server's built-in bots (migration 0013), the game it plays and its level."""
-
-    account_id: str
-    name: str
-    kind: str
-    created_at: datetime
-    bot_game: str | None = None
-    bot_level: str | None = None
 
 
 class AccountIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -112,37 +100,18 @@ class VerifiedClients:
         return self._known.get(token_hash)
 
 
-ACCOUNT_COLUMNS = "account_id, name, kind, created_at, bot_game, bot_level"
-
-
-def _account(row: asyncpg.Record) -> Account:
-    return Account(
-        account_id=row["account_id"],
-        name=row["name"],
-        kind=row["kind"],
-        created_at=row["created_at"],
-        bot_game=row["bot_game"],
-        bot_level=row["bot_level"],
-    )
-
-
 class AccountService:
-    """Accounts in PostgreSQL (tables of migration 0007_accounts): sign-up, token lookup, rotation, seats."""
+    """Accounts on a repository (service/accounts/repository.py): sign-up, token lookup, rotation, seats."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        acquire_timeout: float | None = None,
-        clients: VerifiedClients | None = None,
-    ) -> None:
-        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout
+    def __init__(self, repository: AccountRepository, clients: VerifiedClients | None = None) -> None:
+        """Keep accounts in ``repository``; note verified tokens in ``clients``."""
+        self.repository = repository
         self.clients = clients or VerifiedClients()
 
     def connection(self) -> AbstractAsyncContextManager[Any]:
-        """A pooled connection (503 past the acquire timeout)."""
-        return pooled_connection(self.pool, self.acquire_timeout)
+        """The repository's database connection, for the features whose SQL still runs beside their
+        service (503 past the acquire timeout)."""
+        return self.repository.connection()
 
     async def create(self, name: str, kind: str = HUMAN) -> tuple[Account, str]:
         """A new account and its token (shown once): 422 for a name breaking a rule or an unknown kind,
@@ -152,48 +121,24 @@ class AccountService:
         if kind not in KINDS:
             raise errors.RuleViolation("unknown_account_kind", 'kind is "human" or "bot"')
         display = check_name(name)
-        look = skeleton(display)
         token = new_token()
-        async with self.connection() as connection, connection.transaction():
-            # sign-ups of names that look alike take turns, so two of them cannot both find the other absent
-            await connection.execute("SELECT pg_advisory_xact_lock(hashtext('account-name:' || $1))", look)
-            alike = await connection.fetchval(
-                "SELECT name FROM accounts WHERE name_skeleton = $1 AND name_key <> $2 LIMIT 1",
-                look,
-                name_key(display),
-            )
-            if alike is not None:
-                raise errors.Conflict(
-                    "name_taken", f"the name {shown(display)} looks like the account {shown(alike)}"
-                )
-            try:
-                row = await connection.fetchrow(
-                    "INSERT INTO accounts (account_id, name, name_key, name_skeleton, kind, token_hash)"
-                    " VALUES ($1, $2, $3, $4, $5, $6) RETURNING " + ACCOUNT_COLUMNS,
-                    str(uuid.uuid4()),
-                    display,
-                    name_key(display),
-                    look,
-                    kind,
-                    hash_token(token),
-                )
-            except asyncpg.UniqueViolationError:
-                raise errors.Conflict("name_taken", f"the name {shown(display)} is taken") from None
-        account = _account(row)
+        new = NewAccount(
+            name=display,
+            name_key=name_key(display),
+            name_skeleton=skeleton(display),
+            kind=kind,
+            token_hash=hash_token(token),
+        )
+        account = await self.repository.create(str(uuid.uuid4()), new)
         log.info("account_created", account_id=account.account_id, kind=kind)
         return account, token
 
     async def by_token(self, token: str) -> Account | None:
         """The account whose current token this is (None for any other token)."""
         digest = hash_token(token)
-        async with self.connection() as connection:
-            row = await connection.fetchrow(
-                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE token_hash = $1", digest
-            )
-        if row is None:
-            return None
-        account = _account(row)
-        self.clients.verified(digest, f"account:{account.account_id}")
+        account = await self.repository.by_token_hash(digest)
+        if account is not None:
+            self.clients.verified(digest, f"account:{account.account_id}")
         return account
 
     async def require(self, token: str | None) -> Account:
@@ -209,11 +154,7 @@ class AccountService:
 
     async def by_name(self, name: str) -> Account | None:
         """The account called ``name`` (compared after NFKC and case-folding), or None."""
-        async with self.connection() as connection:
-            row = await connection.fetchrow(
-                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE name_key = $1", name_key(name)
-            )
-        return None if row is None else _account(row)
+        return await self.repository.by_name_key(name_key(name))
 
     async def named(self, name: str) -> Account:
         """The account called ``name`` (404 if none)."""
@@ -224,51 +165,32 @@ class AccountService:
 
     async def server_bot(self, game: str, level: str) -> Account:
         """The built-in account of the server's bot of ``level`` for ``game`` (migration 0013)."""
-        async with self.connection() as connection:
-            row = await connection.fetchrow(
-                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE bot_game = $1 AND bot_level = $2", game, level
-            )
-        if row is None:
+        account = await self.repository.server_bot(game, level)
+        if account is None:
             raise errors.RuleViolation(
                 "unknown_bot_level", f"the server has no {shown(level)} bot for {shown(game)}"
             )
-        return _account(row)
+        return account
 
     async def by_ids(self, account_ids: list[str]) -> dict[str, Account]:
         """The accounts with these ids."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(
-                f"SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE account_id = ANY($1)",
-                account_ids,
-            )
-        return {row["account_id"]: _account(row) for row in rows}
+        return {account.account_id: account for account in await self.repository.by_ids(account_ids)}
 
     async def rotate(self, token: str) -> tuple[Account, str]:
         """Replace the caller's token with a new one; the old stops working at once (401 for a stale token)."""
         fresh = new_token()
         old = hash_token(token)
-        async with self.connection() as connection:
-            row = await connection.fetchrow(
-                "UPDATE accounts SET token_hash = $2, token_changed_at = now() WHERE token_hash = $1"
-                " RETURNING " + ACCOUNT_COLUMNS,
-                old,
-                hash_token(fresh),
-            )
-        if row is None:
+        account = await self.repository.rotate(old, hash_token(fresh))
+        if account is None:
             raise errors.Unauthorized("unknown_token", "this token is no account's current token")
         self.clients.forget(old)
-        log.info("account_token_rotated", account_id=row["account_id"])
-        return _account(row), fresh
+        log.info("account_token_rotated", account_id=account.account_id)
+        return account, fresh
 
     async def revoke(self, token: str) -> None:
         """Revoke the caller's token: the account has none until it signs up anew (401 for a stale token)."""
         old = hash_token(token)
-        async with self.connection() as connection:
-            account_id = await connection.fetchval(
-                "UPDATE accounts SET token_hash = NULL, token_changed_at = now() WHERE token_hash = $1"
-                " RETURNING account_id",
-                old,
-            )
+        account_id = await self.repository.revoke(old)
         if account_id is None:
             raise errors.Unauthorized("unknown_token", "this token is no account's current token")
         self.clients.forget(old)
@@ -279,63 +201,31 @@ class AccountService:
     async def seat_in_game(self, game_id: str, token: str) -> int | None:
         """The seat of ``game_id`` held by the account whose current token this is (None if none)."""
         digest = hash_token(token)
-        async with self.connection() as connection:
-            row = await connection.fetchrow(
-                "SELECT s.seat, a.account_id FROM accounts a JOIN game_seats s ON s.account_id = a.account_id"
-                " WHERE a.token_hash = $1 AND s.game_id = $2",
-                digest,
-                game_id,
-            )
-        if row is None:
+        held = await self.repository.seat_in_game(game_id, digest)
+        if held is None:
             return None
-        self.clients.verified(digest, f"account:{row['account_id']}")
-        seat: int = row["seat"]
-        return seat
+        self.clients.verified(digest, f"account:{held.account_id}")
+        return held.seat
 
     async def seat_token_hash(self, game_id: str, seat: int) -> str | None:
         """The current token hash of the account holding ``seat`` of ``game_id`` (None if no account holds
         it or the account's token is revoked)."""
-        async with self.connection() as connection:
-            token_hash: str | None = await connection.fetchval(
-                "SELECT a.token_hash FROM game_seats s JOIN accounts a ON a.account_id = s.account_id"
-                " WHERE s.game_id = $1 AND s.seat = $2",
-                game_id,
-                seat,
-            )
-        return token_hash
+        return await self.repository.seat_token_hash(game_id, seat)
 
     async def seats_of(self, account_id: str) -> list[tuple[str, int]]:
         """Every (game id, seat) the account holds, in lobby games and started games alike."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(
-                "SELECT game_id, seat FROM game_seats WHERE account_id = $1 ORDER BY game_id, seat",
-                account_id,
-            )
-        return [(row["game_id"], row["seat"]) for row in rows]
+        return await self.repository.seats_of(account_id)
 
     async def game_accounts(self, game_id: str) -> list[str | None]:
         """The account id holding each seat of a game, by seat (None: hot-seat, open or invited seat);
         empty for a game without accounts."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(
-                "SELECT seat, account_id FROM game_seats WHERE game_id = $1 ORDER BY seat", game_id
-            )
-        return [row["account_id"] for row in rows]
+        return await self.repository.game_accounts(game_id)
 
     async def seat_holders(self, game_id: str) -> dict[int, str]:
         """The account holding each seat of a game that an account holds, by seat."""
-        async with self.connection() as connection:
-            rows = await connection.fetch(
-                "SELECT seat, account_id FROM game_seats WHERE game_id = $1 AND account_id IS NOT NULL",
-                game_id,
-            )
-        return {row["seat"]: row["account_id"] for row in rows}
+        return await self.repository.seat_holders(game_id)
 
     async def lobby_status(self, game_id: str) -> str | None:
         """The lobby status of a game (``waiting``, ``starting``, ``started``, ``cancelled``), None if it never
         was in the lobby."""
-        async with self.connection() as connection:
-            status: str | None = await connection.fetchval(
-                "SELECT status FROM lobby_games WHERE game_id = $1", game_id
-            )
-        return status
+        return await self.repository.lobby_status(game_id)

@@ -457,6 +457,19 @@ class AccountsById(Protocol):
         ...
 
 
+class SeatTables(Protocol):
+    """The accounts twin's copy of who holds which seat and each game's lobby status (in PostgreSQL, the
+    lobby's own tables, which the accounts read)."""
+
+    def hold_seat(self, game_id: str, seat: int, account_id: str | None) -> None:
+        """The seat is held by this account (None: by none)."""
+        ...
+
+    def set_lobby_status(self, game_id: str, status: str) -> None:
+        """The game's lobby status."""
+        ...
+
+
 class StoredGame(msgspec.Struct, kw_only=True):
     """A lobby game as the twin keeps it."""
 
@@ -541,11 +554,13 @@ class InMemoryLobby:
     """The lobby in memory, for service tests without a database: the same semantics as PostgresLobby, an
     ``asyncio.Lock`` per game in place of its row lock and another in place of its start lock. It keeps the
     lobby's games only: it reads account names from ``accounts`` and seed commitments from ``keys``, and
-    knows no started game's listing (a started game's status is ``active``) or results."""
+    knows no started game's listing (a started game's status is ``active``) or results. Every change it
+    keeps is copied to ``seats`` (the accounts twin), which reads the lobby's tables in PostgreSQL."""
 
-    def __init__(self, accounts: AccountsById, keys: KeyStore) -> None:
+    def __init__(self, accounts: AccountsById, keys: KeyStore, seats: SeatTables | None = None) -> None:
         self.accounts = accounts
         self.keys = keys
+        self.seat_tables = seats
         self.stored: dict[str, StoredGame] = {}
         self.row_locks: dict[str, asyncio.Lock] = {}
         self.start_locks: dict[str, asyncio.Lock] = {}
@@ -574,12 +589,24 @@ class InMemoryLobby:
         """List a new game with its seats (a game id is listed once)."""
         if game.game_id in self.stored:
             raise ValueError(f"the lobby has a game {game.game_id}")
-        self.stored[game.game_id] = StoredGame(
-            new=game,
-            status=game.status,
-            created_at=datetime.now(UTC),
-            seats=sorted(seats, key=lambda s: s.seat),
+        self._keep(
+            StoredGame(
+                new=game,
+                status=game.status,
+                created_at=datetime.now(UTC),
+                seats=sorted(seats, key=lambda s: s.seat),
+            )
         )
+
+    def _keep(self, stored: StoredGame) -> None:
+        """Keep the game as it is now, and copy its seats and status to the accounts twin."""
+        self.stored[stored.new.game_id] = stored
+        if self.seat_tables is not None:
+            for seat in stored.seats:  # first free every seat: an account holds one seat of a game at most
+                self.seat_tables.hold_seat(stored.new.game_id, seat.seat, None)
+            for seat in stored.seats:
+                self.seat_tables.hold_seat(stored.new.game_id, seat.seat, seat.account_id)
+            self.seat_tables.set_lobby_status(stored.new.game_id, stored.status)
 
     @asynccontextmanager
     async def locked(self, game_id: str) -> AsyncIterator[InMemoryLockedGame | None]:
@@ -591,7 +618,7 @@ class InMemoryLobby:
                 return
             locked = InMemoryLockedGame(stored)
             yield locked
-            self.stored[game_id] = locked.stored
+            self._keep(locked.stored)
 
     @asynccontextmanager
     async def starting(self, game_id: str) -> AsyncIterator[InMemoryStartingGame | None]:
@@ -632,7 +659,7 @@ class InMemoryLobby:
             yield starting
             if starting.is_started:
                 async with self.row_locks.setdefault(game_id, asyncio.Lock()):
-                    self.stored[game_id].status = STARTED
+                    self._keep(msgspec.structs.replace(self.stored[game_id], status=STARTED))
 
     async def games(self, listing: Listing, limit: int) -> list[LobbyGame]:
         """Lobby games with their seats, newest first."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -16,6 +15,7 @@ from domain import lobby as rules
 from domain.lobby import ACCOUNT, CANCELLED, HOTSEAT, INVITE, OPEN, STARTED, STARTING, WAITING, Seat
 from eventstore.keys import InMemoryKeyStore, KeyStore, PostgresKeyStore
 from service.accounts.accounts import Account, AccountService
+from service.accounts.repository import InMemoryAccounts, PostgresAccounts
 from service.games.schemas import ClockIn
 from service.lobby.repository import (
     InMemoryLobby,
@@ -27,34 +27,13 @@ from service.lobby.repository import (
 )
 
 
-class Directory:
-    """Accounts for the twin: created by name, found by id."""
-
-    def __init__(self) -> None:
-        self.accounts: dict[str, Account] = {}
-
-    async def create(self, name: str, bot_game: str | None = None, bot_level: str | None = None) -> Account:
-        account = Account(
-            account_id=str(uuid.uuid4()),
-            name=name,
-            kind="human" if bot_game is None else "bot",
-            created_at=datetime.now(UTC),
-            bot_game=bot_game,
-            bot_level=bot_level,
-        )
-        self.accounts[account.account_id] = account
-        return account
-
-    async def by_ids(self, account_ids: list[str]) -> dict[str, Account]:
-        return {i: self.accounts[i] for i in account_ids if i in self.accounts}
-
-
 @dataclass
 class Lobby:
     """One implementation with what its tests need: accounts to seat and the keys holding commitments."""
 
     repository: LobbyRepository
     keys: KeyStore
+    accounts: AccountService  # reads the seats the lobby writes
     new_account: Any  # async (name) -> Account
     server_bot: Any  # async () -> Account (johari's strong bot)
 
@@ -63,23 +42,24 @@ class Lobby:
 def lobby(request: pytest.FixtureRequest) -> Lobby:
     """The repository of one implementation (PostgreSQL: the session's database, shared by every test)."""
     if request.param == "memory":
-        directory = Directory()
-        keys: KeyStore = InMemoryKeyStore()
-
-        async def server_bot() -> Account:
-            return await directory.create("strong-johari", bot_game="johari", bot_level="strong")
-
-        return Lobby(InMemoryLobby(directory, keys), keys, directory.create, server_bot)
+        twin, keys = InMemoryAccounts(), InMemoryKeyStore()
+        accounts = AccountService(twin)
+        return Lobby(InMemoryLobby(accounts, keys, seats=twin), keys, accounts, *account_makers(accounts))
     pool = request.getfixturevalue("pool")
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
+    return Lobby(PostgresLobby(pool), PostgresKeyStore(pool), accounts, *account_makers(accounts))
+
+
+def account_makers(accounts: AccountService) -> tuple[Any, Any]:
+    """New accounts, and johari's strong server bot, of ``accounts``."""
 
     async def new_account(name: str) -> Account:
         return (await accounts.create(name))[0]
 
-    async def postgres_bot() -> Account:
+    async def server_bot() -> Account:
         return await accounts.server_bot("johari", "strong")
 
-    return Lobby(PostgresLobby(pool), PostgresKeyStore(pool), new_account, postgres_bot)
+    return new_account, server_bot
 
 
 def unique(prefix: str) -> str:
@@ -365,3 +345,21 @@ async def test_an_accounts_games_are_its_seats_and_invitations_newest_first(lobb
     ]
     after = await lobby.repository.games_of(creator.account_id, (mine[0].created_at, mine[0].game_id), 1)
     assert [g.game_id for g in after] == [second]
+
+
+async def test_the_accounts_read_the_seats_and_status_the_lobby_keeps(lobby: Lobby) -> None:
+    creator, guest = await lobby.new_account(unique("ada")), await lobby.new_account(unique("grace"))
+    invite = NewSeat(seat=2, kind=INVITE, invited_id=guest.account_id)
+    game_id = await listed(lobby, creator, creator_and_open(creator, invite))
+    assert await lobby.accounts.game_accounts(game_id) == [creator.account_id, None, None]
+    assert await lobby.accounts.lobby_status(game_id) == WAITING
+    async with lobby.repository.locked(game_id) as locked:
+        assert locked is not None
+        await locked.take(2, guest.account_id, None)
+        await locked.mark_starting()
+    assert await lobby.accounts.seat_holders(game_id) == {0: creator.account_id, 2: guest.account_id}
+    assert await lobby.accounts.lobby_status(game_id) == STARTING
+    async with lobby.repository.starting(game_id) as starting:
+        assert starting is not None
+        await starting.started()
+    assert await lobby.accounts.lobby_status(game_id) == STARTED

@@ -17,6 +17,7 @@ import pytest
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
+from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.lobby.lobby import LobbyService
@@ -38,7 +39,7 @@ async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
 
 def lobby(pool: asyncpg.Pool, limit: int) -> LobbyService:
     """The lobby as a server process builds it, allowing ``limit`` running bot-only games per account."""
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
     return LobbyService(PostgresLobby(pool), games, accounts, bot_games_per_account=limit)
 

@@ -16,6 +16,7 @@ import pytest
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
+from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.lobby.lobby import LobbyService
@@ -36,7 +37,7 @@ async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
 
 def lobby(pool: asyncpg.Pool) -> LobbyService:
     """The lobby allowing 3 open invitations sent and 2 received per account."""
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
     return LobbyService(
         PostgresLobby(pool), games, accounts, invitations_per_inviter=3, invitations_per_invitee=2

@@ -20,6 +20,7 @@ import pytest
 from domain.registry import all_games
 from eventstore import FeedPosition, PostgresEventStore, PostgresKeyStore, StoreUnavailable
 from service.accounts.accounts import Account, AccountService
+from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.lobby.lobby import LobbyService
@@ -132,7 +133,7 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
     """Six accounts following: two seated in game A, two in game B, two in none; ``moves`` moves of each
     game while every stream is open, until each stream's keep-alive says it read past the last of them.
     What each stream was told, and what the streams' store was asked for during the moves."""
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     store = PostgresEventStore(pool)
     counted = CountingStore(store)
     keys = PostgresKeyStore(pool)
@@ -221,7 +222,7 @@ async def test_a_stream_is_told_only_its_own_games_while_others_move(pool: async
 
 
 async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(pool: asyncpg.Pool) -> None:
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     store = PostgresEventStore(pool)
     games = GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)
     notifications = Notifications(pool, games)
@@ -273,7 +274,7 @@ async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(
 async def test_a_failed_feed_read_ends_every_stream_and_the_next_stream_starts_a_new_reader(
     pool: asyncpg.Pool,
 ) -> None:
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     store = CountingStore(PostgresEventStore(pool))
     notifications = Notifications(
         pool, GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)

@@ -15,6 +15,7 @@ import pytest
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
+from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.lobby.lobby import LobbyService
@@ -34,7 +35,7 @@ async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
 
 
 async def test_the_snapshot_lists_a_started_game_the_listing_does_not_hold_yet(pool: asyncpg.Pool) -> None:
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
     lobby = LobbyService(PostgresLobby(pool), games, accounts)
     host, host_token = await accounts.create("snapshot-host")

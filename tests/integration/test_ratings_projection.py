@@ -17,6 +17,7 @@ from domain.registry import all_games
 from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.accounts.accounts import AccountService
+from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
 from service.readmodels.projections import LIVE, REBUILD, GameProjection
@@ -201,7 +202,7 @@ async def test_a_seat_held_by_an_account_is_rated_as_the_account(
 ) -> None:
     """The rated identity of a seat is the account holding it, whatever name the seat was created with;
     the player page finds it by the account name compared as account names are (case-folded)."""
-    accounts = AccountService(pool)
+    accounts = AccountService(PostgresAccounts(pool))
     held = [(await accounts.create(name))[0] for name in names("Account", 3)]
     seating = GameService(service.store, SeatingKeyStore(pool, [a.account_id for a in held]), service.games)
     created = await seating.commands.create(
