@@ -25,6 +25,7 @@ from service.games.reads import GameReads, reads_over
 from service.games.service import GameService
 from service.integrity.signing import Signer
 from service.lobby.lobby import LobbyService
+from service.lobby.repository import PostgresLobby
 from service.readmodels.live import LiveGames
 from service.readmodels.notifications import Notifications
 from service.readmodels.projections import GameProjection
@@ -78,6 +79,7 @@ def bootstrap(
         signer=signer,
     )
     lobby = LobbyService(
+        PostgresLobby(pool, acquire_timeout=wait),
         game_service,
         accounts,
         settings.bot_games_per_account,

@@ -13,7 +13,8 @@ from litestar.plugins.problem_details import ProblemDetailsException
 from api.http.auth import bearer_token
 from api.http.middleware import decode_json_body
 from service.accounts.accounts import AccountService
-from service.lobby.lobby import JoinIn, LobbyGame, LobbyPage, LobbyService, MyGame, MyGamePage
+from service.lobby.lobby import LobbyService
+from service.lobby.schemas import JoinIn, LobbyGame, LobbyPage, MyGame, MyGamePage
 from service.readmodels.ratings import RatingService
 from service.readmodels.schemas import PlayerRating
 from service.runtime import errors

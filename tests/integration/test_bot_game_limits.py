@@ -21,6 +21,7 @@ from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.lobby.lobby import LobbyService
+from service.lobby.repository import PostgresLobby
 from service.runtime import errors
 from tests.support.databases import own_pool
 
@@ -40,7 +41,7 @@ def lobby(pool: asyncpg.Pool, limit: int) -> LobbyService:
     """The lobby as a server process builds it, allowing ``limit`` running bot-only games per account."""
     accounts = AccountService(PostgresAccounts(pool))
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
-    return LobbyService(games, accounts, bot_games_per_account=limit)
+    return LobbyService(PostgresLobby(pool), games, accounts, bot_games_per_account=limit)
 
 
 async def create(service: LobbyService, body: dict[str, Any], token: str | None) -> str:

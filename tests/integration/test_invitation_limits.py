@@ -19,7 +19,9 @@ from service.accounts.accounts import AccountService
 from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
-from service.lobby.lobby import JoinIn, LobbyService
+from service.lobby.lobby import LobbyService
+from service.lobby.repository import PostgresLobby
+from service.lobby.schemas import JoinIn
 from service.runtime import errors
 from tests.support.databases import own_pool
 
@@ -37,7 +39,9 @@ def lobby(pool: asyncpg.Pool) -> LobbyService:
     """The lobby allowing 3 open invitations sent and 2 received per account."""
     accounts = AccountService(PostgresAccounts(pool))
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
-    return LobbyService(games, accounts, invitations_per_inviter=3, invitations_per_invitee=2)
+    return LobbyService(
+        PostgresLobby(pool), games, accounts, invitations_per_inviter=3, invitations_per_invitee=2
+    )
 
 
 async def invite(service: LobbyService, token: str, *guests: str) -> str:

@@ -23,7 +23,9 @@ from service.accounts.accounts import Account, AccountService
 from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
-from service.lobby.lobby import JoinIn, LobbyService
+from service.lobby.lobby import LobbyService
+from service.lobby.repository import PostgresLobby
+from service.lobby.schemas import JoinIn
 from service.readmodels.notifications import Message, Notifications, resume_position
 from service.readmodels.repository.notifications import HeldSeat
 from tests.support.databases import own_pool
@@ -139,7 +141,7 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
     play = GameService(store, keys, all_games(), accounts=accounts)
     follow = GameService(counted, keys, all_games(), accounts=accounts)
     notifications = Notifications(pool, follow)
-    lobby = LobbyService(play, accounts)
+    lobby = LobbyService(PostgresLobby(pool), play, accounts)
     made = [await accounts.create(f"{prefix}-{n}") for n in range(6)]
     game_a = await two_player_game(lobby, made[0][1], made[1][1])
     game_b = await two_player_game(lobby, made[2][1], made[3][1])
@@ -227,7 +229,9 @@ async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(
     notifications = Notifications(pool, games)
     notifications.queue_limit = 1  # a second page for the account before the stream takes the first: detached
     (host, host_token), (_, guest_token) = [await accounts.create(f"slow-{n}") for n in range(2)]
-    game_id = await two_player_game(LobbyService(games, accounts), host_token, guest_token)
+    game_id = await two_player_game(
+        LobbyService(PostgresLobby(pool), games, accounts), host_token, guest_token
+    )
     fast = Stream(notifications, host)
     try:
         await fast.until(lambda s: any(m.kind == "keepalive" for m in s.messages))

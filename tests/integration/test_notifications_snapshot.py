@@ -18,7 +18,9 @@ from service.accounts.accounts import AccountService
 from service.accounts.repository import PostgresAccounts
 from service.games.schemas import CreateGame
 from service.games.service import GameService
-from service.lobby.lobby import JoinIn, LobbyService
+from service.lobby.lobby import LobbyService
+from service.lobby.repository import PostgresLobby
+from service.lobby.schemas import JoinIn
 from service.readmodels.notifications import Notifications, _Seen
 from tests.support.databases import own_pool
 
@@ -35,7 +37,7 @@ async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
 async def test_the_snapshot_lists_a_started_game_the_listing_does_not_hold_yet(pool: asyncpg.Pool) -> None:
     accounts = AccountService(PostgresAccounts(pool))
     games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
-    lobby = LobbyService(games, accounts)
+    lobby = LobbyService(PostgresLobby(pool), games, accounts)
     host, host_token = await accounts.create("snapshot-host")
     bot, bot_token = await accounts.create("snapshot-bot", kind="bot")
     body = {"game": "johari", "players": [{"account": "me"}, {"open": True}]}
