@@ -290,7 +290,8 @@ async def test_with_the_loop_running_a_listing_asks_it_and_writes_nothing_itself
     never = asyncio.Event()
     loop = asyncio.create_task(live.run(never.wait), name="projector")
     try:
-        await asyncio.sleep(0.1)  # the loop's first pass
+        async with asyncio.timeout(30), live._pass_done:  # the loop's first pass (whatever the feed holds)
+            await live._pass_done.wait_for(lambda: live._passes_done >= 1)
         for _ in range(3):
             players = names("nudged", 3)
             game_id = await create(service, players)
