@@ -243,8 +243,10 @@ async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(
                 pass  # it follows with the shared reader now, and is not read while the game moves
             reader = notifications.reader
             assert reader is not None and len(reader.followers) == 2
-            for _ in range(4):
+            for _ in range(4):  # each move its own page, read before the next: the slow stream is offered 4
                 await move(games, game_id)
+                moved = await last_position(store, start)
+                await fast.until(lambda s, moved=moved: (s.reached() or FeedPosition()) >= moved)
             for _ in range(20):  # on until a decision of the host's is due: the slow stream has that to tell
                 loaded = await games.loader.load(game_id)
                 if any(pending.seat == 0 for pending in loaded.game.pending(loaded.state)):

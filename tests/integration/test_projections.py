@@ -8,6 +8,7 @@ events and compare projections built at different moments."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -132,6 +133,8 @@ async def test_listing_waits_for_older_transactions_before_reading_the_feed(
     """The feed hides commits newer than the oldest running transaction; a listing waits for transactions
     older than itself to end, so a game committed before the request is listed even then."""
     players = names("older", 3)
+    # no read-your-writes budget to run out on a loaded machine before the rollback: only that ends the wait
+    live.read_your_writes = functools.partial(live.read_your_writes, wait=60)  # type: ignore[method-assign]
     async with pool.acquire() as connection:
         blocker = connection.transaction()
         await blocker.start()
@@ -292,7 +295,8 @@ async def test_with_the_loop_running_a_listing_asks_it_and_writes_nothing_itself
     never = asyncio.Event()
     loop = asyncio.create_task(live.run(never.wait), name="projector")
     try:
-        await asyncio.sleep(0.1)  # the loop's first pass
+        async with asyncio.timeout(30), live._pass_done:  # the loop's first pass (whatever the feed holds)
+            await live._pass_done.wait_for(lambda: live._passes_done >= 1)
         for _ in range(3):
             players = names("nudged", 3)
             game_id = await create(service, players)
