@@ -10,9 +10,7 @@ from __future__ import annotations
 import unicodedata
 import uuid
 from collections import OrderedDict
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Any
 
 import msgspec
 import structlog
@@ -108,10 +106,10 @@ class AccountService:
         self.repository = repository
         self.clients = clients or VerifiedClients()
 
-    def connection(self) -> AbstractAsyncContextManager[Any]:
-        """The repository's database connection, for the features whose SQL still runs beside their
-        service (503 past the acquire timeout)."""
-        return self.repository.connection()
+    async def seat_game(self, game_id: str, account_ids: list[str]) -> None:
+        """These accounts hold the seats of a new game outside the lobby (a tournament's table), in seat
+        order, so their tokens act for them."""
+        await self.repository.seat_game(game_id, account_ids)
 
     async def create(self, name: str, kind: str = HUMAN) -> tuple[Account, str]:
         """A new account and its token (shown once): 422 for a name breaking a rule or an unknown kind,

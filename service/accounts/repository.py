@@ -69,11 +69,6 @@ def name_looks_taken(name: str, alike: str) -> errors.Conflict:
 class AccountRepository(Protocol):
     """The accounts and the seats they hold."""
 
-    def connection(self) -> AbstractAsyncContextManager[Any]:
-        """A database connection for the features whose SQL still runs beside their service (the lobby,
-        tournaments, registrations)."""
-        ...
-
     async def create(self, account_id: str, new: NewAccount) -> Account:
         """Store a new account (409 ``name_taken`` for a name of another's key or skeleton)."""
         ...
@@ -124,6 +119,11 @@ class AccountRepository(Protocol):
 
     async def lobby_status(self, game_id: str) -> str | None:
         """The lobby status of a game (None: it never was in the lobby)."""
+        ...
+
+    async def seat_game(self, game_id: str, account_ids: list[str]) -> None:
+        """These accounts hold the seats of a game that never was in the lobby, in seat order (a
+        tournament's table), so their tokens act for them."""
         ...
 
 
@@ -281,6 +281,15 @@ class PostgresAccounts:
             )
         return status
 
+    async def seat_game(self, game_id: str, account_ids: list[str]) -> None:
+        """One ``game_seats`` row per account, in seat order."""
+        async with self.connection() as connection:
+            await connection.executemany(
+                "INSERT INTO game_seats (game_id, seat, kind, account_id, joined_at)"
+                " VALUES ($1, $2, 'account', $3, now())",
+                [(game_id, seat, account_id) for seat, account_id in enumerate(account_ids)],
+            )
+
 
 class _Stored(msgspec.Struct, kw_only=True):
     """An account as the twin keeps it: the record and what only the store sees."""
@@ -319,10 +328,6 @@ class InMemoryAccounts:
                 self._accounts[bot.account_id] = _Stored(
                     account=bot, name_key=name.lower(), name_skeleton=skeleton(name), token_hash=None
                 )
-
-    def connection(self) -> AbstractAsyncContextManager[Any]:
-        """Refused: the twin has no database (a feature whose SQL runs beside its service needs PostgreSQL)."""
-        raise NotImplementedError("in-memory accounts have no database connection")
 
     def _find(self, **wanted: Any) -> _Stored | None:
         """The stored account whose fields have these values."""
@@ -392,6 +397,11 @@ class InMemoryAccounts:
     def set_lobby_status(self, game_id: str, status: str) -> None:
         """The lobby status of ``game_id``. The lobby's twin calls this."""
         self._lobby[game_id] = status
+
+    async def seat_game(self, game_id: str, account_ids: list[str]) -> None:
+        """These accounts hold the game's seats, in seat order."""
+        for seat, account_id in enumerate(account_ids):
+            self.hold_seat(game_id, seat, account_id)
 
     async def seat_in_game(self, game_id: str, token_hash: str) -> SeatHeld | None:
         """The seat of ``game_id`` held by the account whose current token has this hash."""

@@ -8,12 +8,16 @@ services above them work with records (docs/decisions/0008-sql-in-repositories.m
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 import msgspec
 
 T = TypeVar("T")
+
+Pool: TypeAlias = asyncpg.Pool  # what the composition root hands the repositories
+Connection: TypeAlias = asyncpg.Connection  # a transaction's connection, as repositories hand it on
+DatabaseError = asyncpg.PostgresError  # any error the server reported (loops that retry catch it)
 
 
 def encode_json(value: Any) -> str:

@@ -13,7 +13,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import asyncpg
 import msgspec
 import structlog
 
@@ -53,6 +52,7 @@ from service.integrity.tokens import hash_token, new_seed, new_token, seed_commi
 from service.lobby.lobby import seat_kind
 from service.readmodels.projections import FeedFollower, FeedPage, Writes, last_events, no_writes
 from service.runtime import errors
+from service.runtime.sql import Pool
 from service.runtime.streams import Decision, Loaded, Repository, handle, new_event
 from service.tournaments.registrations import INVITED, JOINED, Closing, Registration, Registrations
 from service.tournaments.schemas import CreateTournamentIn, PlayerToken, TournamentCreatedOut
@@ -103,7 +103,7 @@ class TournamentService:
         store: EventStore,
         keys: TournamentKeyStore,
         games: GameService,
-        pool: asyncpg.Pool | None = None,
+        pool: Pool | None = None,
         acquire_timeout: float | None = None,
         accounts: AccountService | None = None,
         registrations: Registrations | None = None,
@@ -560,12 +560,7 @@ class TournamentService:
         """A new game id whose seats these accounts hold (in seat order), so their tokens act for them."""
         assert self.accounts is not None
         game_id = str(uuid.uuid4())
-        async with self.accounts.connection() as connection:
-            await connection.executemany(
-                "INSERT INTO game_seats (game_id, seat, kind, account_id, joined_at)"
-                " VALUES ($1, $2, 'account', $3, now())",
-                [(game_id, seat, account_id) for seat, account_id in enumerate(accounts)],
-            )
+        await self.accounts.seat_game(game_id, accounts)
         return game_id
 
     # ----------------------------------------------------------------- administration
@@ -787,7 +782,7 @@ class TournamentResults(FeedFollower):
     after a crash between the append and the checkpoint is the tournament's ``duplicate_report``)."""
 
     def __init__(
-        self, pool: asyncpg.Pool, tournaments: TournamentService, acquire_timeout: float | None = None
+        self, pool: Pool, tournaments: TournamentService, acquire_timeout: float | None = None
     ) -> None:
         super().__init__(pool, tournaments.store, "tournament_results", acquire_timeout=acquire_timeout)
         self.tournaments = tournaments

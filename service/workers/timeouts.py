@@ -21,7 +21,6 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-import asyncpg
 import msgspec
 import structlog
 
@@ -33,6 +32,7 @@ from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage
 from service.readmodels.repository.checkpoints import Connection, Pool, Writes
 from service.runtime import errors
 from service.runtime.logging import failure_fields
+from service.runtime.sql import DatabaseError
 from service.workers.claims import claims_of
 from service.workers.repository import Deadlines, Due
 
@@ -112,7 +112,7 @@ class ClockScheduler:
                 made = await self.act()
                 # progress: the next deadlines are due at once; none: wait for a change or the earliest
                 pause = 0.0 if made else await self.pause()
-            except (StoreError, errors.ServiceError, asyncpg.PostgresError, OSError) as failure:
+            except (StoreError, errors.ServiceError, DatabaseError, OSError) as failure:
                 log.warning("clocks_paused", error=type(failure).__name__)
                 pause = RETRY_SECONDS
             await wake(pause)

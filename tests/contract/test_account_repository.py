@@ -233,3 +233,13 @@ async def test_lobby_status_of_a_game(accounts: Accounts) -> None:
     await accounts.set_lobby_status(game, "waiting")
     assert await accounts.repository.lobby_status(game) == "waiting"
     assert await accounts.repository.lobby_status(str(uuid.uuid4())) is None
+
+
+async def test_a_game_outside_the_lobby_is_seated_by_accounts_in_order(accounts: Accounts) -> None:
+    hashes = [uuid.uuid4().hex for _ in range(3)]
+    holders = [await create(accounts.repository, unique(f"t{n}"), h) for n, h in enumerate(hashes)]
+    game = str(uuid.uuid4())
+    await accounts.repository.seat_game(game, holders)
+    assert await accounts.repository.game_accounts(game) == holders
+    assert await accounts.repository.seat_in_game(game, hashes[2]) == SeatHeld(seat=2, account_id=holders[2])
+    assert await accounts.repository.lobby_status(game) is None  # never in the lobby

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TypeAlias
 
 import asyncpg
 
 from eventstore import FeedPosition, pooled_connection
-from service.runtime.sql import record
+from service.runtime.sql import Connection, Pool, record
 
-Pool: TypeAlias = asyncpg.Pool  # the pool the read models are built over
-# a checkpoint's transaction, as the followers hand it to their writes
-Connection: TypeAlias = asyncpg.Connection
+__all__ = ["Connection", "Pool", "Writes"]  # the followers' connection types, with their batch's writes
+
 # A batch's writes, run in the checkpoint's transaction on its connection (and on no other).
 Writes = Callable[[Connection], Awaitable[None]]
 
