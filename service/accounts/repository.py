@@ -10,7 +10,6 @@ another account's (one skeleton, domain/names.py) — both 409 ``name_taken``.
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -21,9 +20,8 @@ from domain.bots import LEVELS
 from domain.core import shown
 from domain.names import skeleton
 from domain.registry import all_games
-from eventstore import pooled_connection
 from service.runtime import errors
-from service.runtime.sql import record, records
+from service.runtime.sql import PostgresRepository, record, records
 
 
 class Account(msgspec.Struct, frozen=True, kw_only=True):
@@ -130,17 +128,8 @@ class AccountRepository(Protocol):
 ACCOUNT_COLUMNS = "account_id, name, kind, created_at, bot_game, bot_level"
 
 
-class PostgresAccounts:
+class PostgresAccounts(PostgresRepository):
     """Accounts in PostgreSQL: the ``accounts`` table; seats in ``game_seats`` and ``lobby_games``."""
-
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
-        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout
-
-    def connection(self) -> AbstractAsyncContextManager[Any]:
-        """A pooled connection (503 past the acquire timeout)."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     async def create(self, account_id: str, new: NewAccount) -> Account:
         """Insert the account; sign-ups of names that look alike take turns (an advisory lock on the

@@ -19,12 +19,11 @@ from typing import Any, Protocol
 import msgspec
 
 from domain.lobby import ACCOUNT, CANCELLED, INVITE, OPEN, STARTED, STARTING, WAITING, Seat
-from eventstore import pooled_connection
 from eventstore.keys import KeyStore
 from service.accounts.accounts import Account
 from service.games.schemas import ClockIn, stored_clock
 from service.lobby.schemas import LobbyGame, LobbySeat, MyGame
-from service.runtime.sql import Where, record, records
+from service.runtime.sql import PostgresRepository, Where, record, records
 
 START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
 
@@ -263,17 +262,8 @@ class PostgresStartingGame:
         )
 
 
-class PostgresLobby:
+class PostgresLobby(PostgresRepository):
     """The lobby in PostgreSQL (tables of migration 0007_accounts and later)."""
-
-    def __init__(self, pool: Any, acquire_timeout: float | None = None) -> None:
-        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout
-
-    def connection(self) -> AbstractAsyncContextManager[Any]:
-        """A pooled connection (503 past the acquire timeout)."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     async def invitations_sent(self, inviter_id: str) -> int:
         """Seats still reserved for other accounts in the account's games waiting for players."""

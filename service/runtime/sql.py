@@ -8,10 +8,13 @@ services above them work with records (docs/decisions/0008-sql-in-repositories.m
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 import msgspec
+
+from eventstore import pooled_connection
 
 T = TypeVar("T")
 
@@ -69,3 +72,16 @@ class Where:
     def sql(self) -> str:
         """``WHERE …`` (empty when there is no condition)."""
         return "WHERE " + " AND ".join(self.conditions) if self.conditions else ""
+
+
+class PostgresRepository:
+    """What every PostgreSQL repository holds: the pool, and how long a request waits for one of its
+    connections (past it, StoreUnavailable: a 503, as for every request)."""
+
+    def __init__(self, pool: Pool, acquire_timeout: float | None = None) -> None:
+        self.pool = pool
+        self.acquire_timeout = acquire_timeout
+
+    def connection(self) -> AbstractAsyncContextManager[Connection]:
+        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
+        return pooled_connection(self.pool, self.acquire_timeout)

@@ -14,17 +14,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-import asyncpg
 import msgspec
 
-from eventstore import KeyStore, pooled_connection
+from eventstore import KeyStore
 from service.accounts.repository import AccountRepository
 from service.runtime import errors
-from service.runtime.sql import record, records
+from service.runtime.sql import PostgresRepository, record, records
 from service.tournaments.schemas import CreateTournamentIn
 
 REGISTERING, STARTED = "registering", "started"
@@ -132,17 +130,8 @@ class RegistrationRepository(Protocol):
         ...
 
 
-class PostgresRegistrations:
+class PostgresRegistrations(PostgresRepository):
     """Registrations in PostgreSQL; entries' names from ``accounts``, commitments from ``seed_commits``."""
-
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
-        """Use ``pool``, waiting at most ``acquire_timeout`` seconds for a connection (then 503)."""
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout
-
-    def connection(self) -> AbstractAsyncContextManager[Any]:
-        """A pooled connection (503 past the acquire timeout)."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     async def open(
         self,

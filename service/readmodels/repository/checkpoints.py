@@ -4,12 +4,12 @@ horizon."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 
 import asyncpg
 
-from eventstore import FeedPosition, pooled_connection
-from service.runtime.sql import Connection, Pool, record
+from eventstore import FeedPosition
+from service.runtime.sql import Connection, Pool, PostgresRepository, record
 
 __all__ = ["Connection", "Pool", "Writes"]  # the followers' connection types, with their batch's writes
 
@@ -36,16 +36,8 @@ class CheckpointBusy(Exception):
     """Another transaction held a checkpoint's lock longer than the caller would wait."""
 
 
-class Checkpoints:
+class Checkpoints(PostgresRepository):
     """The checkpoints of the feed followers (``projection_checkpoints``) and the feed's snapshot horizon."""
-
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout  # past it, StoreUnavailable (503), as for every request
-
-    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
-        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     async def position(self, name: str) -> FeedPosition:
         """Where the checkpoint ``name`` stands in the feed."""

@@ -5,7 +5,7 @@ the histories. Table names are fixed here, never user input."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import astuple, dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 import asyncpg
 import msgspec
 
-from eventstore import FeedPosition, pooled_connection
+from eventstore import FeedPosition
 from service.readmodels.repository.checkpoints import CHECKPOINT, LOCK_CHECKPOINT, SAVE_CHECKPOINT
-from service.runtime.sql import Where, record, records
+from service.runtime.sql import PostgresRepository, Where, record, records
 
 REBUILD_LOCK = 0x6761_6D65  # advisory lock key: one rebuild at a time
 
@@ -163,18 +163,13 @@ class StoredRating(msgspec.Struct, frozen=True, kw_only=True):
     rank: int = 0
 
 
-class ProjectionRepository:
+class ProjectionRepository(PostgresRepository):
     """The game projection's tables ``tables``: written in a checkpoint's transaction, read by the
     listing and the histories."""
 
     def __init__(self, pool: asyncpg.Pool, tables: Tables, acquire_timeout: float | None = None) -> None:
-        self.pool = pool
+        super().__init__(pool, acquire_timeout)
         self.tables = tables
-        self.acquire_timeout = acquire_timeout
-
-    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
-        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     # ----------------------------------------------------------------- writes in a checkpoint's transaction
 

@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import asyncpg
 import msgspec
 
-from eventstore import pooled_connection
 from service.readmodels.repository.checkpoints import HORIZON
-from service.runtime.sql import records
+from service.runtime.sql import PostgresRepository, records
 
 _SEATS_IN = "SELECT game_id, seat FROM game_seats WHERE account_id = $1 AND game_id = ANY($2::text[])"
 # the account's seats of started games not listed as finished: a game the listing (a projection) does not
@@ -75,16 +72,8 @@ class TournamentInvitation(msgspec.Struct, frozen=True, kw_only=True):
     organizer: str | None
 
 
-class NotificationRepository:
+class NotificationRepository(PostgresRepository):
     """What an account's notifications read besides the feed: its seats and its open invitations."""
-
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float | None = None) -> None:
-        self.pool = pool
-        self.acquire_timeout = acquire_timeout
-
-    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
-        """A pooled connection (503 past the acquire timeout)."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     async def horizon(self) -> int:
         """The oldest running transaction's id: the feed shows nothing past it."""

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
-
 import asyncpg
 
-from eventstore import pooled_connection
 from service.readmodels.repository.games import StoredRating
-from service.runtime.sql import records
+from service.runtime.sql import PostgresRepository, records
 
 
 def established(alias: str, games: int, opponents: int) -> str:
@@ -22,21 +19,16 @@ def established(alias: str, games: int, opponents: int) -> str:
     )
 
 
-class RatingRepository:
+class RatingRepository(PostgresRepository):
     """The ratings rows the live game projection keeps, as the rating endpoints read them; a row is listed
     once it has ``min_games`` rated games against ``min_opponents`` distinct opponents."""
 
     def __init__(
         self, pool: asyncpg.Pool, min_games: int, min_opponents: int, acquire_timeout: float | None = None
     ) -> None:
-        self.pool = pool
+        super().__init__(pool, acquire_timeout)
         self.min_games = min_games
         self.min_opponents = min_opponents
-        self.acquire_timeout = acquire_timeout
-
-    def connection(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
-        """A pooled connection within the acquire timeout; an unreachable database is StoreUnavailable."""
-        return pooled_connection(self.pool, self.acquire_timeout)
 
     def established(self, alias: str) -> str:
         """The SQL condition that the ratings row ``alias`` is listed."""
