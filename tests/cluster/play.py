@@ -22,6 +22,8 @@ import asyncpg
 import httpx
 from httpx_sse import aconnect_sse
 
+from tests.support.sse import dispatched
+
 RETRY_STATUSES = {502, 503, 504}  # the balancer's or a host's "not now": retry with the same key
 BACK_OFF_SECONDS = (
     0.2  # between attempts of one command: fine enough to time a failover to a fraction of a second
@@ -293,7 +295,7 @@ class Spectator:
             client, "GET", f"http://{self.host}/v1/games/{self.game_id}/stream"
         ) as source:
             assert source.response.status_code == 200, f"{self.host}: {source.response.status_code}"
-            async for event in source.aiter_sse():
+            async for event in dispatched(source):
                 if event.event == "snapshot":
                     self.snapshot = int(event.id)
                 elif event.event == "end":

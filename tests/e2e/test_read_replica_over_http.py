@@ -17,6 +17,7 @@ from httpx_sse import aconnect_sse
 
 from tests.e2e.conftest import SERVED_AS_SHIPPED, start_server
 from tests.support.databases import fresh_database, superuser_url
+from tests.support.sse import dispatched
 from tests.support.standby import StandbyPair
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -86,15 +87,14 @@ async def replay_paused(pair: StandbyPair, database: str) -> AsyncIterator[None]
 async def versions_until_end(http: httpx.AsyncClient, path: str) -> tuple[int, list[int], int]:
     """A spectator's stream: the snapshot's version, each event's version, and the version the end names."""
     async with aconnect_sse(http, "GET", path) as source:
-        stream = source.aiter_sse()
+        stream = dispatched(source)
         snapshot = await anext(stream)
         assert snapshot.event == "snapshot"
         versions = []
         async for message in stream:
             if message.event == "end":
                 return int(snapshot.id), versions, json.loads(message.data)["version"]
-            # httpx_sse hands a keep-alive comment over as an empty "message" carrying the last id: no event
-            if message.event == "message" and message.data:
+            if message.event == "message":
                 versions.append(int(message.id))
     raise AssertionError("the stream closed without an end event")
 

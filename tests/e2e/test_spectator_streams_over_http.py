@@ -19,6 +19,7 @@ from api.http.auth import SESSION_COOKIE
 from tests.e2e.conftest import start_server
 from tests.support.accounts import account, bearer
 from tests.support.client_play import create_game, play_existing
+from tests.support.sse import dispatched
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -65,7 +66,7 @@ async def test_signed_in_spectators_cost_no_token_checks_and_outlive_a_token_cha
                 )
                 for _ in range(SPECTATORS)
             ]
-            streams = [source.aiter_sse() for source in sources]
+            streams = [dispatched(source) for source in sources]
             for stream in streams:
                 snapshot = await asyncio.wait_for(anext(stream), WAIT)
                 assert snapshot.event == "snapshot" and json.loads(snapshot.data)["you"] is None

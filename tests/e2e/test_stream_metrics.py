@@ -12,6 +12,7 @@ import pytest
 from httpx_sse import aconnect_sse
 
 from tests.support.client_play import create_game
+from tests.support.sse import dispatched
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -39,7 +40,7 @@ async def test_a_stream_is_counted_once_its_client_leaves(server: str) -> None:
         before = (await client.get("/metrics")).text
         async with aconnect_sse(client, "GET", f"/v1/games/{created['game_id']}/stream") as source:
             assert source.response.status_code == 200
-            events = source.aiter_sse()
+            events = dispatched(source)
             assert (await anext(events)).event == "snapshot"
         assert (await client.get("/health")).status_code == 200
         # the server notices the client left, then counts the stream; a request is counted once its

@@ -20,6 +20,7 @@ from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.service import GameService
 from tests.support.client_play import create_game
+from tests.support.sse import dispatched
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -69,7 +70,7 @@ async def live(
     ):
         assert source.response.status_code == 200, await source.response.aread()
         assert source.response.headers["content-type"].startswith("text/event-stream")
-        yield source.aiter_sse()
+        yield dispatched(source)
 
 
 async def until_end(events: AsyncIterator[ServerSentEvent]) -> list[ServerSentEvent]:
