@@ -14,7 +14,8 @@ to the version they tell) and its id is that event's feed position with the noti
 (``Last-Event-ID``): told nothing twice, missing nothing. The store's watch only wakes the reader, which
 always re-reads from its own position (a lost wake-up costs latency, never a notice). The streams of one
 process share one reader of the feed (service/readmodels/account_feed.py): a page is read and its seats looked up once
-however many accounts follow, and each stream is handed only its own games' part of it.
+however many accounts follow, and each stream is handed only its own games' part of it. They share one look
+at the invitations too (service/readmodels/account_invitations.py): one read for all their accounts a second.
 """
 
 from __future__ import annotations
@@ -33,12 +34,16 @@ from service.games.loading import LoadedGame
 from service.games.schemas import registration_clock, stored_clock
 from service.games.service import GameService
 from service.readmodels.account_feed import QUEUE_LIMIT, UNLOADABLE, AccountFeed, AccountPage, Follower
+from service.readmodels.account_invitations import INVITATIONS_EVERY, InvitationLooker, Look, Watcher
 from service.readmodels.repository.checkpoints import Pool
-from service.readmodels.repository.notifications import NotificationRepository
+from service.readmodels.repository.notifications import (
+    NotificationRepository,
+    SeatInvitation,
+    TournamentInvitation,
+)
 from service.runtime import errors
 
 PAGE_SIZE = 500  # a stream reading the feed alone (behind the shared reader) reads this many at a time
-INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
 NOW_POSITION = 2**63 - 1  # with the horizon's tx - 1: after every event of a transaction older than it
 
 Kind = Literal["seated", "round_seated", "your_turn", "game_finished", "invited", "tournament_invited"]
@@ -153,6 +158,8 @@ class Notifications:
         self.caught_up = caught_up
         self.reader: AccountFeed | None = None  # the streams' shared feed reader, while any stream follows
         self.queue_limit = QUEUE_LIMIT  # the pages concerning its account a stream may have waiting
+        self.looker: InvitationLooker | None = None  # the streams' shared look at their invitations
+        self.invitations_every = INVITATIONS_EVERY  # seconds between the looks
 
     async def now(self) -> FeedPosition:
         """A feed position after every event already final in the feed: what a new stream follows from."""
@@ -167,28 +174,7 @@ class Notifications:
     async def invitations(self, account: Account) -> list[Notice]:
         """The account's open invitations: seats reserved for it in games waiting for players, and
         tournaments registering players that invited it."""
-        seats, tournaments = await self.rows.invitations(account.account_id)
-        return [
-            Notice(
-                type="tournament_invited",
-                game=invitation.game,
-                tournament=invitation.tournament_id,
-                invited_by=invitation.organizer,
-                clock=registration_clock(stored_clock(invitation.request) or {}),
-            )
-            for invitation in tournaments
-        ] + [
-            Notice(
-                type="invited",
-                game_id=invitation.game_id,
-                game=invitation.game,
-                seat=invitation.seat,
-                invited_by=invitation.creator,
-                rated=invitation.rated,
-                clock=stored_clock(invitation.clock),
-            )
-            for invitation in seats
-        ]
+        return _invitation_notices(*await self.rows.invitations(account.account_id))
 
     async def snapshot(self, account: Account, seen: _Seen) -> Snapshot:
         """The account's active games (with whether a decision of its is due) and open invitations."""
@@ -254,6 +240,23 @@ class Notifications:
             if not reader.followers:
                 self.reader = None
 
+    def watch(self, account: Account, follower: Follower) -> Watcher:
+        """A place for the account's stream at the shared look at invitations, waking the stream through
+        ``follower`` (started on the first stream, and again after one failed; it stops when its last
+        stream leaves)."""
+        looker = self.looker
+        if looker is None or not looker.running:
+            looker = self.looker = InvitationLooker(self.rows, self.invitations_every)
+        return looker.watch(account.account_id, follower)
+
+    def unwatch(self, watcher: Watcher) -> None:
+        """The stream of ``watcher`` leaves the shared look, which is forgotten once nobody watches."""
+        looker = self.looker
+        if looker is not None and watcher in looker.watchers:
+            looker.leave(watcher)
+            if not looker.watchers:
+                self.looker = None
+
     async def follow(
         self,
         account: Account,
@@ -270,18 +273,22 @@ class Notifications:
         last = after if after is not None else NoticeId(await self.now())  # the greatest id given so far
         position = last.reread_from()  # the feed read up to here
         follower = await self.join(account, poll_seconds)
+        watcher = self.watch(account, follower)
         try:
             if self.caught_up is not None:
                 await self.caught_up()  # the listing the snapshot reads holds every game started before
             snapshot = await self.snapshot(account, seen)
+            looked = time.monotonic()  # a look at invitations begun after this saw all the snapshot saw
             if after is not None:  # resumed: told again are the starts and ends whose events follow ``after``
                 seen.started.clear()
                 seen.finished.clear()
             yield Message("snapshot", last.encode(), snapshot)
-            quiet_since = invitations_checked = time.monotonic()
+            quiet_since = time.monotonic()
             while True:
                 if follower.error is not None:
                     raise follower.error
+                if watcher.error is not None:
+                    raise watcher.error
                 notices: list[tuple[NoticeId, Notice]] = []
                 behind = False
                 if follower.lagged or position < follower.start:
@@ -293,6 +300,7 @@ class Notifications:
                     if not behind and follower.lagged:  # caught up with the store: join the reader again
                         self.leave(follower)
                         follower = await self.join(account, poll_seconds)
+                        watcher.follower = follower
                         behind = True  # to look at where the reader stands now
                     elif not behind:
                         follower.start = position  # read all there is: the reader brings what follows
@@ -309,12 +317,15 @@ class Notifications:
                     last = at
                     yield Message("notice", at.encode(), notice)
                     quiet_since = time.monotonic()
-                if time.monotonic() - invitations_checked >= INVITATIONS_EVERY:
-                    invitations_checked = time.monotonic()
-                    for invitation in await self._new_invitations(account, seen):
+                look = watcher.take(after=looked)
+                if look is not None:
+                    looked = look.began
+                    for invitation in _new_invitations(look, seen):
                         yield Message("notice", None, invitation)
                         quiet_since = time.monotonic()
                 if behind or follower.queue or follower.lagged or follower.error is not None:
+                    continue
+                if watcher.error is not None or watcher.newer(than=looked):
                     continue
                 keepalive_due = quiet_since + keepalive_seconds - time.monotonic()
                 if keepalive_due <= 0:
@@ -323,17 +334,43 @@ class Notifications:
                     last = max(last, reached)
                     quiet_since = time.monotonic()
                     continue
-                await follower.wait(min(keepalive_due, INVITATIONS_EVERY))
+                await follower.wait(keepalive_due)  # a page, a look at invitations or a failure wakes it
         finally:
             self.leave(follower)
+            self.unwatch(watcher)
 
-    async def _new_invitations(self, account: Account, seen: _Seen) -> list[Notice]:
-        """Invitations not told yet (those withdrawn or answered are forgotten)."""
-        current = await self.invitations(account)
-        keys = {_invitation(n) for n in current}
-        new = [n for n in current if _invitation(n) not in seen.invitations]
-        seen.invitations = keys
-        return new
+
+def _invitation_notices(seats: list[SeatInvitation], tournaments: list[TournamentInvitation]) -> list[Notice]:
+    """Open invitations as notices: the tournaments' first, then the seats'."""
+    return [
+        Notice(
+            type="tournament_invited",
+            game=invitation.game,
+            tournament=invitation.tournament_id,
+            invited_by=invitation.organizer,
+            clock=registration_clock(stored_clock(invitation.request) or {}),
+        )
+        for invitation in tournaments
+    ] + [
+        Notice(
+            type="invited",
+            game_id=invitation.game_id,
+            game=invitation.game,
+            seat=invitation.seat,
+            invited_by=invitation.creator,
+            rated=invitation.rated,
+            clock=stored_clock(invitation.clock),
+        )
+        for invitation in seats
+    ]
+
+
+def _new_invitations(look: Look, seen: _Seen) -> list[Notice]:
+    """The invitations of ``look`` not told yet (those withdrawn or answered since are forgotten)."""
+    current = _invitation_notices(look.seats, look.tournaments)
+    new = [n for n in current if _invitation(n) not in seen.invitations]
+    seen.invitations = {_invitation(n) for n in current}
+    return new
 
 
 def _invitation(notice: Notice) -> tuple[str | None, str | None, int | None]:

@@ -1,6 +1,8 @@
 """The account streams of one process share one reader of the feed (service/readmodels/account_feed.py): however many
 accounts follow, each page of the feed is read once and its seats looked up in one query, and each stream
-is told only its own games' notices while other games move.
+is told only its own games' notices while other games move. They share one look at the invitations too
+(service/readmodels/account_invitations.py): one read of all their accounts' invitations an interval, each
+stream told only its own.
 
 On a database of its own, against the real PostgreSQL store: games started through the lobby and played
 through the game service; the streams are Notifications.follow read directly (their messages before they
@@ -27,7 +29,10 @@ from service.lobby.lobby import LobbyService
 from service.lobby.repository import PostgresLobby
 from service.lobby.schemas import JoinIn
 from service.readmodels.notifications import Message, Notifications, resume_position
-from service.readmodels.repository.notifications import HeldSeat
+from service.readmodels.repository.notifications import HeldSeat, SeatInvitation, TournamentInvitation
+from service.tournaments.registrations import Registrations
+from service.tournaments.repository import PostgresRegistrations
+from service.tournaments.schemas import CreateTournamentIn
 from tests.support.databases import own_pool
 
 pytestmark = pytest.mark.db
@@ -255,6 +260,8 @@ async def test_a_stream_too_slow_for_its_queue_reads_alone_and_is_told_the_same(
             end = await last_position(store, start)
             await fast.until(lambda s: (s.reached() or FeedPosition()) >= end)
             assert len(reader.followers) == 1, "the slow stream's queue overflowed: it was detached"
+            looker = notifications.looker
+            assert looker is not None and len(looker.watchers) == 2, "its invitations are looked at still"
             told: list[tuple[str | None, str]] = []
             reached = FeedPosition()
             while reached < end:
@@ -297,6 +304,145 @@ async def test_a_failed_feed_read_ends_every_stream_and_the_next_stream_starts_a
         await again.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
         assert notifications.reader is not None and notifications.reader is not failed
         assert notifications.reader.running
+    finally:
+        again.task.cancel()
+        await asyncio.gather(again.task, return_exceptions=True)
+
+
+class CountingInvitations:
+    """The invitation reads of ``notifications``' repository, counted: the accounts of each batched look,
+    and the single-account reads (a snapshot's); ``failure``, while set, is raised by every batched look."""
+
+    def __init__(self, notifications: Notifications) -> None:
+        """Count the reads of ``notifications.rows`` from now on."""
+        rows = notifications.rows
+        self.looks: list[list[str]] = []
+        self.single = 0
+        self.looked = asyncio.Event()
+        self.failure: Exception | None = None
+        invitations_of, invitations = rows.invitations_of, rows.invitations
+
+        async def counted_invitations_of(
+            account_ids: list[str],
+        ) -> tuple[list[SeatInvitation], list[TournamentInvitation]]:
+            if self.failure is not None:
+                raise self.failure
+            found = await invitations_of(account_ids)
+            self.looks.append(sorted(account_ids))
+            self.looked.set()
+            return found
+
+        async def counted_invitations(
+            account_id: str,
+        ) -> tuple[list[SeatInvitation], list[TournamentInvitation]]:
+            self.single += 1
+            return await invitations(account_id)
+
+        rows.invitations_of = counted_invitations_of  # type: ignore[method-assign]
+        rows.invitations = counted_invitations  # type: ignore[method-assign]
+
+    async def until_looks(self, count: int) -> None:
+        """Wait (up to WAIT seconds) until ``count`` looks were counted."""
+        async with asyncio.timeout(WAIT):
+            while len(self.looks) < count:
+                self.looked.clear()
+                await self.looked.wait()
+
+
+def invitations_told(stream: Stream) -> list[tuple[str, str | None]]:
+    """The (type, game or tournament) of each invitation notice told to ``stream``."""
+    return [
+        (m.body.type, m.body.game_id or m.body.tournament)
+        for m in stream.messages
+        if m.kind == "notice" and m.body.type in ("invited", "tournament_invited")
+    ]
+
+
+async def test_six_streams_look_at_their_invitations_in_one_read_an_interval(pool: asyncpg.Pool) -> None:
+    accounts = AccountService(PostgresAccounts(pool))
+    games = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
+    notifications = Notifications(pool, games)
+    notifications.invitations_every = 0.2
+    made = [await accounts.create(f"invited-{n}") for n in range(6)]
+    (host, host_token), ids = made[0], sorted(account.account_id for account, _ in made)
+    async with AsyncExitStack() as stack:
+        streams = [Stream(notifications, account) for account, _ in made]
+        for stream in streams:
+            stack.callback(stream.task.cancel)
+        for stream in streams:
+            await stream.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        counted = CountingInvitations(notifications)
+        counting_since = asyncio.get_running_loop().time()
+        body = {"game": "johari", "players": [{"account": "me"}, {"invite": made[4][0].name}]}
+        game = await LobbyService(PostgresLobby(pool), games, accounts).create(
+            msgspec.convert(body, CreateGame), host_token
+        )
+        cup = {
+            "name": "cup",
+            "game": "johari",
+            "rounds": 1,
+            "players": [{"account": "me"}, {"invite": made[5][0].name}],
+        }
+        await Registrations(accounts, PostgresRegistrations(pool)).open(
+            "shared-invitations-cup",
+            msgspec.convert(cup, CreateTournamentIn),
+            "hash",
+            host,
+            True,
+            [made[5][0]],
+            [],
+        )
+        await streams[4].until(lambda s: invitations_told(s) == [("invited", game.game_id)])
+        await streams[5].until(
+            lambda s: invitations_told(s) == [("tournament_invited", "shared-invitations-cup")]
+        )
+        # more looks see the invitations: each is told once all the same
+        await counted.until_looks(len(counted.looks) + 2)
+        looks, elapsed = list(counted.looks), asyncio.get_running_loop().time() - counting_since
+        looker = notifications.looker
+        assert looker is not None
+        for stream in streams:
+            stream.task.cancel()
+        await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
+    assert counted.single == 0, "no stream read its invitations on its own"
+    assert looks and all(accounts_read == ids for accounts_read in looks), "each look read every account's"
+    assert len(looks) <= elapsed / notifications.invitations_every + 1, (
+        "one look an interval, not one a stream"
+    )
+    assert invitations_told(streams[4]) == [("invited", game.game_id)]
+    assert invitations_told(streams[5]) == [("tournament_invited", "shared-invitations-cup")]
+    assert all(invitations_told(stream) == [] for stream in streams[:4]), "each stream is told its own only"
+    assert notifications.looker is None, "the looker is forgotten once no stream follows"
+    assert looker.task is not None
+    await asyncio.wait([looker.task], timeout=10)  # cancelled, it may be awaiting a query
+    assert looker.task.done(), "the cancelled looker finishes"
+
+
+async def test_a_failed_look_at_invitations_ends_every_stream_and_the_next_stream_starts_a_new_looker(
+    pool: asyncpg.Pool,
+) -> None:
+    accounts = AccountService(PostgresAccounts(pool))
+    notifications = Notifications(
+        pool, GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), accounts=accounts)
+    )
+    notifications.invitations_every = 0.1
+    counted = CountingInvitations(notifications)
+    streams = [Stream(notifications, (await accounts.create(f"unlooked-{n}"))[0]) for n in range(2)]
+    for stream in streams:
+        await stream.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+    failed = notifications.looker
+    counted.failure = StoreUnavailable("the database is away")
+    async with asyncio.timeout(WAIT):  # the next look fails
+        outcomes = await asyncio.gather(*(stream.task for stream in streams), return_exceptions=True)
+    assert all(outcome is counted.failure for outcome in outcomes), outcomes
+    assert failed is not None and failed.task is not None and failed.task.done()
+    counted.failure = None
+    again = Stream(notifications, streams[0].account)
+    try:
+        await again.until(lambda s: any(m.kind == "keepalive" for m in s.messages))
+        await counted.until_looks(len(counted.looks) + 1)
+        assert notifications.looker is not None and notifications.looker is not failed
+        assert notifications.looker.running
     finally:
         again.task.cancel()
         await asyncio.gather(again.task, return_exceptions=True)

@@ -21,15 +21,22 @@ _ACTIVE_SEATS = (
     " AND coalesce(l.status, 'started') IN ('starting', 'started')"
     " ORDER BY coalesce(g.created_at, l.created_at), s.game_id"
 )
-_INVITATIONS = (
-    "SELECT s.game_id, s.seat, l.game, l.rated, l.clock, c.name AS creator FROM game_seats s"
+# the open invitations of the accounts the condition ``{}`` on the invited account picks (one, or many at once)
+_SEAT_INVITATIONS = (
+    "SELECT s.invited_id, s.game_id, s.seat, l.game, l.rated, l.clock, c.name AS creator FROM game_seats s"
     " JOIN lobby_games l USING (game_id) LEFT JOIN accounts c ON c.account_id = l.creator_id"
-    " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
+    " WHERE s.invited_id {} AND s.account_id IS NULL AND l.status = 'waiting' ORDER BY s.game_id, s.seat"
 )
 _TOURNAMENT_INVITATIONS = (
-    "SELECT e.tournament_id, r.request->>'game' AS game, r.request, o.name AS organizer FROM tournament_entries e"
-    " JOIN tournament_registrations r USING (tournament_id) LEFT JOIN accounts o ON o.account_id = r.organizer_id"
-    " WHERE e.account_id = $1 AND e.status = 'invited' AND r.status = 'registering' ORDER BY e.tournament_id"
+    "SELECT e.account_id AS invited_id, e.tournament_id, r.request->>'game' AS game, r.request,"
+    " o.name AS organizer FROM tournament_entries e JOIN tournament_registrations r USING (tournament_id)"
+    " LEFT JOIN accounts o ON o.account_id = r.organizer_id"
+    " WHERE e.account_id {} AND e.status = 'invited' AND r.status = 'registering' ORDER BY e.tournament_id"
+)
+_INVITATIONS = (_SEAT_INVITATIONS.format("= $1"), _TOURNAMENT_INVITATIONS.format("= $1"))
+_INVITATIONS_OF = (
+    _SEAT_INVITATIONS.format("= ANY($1::text[])"),
+    _TOURNAMENT_INVITATIONS.format("= ANY($1::text[])"),
 )
 _SEATS_OF_GAMES = (
     "SELECT game_id, seat, account_id FROM game_seats"
@@ -53,8 +60,9 @@ class HeldSeat(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatInvitation(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat of a lobby game waiting for players, reserved for the account asked about."""
+    """A seat of a lobby game waiting for players, reserved for an account asked about (``invited_id``)."""
 
+    invited_id: str
     game_id: str
     seat: int
     game: str
@@ -64,8 +72,9 @@ class SeatInvitation(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TournamentInvitation(msgspec.Struct, frozen=True, kw_only=True):
-    """A tournament registering players that invited the account asked about."""
+    """A tournament registering players that invited an account asked about (``invited_id``)."""
 
+    invited_id: str
     tournament_id: str
     game: str
     request: dict[str, Any]
@@ -84,9 +93,23 @@ class NotificationRepository(PostgresRepository):
     async def invitations(self, account_id: str) -> tuple[list[SeatInvitation], list[TournamentInvitation]]:
         """The account's open invitations: seats reserved for it in lobby games waiting for players, and
         tournaments registering players that invited it."""
+        return await self._invitations(_INVITATIONS, account_id)
+
+    async def invitations_of(
+        self, account_ids: list[str]
+    ) -> tuple[list[SeatInvitation], list[TournamentInvitation]]:
+        """The open invitations of all those accounts in one read (each names its account), every account's
+        in the order ``invitations`` gives them."""
+        return await self._invitations(_INVITATIONS_OF, account_ids)
+
+    async def _invitations(
+        self, queries: tuple[str, str], accounts: Any
+    ) -> tuple[list[SeatInvitation], list[TournamentInvitation]]:
+        """The seat and tournament invitations ``queries`` find for ``accounts`` (their one parameter)."""
+        seat_query, tournament_query = queries
         async with self.connection() as connection:
-            seats = await connection.fetch(_INVITATIONS, account_id)
-            tournaments = await connection.fetch(_TOURNAMENT_INVITATIONS, account_id)
+            seats = await connection.fetch(seat_query, accounts)
+            tournaments = await connection.fetch(tournament_query, accounts)
         return records(SeatInvitation, seats), records(TournamentInvitation, tournaments)
 
     async def active_seats(self, account_id: str) -> list[Seat]:
