@@ -14,6 +14,7 @@ from eventstore.protocol import EventStore
 from service.accounts.accounts import AccountService
 from service.accounts.repository import InMemoryAccounts
 from service.games.service import GameService
+from service.integrity.signing import Signer
 from service.lobby.lobby import LobbyService
 from service.lobby.repository import InMemoryLobby
 
@@ -28,13 +29,17 @@ class World:
 
 
 def twins(
-    bot_games_per_account: int = 3, invitations_per_inviter: int = 2, invitations_per_invitee: int = 1
+    bot_games_per_account: int = 3,
+    invitations_per_inviter: int = 2,
+    invitations_per_invitee: int = 1,
+    signer: Signer | None = None,
 ) -> World:
-    """The lobby, the games and the accounts on their twins, with these lobby limits (0: any number)."""
+    """The lobby, the games and the accounts on their twins, with these lobby limits (0: any number), the
+    games' exports signed by ``signer`` (None: unsigned)."""
     repository = InMemoryAccounts()
     accounts = AccountService(repository)
     keys = InMemoryKeyStore()
-    games = GameService(InMemoryEventStore(), keys, all_games(), accounts=accounts)
+    games = GameService(InMemoryEventStore(), keys, all_games(), accounts=accounts, signer=signer)
     lobby = LobbyService(
         InMemoryLobby(accounts, keys, seats=repository),
         games,
