@@ -1,9 +1,11 @@
 """Server bots: a game created with bot seats is played by the runner through GameCommands.execute;
 two runners (two processes' services on one store) make exactly one move per decision; a runner started
-after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels.
+after a crash resumes every pending bot decision; creation names bot seats and refuses unknown levels. On
+the in-memory twin and on PostgreSQL.
 
-The module plays on a database of its own: the session's running servers (tests/e2e) each have a bot runner
-that plays every bot seat of the shared database, and these tests count which runner made each move."""
+On PostgreSQL the module plays on a database of its own: the session's running servers (tests/e2e) each have
+a bot runner that plays every bot seat of the shared database, and these tests count which runner made each
+move."""
 
 from __future__ import annotations
 
@@ -15,66 +17,51 @@ import asyncpg
 import msgspec
 import pytest
 
-from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame
-from service.games.service import GameService
 from service.runtime import errors
 from service.workers import bots
 from service.workers.bots import BotRunner
 from tests.support.databases import own_pool
 from tests.support.logs import logs_of
-
-pytestmark = pytest.mark.db
+from tests.support.twins import Processes
 
 
 @pytest.fixture(scope="module")
 async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a database no server process of the session plays on."""
+    """A pool on a database no server process of the session plays on (the PostgreSQL variant's)."""
     async with own_pool(server_url) as created:
         yield created
 
 
-def new_service(pool: asyncpg.Pool) -> GameService:
-    """A service of its own, like one more server process."""
-    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
-
-
-async def create(pool: asyncpg.Pool, body: dict[str, Any]) -> str:
+async def create(services: Processes, body: dict[str, Any]) -> str:
     """A new game from a creation body; its id."""
-    created = await new_service(pool).commands.create(msgspec.convert(body, CreateGame))
+    created = await services().commands.create(msgspec.convert(body, CreateGame))
     return created.game_id
 
 
-async def finished(pool: asyncpg.Pool, game_id: str) -> bool:
+async def finished(services: Processes, game_id: str) -> bool:
     """Whether the stored game is over."""
-    return (await new_service(pool).loader.load(game_id)).finished
+    return (await services().loader.load(game_id)).finished
 
 
-async def commands_stored(pool: asyncpg.Pool, game_id: str) -> int:
+async def commands_stored(services: Processes, game_id: str) -> int:
     """How many commands the game's events came from (each append stores its command on its first event)."""
-    count: int = await pool.fetchval(
-        "SELECT count(*) FROM events WHERE stream_id = $1 AND cause IS NOT NULL", game_id
-    )
-    return count
+    return sum(1 for event in await services().store.read_stream(game_id) if event.cause is not None)
 
 
-async def one_move_per_decision(pool: asyncpg.Pool, game_id: str) -> None:
+async def one_move_per_decision(services: Processes, game_id: str) -> None:
     """Every bot command was appended right after the version it was decided on (its idempotency key names
     it): no decision got a second move, since each version is followed by exactly one append."""
-    rows = await pool.fetch(
-        "SELECT version, command_id FROM events WHERE stream_id = $1 AND cause IS NOT NULL ORDER BY version",
-        game_id,
-    )
-    assert rows
-    for row in rows:
-        assert row["command_id"] is not None and row["command_id"].endswith(f":bot-v{row['version'] - 1}")
+    commands = [event for event in await services().store.read_stream(game_id) if event.cause is not None]
+    assert commands
+    for event in commands:
+        assert event.command_id is not None and event.command_id.endswith(f":bot-v{event.version - 1}")
 
 
-def runner_task(pool: asyncpg.Pool, name: str) -> tuple[BotRunner, asyncio.Task[None]]:
+def runner_task(services: Processes, name: str) -> tuple[BotRunner, asyncio.Task[None]]:
     """A runner on a service of its own, following the feed and woken every 50 ms at the latest."""
-    service = new_service(pool)
+    service = services()
     runner = BotRunner(service, think_seconds=0, iterations=4)
     watch = service.store.watch()
     watch.__enter__()
@@ -93,14 +80,14 @@ async def until(condition: Any, seconds: float = 120) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_two_runners_play_a_bot_game_with_one_move_per_decision(pool: asyncpg.Pool) -> None:
+async def test_two_runners_play_a_bot_game_with_one_move_per_decision(services: Processes) -> None:
     """Both runners see every append; the store lets exactly one command per decision in."""
     body = {"game": "johari", "players": [{"bot": "random"}, {"bot": "greedy"}], "seed": "two-runners"}
-    game_id = await create(pool, body)
-    (first, one), (second, two) = runner_task(pool, "bots-1"), runner_task(pool, "bots-2")
+    game_id = await create(services, body)
+    (first, one), (second, two) = runner_task(services, "bots-1"), runner_task(services, "bots-2")
     try:
-        await until(lambda: finished(pool, game_id))
-        stored = await commands_stored(pool, game_id)
+        await until(lambda: finished(services, game_id))
+        stored = await commands_stored(services, game_id)
 
         async def counted() -> bool:
             """Whether the runners counted every stored move. Each counts its own once its command returns,
@@ -113,30 +100,30 @@ async def test_two_runners_play_a_bot_game_with_one_move_per_decision(pool: asyn
         for task in (one, two):
             task.cancel()
         await asyncio.gather(one, two, return_exceptions=True)
-    await one_move_per_decision(pool, game_id)
+    await one_move_per_decision(services, game_id)
 
 
-async def test_a_new_runner_resumes_pending_bot_decisions(pool: asyncpg.Pool) -> None:
+async def test_a_new_runner_resumes_pending_bot_decisions(services: Processes) -> None:
     """A runner that was not running when the decision became due (a crash, a restart) takes it up."""
     body = {
         "game": "basari",
         "players": [{"bot": "random"}, {"bot": "random"}, {"bot": "greedy"}],
         "seed": "resume",
     }
-    game_id = await create(pool, body)
-    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    game_id = await create(services, body)
+    runner = BotRunner(services(), think_seconds=0, iterations=4)
     moved = await runner.resume()  # as a process does on start
-    assert moved > 0 and await finished(pool, game_id)
-    assert moved == await commands_stored(pool, game_id)
-    await one_move_per_decision(pool, game_id)
+    assert moved > 0 and await finished(services, game_id)
+    assert moved == await commands_stored(services, game_id)
+    await one_move_per_decision(services, game_id)
 
 
-async def test_a_failing_bot_is_logged_without_its_message(pool: asyncpg.Pool) -> None:
+async def test_a_failing_bot_is_logged_without_its_message(services: Processes) -> None:
     """A bot's bug is logged by type and place only: its message could quote the bot's hand or deliberation
     (no traceback text, which would carry it)."""
     body = {"game": "basari", "players": [{"bot": "random"}, {"bot": "random"}, {"bot": "random"}]}
-    game_id = await create(pool, body)
-    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    game_id = await create(services, body)
+    runner = BotRunner(services(), think_seconds=0, iterations=4)
 
     async def failing(*_args: Any) -> Any:
         raise RuntimeError("the bot's hand: secret-card-17")
@@ -149,12 +136,12 @@ async def test_a_failing_bot_is_logged_without_its_message(pool: asyncpg.Pool) -
     assert "exc_info" not in failed and "secret-card-17" not in repr(logs), failed
 
 
-async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
+async def test_a_human_and_a_bot_take_turns(services: Processes) -> None:
     """The bot answers the human's moves; the human's seat is never played by the runner."""
     body = {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "strong"}], "seed": "human-bot"}
-    game_id = await create(pool, body)
-    human = new_service(pool)
-    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    game_id = await create(services, body)
+    human = services()
+    runner = BotRunner(services(), think_seconds=0, iterations=4)
     for _ in range(400):
         await runner.resume()
         loaded = await human.loader.load(game_id)
@@ -167,22 +154,24 @@ async def test_a_human_and_a_bot_take_turns(pool: asyncpg.Pool) -> None:
     assert runner.moves > 0
 
 
-async def test_a_persons_bot_answers_while_bot_only_games_run(pool: asyncpg.Pool) -> None:
+async def test_a_persons_bot_answers_while_bot_only_games_run(services: Processes) -> None:
     """The runner takes turns across games: a bot owing a person's game its answer is not kept waiting until
     the bot-only games queued before it have been played to their end (they are still running when it
     answers)."""
-    human = new_service(pool)
-    game_id = await create(pool, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "greedy"}]})
+    human = services()
+    game_id = await create(services, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "greedy"}]})
     loaded = await human.loader.load(game_id)
     while [p.seat for p in loaded.game.pending(loaded.state)] == [0]:  # Ada's turn, to its end
         await human.commands.execute(game_id, 0, msgspec.to_builtins(decisions(loaded.legal(0))[-1]))
         loaded = await human.loader.load(game_id)
     answered_at = loaded.version  # the greedy bot owes its answer now
     bot_only = [
-        await create(pool, {"game": "basari", "players": [{"bot": "strong"}] * 4, "seed": f"busy-{index}"})
+        await create(
+            services, {"game": "basari", "players": [{"bot": "strong"}] * 4, "seed": f"busy-{index}"}
+        )
         for index in range(4)
     ]  # newer than the person's game: a runner resuming newest first meets them first
-    runner, task = runner_task(pool, "bots-fair")
+    runner, task = runner_task(services, "bots-fair")
     order: list[str] = []
     execute = runner.games.commands.execute
 
@@ -193,28 +182,28 @@ async def test_a_persons_bot_answers_while_bot_only_games_run(pool: asyncpg.Pool
 
     runner.games.commands.execute = recorded  # type: ignore[method-assign]  # the real append, its order recorded
     try:
-        await until(lambda: answered(pool, game_id, answered_at))
+        await until(lambda: answered(services, game_id, answered_at))
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
     assert game_id in order
     for busy in bot_only:
-        assert not await finished(pool, busy)  # still running when the person's bot answered
+        assert not await finished(services, busy)  # still running when the person's bot answered
     assert order.index(game_id) <= len(bot_only) + 1, order  # one turn each, at most, before it
 
 
-async def answered(pool: asyncpg.Pool, game_id: str, version: int) -> bool:
+async def answered(services: Processes, game_id: str, version: int) -> bool:
     """Whether the game moved on past ``version``."""
-    return (await new_service(pool).loader.load(game_id)).version > version
+    return (await services().loader.load(game_id)).version > version
 
 
-async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(pool: asyncpg.Pool) -> None:
+async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(services: Processes) -> None:
     """Its moves on the feed are skipped once its creation metadata showed no bot seat; a bot game's are not."""
-    runner = BotRunner(new_service(pool), think_seconds=0, iterations=4)
+    runner = BotRunner(services(), think_seconds=0, iterations=4)
     humans = await create(
-        pool, {"game": "basari", "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]}
+        services, {"game": "basari", "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]}
     )
-    with_bot = await create(pool, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "random"}]})
+    with_bot = await create(services, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "random"}]})
     read: list[str] = []
     stream_info = runner.games.store.stream_info
 
@@ -230,9 +219,9 @@ async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(p
     assert read.count(with_bot) >= 3  # a bot game is read each time: its status may have changed
 
 
-async def test_bot_seats_are_named_and_levels_checked(pool: asyncpg.Pool) -> None:
+async def test_bot_seats_are_named_and_levels_checked(services: Processes) -> None:
     """A bot seat without a name is called after its level and game; an unknown level is refused (422)."""
-    service = new_service(pool)
+    service = services()
     body = {"game": "johari", "players": [{"name": "Ada"}, {"bot": "strong"}, {"bot": "strong"}]}
     created = await service.commands.create(msgspec.convert(body, CreateGame))
     assert [s.name for s in created.seats] == ["Ada", "strong-johari 1", "strong-johari 2"]

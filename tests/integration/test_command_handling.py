@@ -5,33 +5,19 @@ and a process deciding on a stale cached state is corrected by the store's versi
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import pytest
 
 from domain.core import Rejected, Rng
-from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import InMemoryEventStore, InMemoryKeyStore, PostgresEventStore, PostgresKeyStore
 from service.games import commands
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.runtime import errors
 from tests.support.logs import logs_of
-
-Services = Callable[[], GameService]  # each call: one more process (its own cache) on the same store
-
-
-@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.db)])
-def services(request: pytest.FixtureRequest) -> Services:
-    """Game services on one store, the in-memory twin or PostgreSQL."""
-    if request.param == "memory":
-        store, keys = InMemoryEventStore(), InMemoryKeyStore()
-        return lambda: GameService(store, keys, all_games())
-    pool = request.getfixturevalue("pool")
-    return lambda: GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+from tests.support.twins import Processes
 
 
 async def new_game(service: GameService, seed: str = "handling") -> str:
@@ -52,7 +38,7 @@ async def stored_version(service: GameService, game_id: str) -> int:
     return (await service.loader.info(game_id)).version
 
 
-async def test_an_accepted_command_appends_its_events(services: Services) -> None:
+async def test_an_accepted_command_appends_its_events(services: Processes) -> None:
     service = services()
     game_id = await new_game(service)
     before = await stored_version(service, game_id)
@@ -62,7 +48,7 @@ async def test_an_accepted_command_appends_its_events(services: Services) -> Non
     assert [e.version for e in accepted.events] == list(range(before + 1, accepted.version + 1))
 
 
-async def test_a_refused_command_answers_the_rules_code_and_changes_nothing(services: Services) -> None:
+async def test_a_refused_command_answers_the_rules_code_and_changes_nothing(services: Processes) -> None:
     service = services()
     game_id = await new_game(service)
     loaded = await service.loader.load(game_id)
@@ -91,7 +77,7 @@ async def test_a_refused_command_answers_the_rules_code_and_changes_nothing(serv
     ],
 )
 async def test_a_malformed_body_is_refused_and_changes_nothing(
-    services: Services, body: Any, problem: type[errors.ServiceError], code: str
+    services: Processes, body: Any, problem: type[errors.ServiceError], code: str
 ) -> None:
     service = services()
     game_id = await new_game(service)
@@ -102,7 +88,7 @@ async def test_a_malformed_body_is_refused_and_changes_nothing(
     assert await stored_version(service, game_id) == before
 
 
-async def test_a_stale_if_match_is_refused_and_changes_nothing(services: Services) -> None:
+async def test_a_stale_if_match_is_refused_and_changes_nothing(services: Processes) -> None:
     service = services()
     game_id = await new_game(service)
     before = await stored_version(service, game_id)
@@ -115,7 +101,7 @@ async def test_a_stale_if_match_is_refused_and_changes_nothing(services: Service
 
 
 async def test_an_idempotent_retry_gets_its_first_answer_and_a_reused_key_is_refused(
-    services: Services,
+    services: Processes,
 ) -> None:
     service = services()
     game_id = await new_game(service)
@@ -131,7 +117,7 @@ async def test_an_idempotent_retry_gets_its_first_answer_and_a_reused_key_is_ref
     assert await stored_version(service, game_id) == first.version
 
 
-async def test_a_finished_game_refuses_every_command(services: Services) -> None:
+async def test_a_finished_game_refuses_every_command(services: Processes) -> None:
     service = services()
     game_id = await new_game(service)
     seat, _ = await next_move(service, game_id)
@@ -144,7 +130,7 @@ async def test_a_finished_game_refuses_every_command(services: Services) -> None
     assert await stored_version(service, game_id) == loaded.version
 
 
-async def test_a_process_behind_is_corrected_by_the_stores_version_check(services: Services) -> None:
+async def test_a_process_behind_is_corrected_by_the_stores_version_check(services: Processes) -> None:
     behind, ahead = services(), services()
     game_id = await new_game(behind)
     await behind.loader.load(game_id)  # ``behind`` caches the opening
@@ -162,7 +148,7 @@ async def test_a_process_behind_is_corrected_by_the_stores_version_check(service
 
 
 async def test_an_idempotent_retry_of_the_command_that_ends_the_game_gets_its_first_answer(
-    services: Services,
+    services: Processes,
 ) -> None:
     """The first answer of the game's last command shows its events whole (hashes, the stored times); a
     retry, from this process or another, answers exactly that."""

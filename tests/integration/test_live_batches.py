@@ -1,40 +1,24 @@
 """A live stream that is behind sends what waits for it at once (service/readmodels/live.py,
-api/routes/streams.py) on a real PostgreSQL: one batch, in order, one SSE chunk, each message encoded once for
-every stream that sends it."""
+api/routes/streams.py), on the in-memory twin and on PostgreSQL: one batch, in order, one SSE chunk, each
+message encoded once for every stream that sends it."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator
 
-import asyncpg
 import msgspec
-import pytest
 
 from api.routes.streams import StreamLimiter, sse_bytes, sse_chunks, sse_message
-from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
 from service.readmodels.live import LiveGames, follow_game_batches
 
-pytestmark = pytest.mark.db
-
 NEVER_POLL = 600.0  # events seen within the test's wait came by a wake-up, not by polling
 WAIT = 20.0
 COMMANDS = 6
-
-
-@pytest.fixture
-async def service(pool: asyncpg.Pool) -> AsyncIterator[GameService]:
-    """The game service on PostgreSQL, its store listening."""
-    store = PostgresEventStore(pool)
-    await store.start()
-    yield GameService(store, PostgresKeyStore(pool), all_games())
-    await store.stop()
 
 
 async def test_a_stream_behind_sends_what_waits_in_one_chunk(service: GameService) -> None:

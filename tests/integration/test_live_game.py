@@ -1,5 +1,6 @@
-"""A game followed live (service/readmodels/live.py) on a real PostgreSQL: snapshot first, ids = versions, redaction per
-caller as ``/events`` gives it, keep-alives, resuming after a version, the end."""
+"""A game followed live (service/readmodels/live.py): snapshot first, ids = versions, redaction per caller as
+``/events`` gives it, keep-alives, resuming after a version, the end, on the in-memory twin and on PostgreSQL;
+what the reader costs the database, and another process's moves reaching it by NOTIFY, on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -22,19 +23,8 @@ from service.readmodels.live import LiveGames, LiveMessage, follow_game, resume_
 from service.runtime import errors
 from service.runtime.streams import Loaded
 
-pytestmark = pytest.mark.db
-
 NEVER_POLL = 600.0  # events seen within a test's wait came by a wake-up, not by polling
 WAIT = 20.0
-
-
-@pytest.fixture
-async def service(pool: asyncpg.Pool) -> AsyncIterator[GameService]:
-    """The game service on PostgreSQL, its store listening."""
-    store = PostgresEventStore(pool)
-    await store.start()
-    yield GameService(store, PostgresKeyStore(pool), all_games())
-    await store.stop()
 
 
 async def new_basari(service: GameService, seed: str) -> str:
@@ -277,18 +267,18 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
 
 
 async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_after_it(
-    service: GameService, pool: asyncpg.Pool
+    service: GameService,
 ) -> None:
     """From a cold cache, a cache behind and one up to date: the state ``load`` gives, the records after."""
     game_id = await new_basari(service, "live-10")
     await play_to_end(service, game_id, "live-10")
     stored = await service.store.read_stream(game_id)
-    cold = GameService(service.store, PostgresKeyStore(pool), all_games())
+    cold = GameService(service.store, service.keys, all_games())
     for after in (2, 5):  # the first from nothing cached, the second with the cache at the end
         loaded, records = await cold.loader.load_since(game_id, after)
         assert records == stored[after:]
         assert loaded == await service.loader.load(game_id) == cold.loader.cached(game_id)
-    behind = GameService(service.store, PostgresKeyStore(pool), all_games())
+    behind = GameService(service.store, service.keys, all_games())
     behind.loader.streams.remember(
         Loaded(
             stream_id=game_id,

@@ -1,27 +1,22 @@
-"""Every cache of the game service is bounded: a process that touches many games keeps only the most recent."""
+"""Every cache of the game service is bounded: a process that touches many games keeps only the most recent
+(on the in-memory twin and on PostgreSQL)."""
 
 from __future__ import annotations
 
-import asyncpg
 import msgspec
-import pytest
 
-from domain.registry import all_games
-from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame
-from service.games.service import GameService
-
-pytestmark = pytest.mark.db
+from tests.support.twins import Processes
 
 
-async def test_states_and_keys_fall_out_least_recently_used_first(pool: asyncpg.Pool) -> None:
+async def test_states_and_keys_fall_out_least_recently_used_first(services: Processes) -> None:
     """Past ``cache_size`` games, the least recently used game's state and keys are dropped."""
-    creator = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    creator = services()
     ids = []
     for n in range(3):
         body = {"game": "bazaar", "players": [{"name": "Ada"}, {"name": "Bo"}], "seed": f"bound-{n}"}
         ids.append((await creator.commands.create(msgspec.convert(body, CreateGame))).game_id)
-    service = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), cache_size=2)
+    service = services(cache_size=2)
     for game_id in ids:
         await service.loader.load(game_id)
     assert service.loader.cached(ids[0]) is None

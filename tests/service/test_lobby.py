@@ -4,45 +4,14 @@ each refusal answered as the service error of its kind (service/lobby/lobby.py o
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 import pytest
 
-from domain.registry import all_games
-from eventstore.keys import InMemoryKeyStore
-from eventstore.memory import InMemoryEventStore
-from service.accounts.accounts import Account, AccountService
-from service.accounts.repository import InMemoryAccounts
+from service.accounts.accounts import Account
 from service.games.schemas import CreateGame, PlayerIn
-from service.games.service import GameService
-from service.lobby.lobby import LobbyService
-from service.lobby.repository import InMemoryLobby
 from service.lobby.schemas import JoinIn
 from service.runtime import errors
-
-
-@dataclass
-class World:
-    lobby: LobbyService
-    accounts: AccountService
-    games: GameService
-
-
-@pytest.fixture
-def world() -> World:
-    """The lobby, the games and the accounts, all on their twins."""
-    repository = InMemoryAccounts()
-    accounts = AccountService(repository)
-    keys = InMemoryKeyStore()
-    games = GameService(InMemoryEventStore(), keys, all_games(), accounts=accounts)
-    lobby = LobbyService(
-        InMemoryLobby(accounts, keys, seats=repository),
-        games,
-        accounts,
-        invitations_per_inviter=2,
-        invitations_per_invitee=1,
-    )
-    return World(lobby, accounts, games)
+from tests.support.twins import World
 
 
 async def signed_up(world: World, name: str) -> tuple[Account, str]:

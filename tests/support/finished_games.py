@@ -1,14 +1,16 @@
 """Finishing a stored game fast: random legal commands decided as the service decides them, appended in one
-transaction (a game of hundreds of commands without hundreds of round trips)."""
+transaction (a game of hundreds of commands without hundreds of round trips); or a game whose resigned seat
+ends with the most points (B-11)."""
 
 from __future__ import annotations
 
 import random
 
-from domain.core import Event, Rng
-from domain.resign import decisions
+from domain.core import Command, Event, Rng, fold
+from domain.resign import Resign, decisions
 from service.games.clocks import system_now, timed
-from service.games.loading import FINISHED
+from service.games.loading import FINISHED, LoadedGame
+from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
 from service.runtime.streams import new_event
 
@@ -29,3 +31,42 @@ async def finish(service: GameService, game_id: str, seed: str) -> None:
             state = game.evolve(state, event)
         events.extend(decided)
     await service.store.append(game_id, version, [new_event(e) for e in events], status=FINISHED)
+
+
+def leader_resigns_at(loaded: LoadedGame, step: int) -> tuple[list[Event], int]:
+    """The game played to its end as the service decides (first pending seat, first legal command), the
+    leader on points resigning before command ``step``: the events and the resigned seat."""
+    game, state, version = loaded.game, loaded.state, loaded.version
+    events: list[Event] = []
+    quitter, commands = -1, 0
+    while not game.is_over(state):
+        command: Command
+        if commands == step:
+            scores = game.result(state).scores
+            quitter = max(range(len(scores)), key=lambda seat: scores[seat])
+            seat, command = quitter, Resign()
+        else:
+            seat = game.pending(state)[0].seat
+            command = decisions(game.legal(state, seat))[0]
+        commands += 1
+        decided = game.decide(state, seat, command, Rng(loaded.keys.seed, f"v{version + len(events)}"))
+        state = fold(game, decided, state)
+        events.extend(decided)
+    return events, quitter
+
+
+async def resigned_top_scorer(service: GameService, players: list[str]) -> tuple[str, int]:
+    """A finished 5-player Basari game whose resigned seat ends with the most points: its id and that seat."""
+    created = await service.commands.create(
+        CreateGame(game="basari", players=[PlayerIn(name=p) for p in players])
+    )
+    loaded = await service.loader.load(created.game_id)
+    for step in range(20, 120, 5):
+        events, quitter = leader_resigns_at(loaded, step)
+        scores = loaded.game.result(fold(loaded.game, events, loaded.state)).scores
+        if quitter >= 0 and scores[quitter] == max(scores) and scores.count(max(scores)) == 1:
+            await service.store.append(
+                created.game_id, loaded.version, [new_event(e) for e in events], status=FINISHED
+            )
+            return created.game_id, quitter
+    raise AssertionError("no resignation step left the resigned seat with the most points")

@@ -1,19 +1,15 @@
 """Clocks in the service on fake time: the clock chosen at creation (422 for a bad one), each seat's
 deadline and bank in ``pending``, the view and the live stream, every command stamped with the service's time
 (so an audit re-decides it), a late answer refused, and the service's timeout handing the seat to the stand-in.
-
-The module plays on a database of its own: the session's running servers have clock schedulers that time
-out every timed game of the shared database."""
+On the in-memory event store and keys, no database."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
-import asyncpg
 import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -21,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain.clock import Timed, TimeOut
 from domain.registry import all_games
 from domain.resign import decisions
-from eventstore import PostgresEventStore, PostgresKeyStore
+from eventstore import InMemoryEventStore, InMemoryKeyStore
 from service.games.clocks import from_ms, to_ms
 from service.games.schemas import CreateGame, GameDetail
 from service.games.service import GameService
@@ -29,23 +25,13 @@ from service.integrity.audit import Move, read_export, verify_export
 from service.integrity.signing import Signer
 from service.readmodels.live import LiveGames, follow_game
 from service.runtime import errors
-from tests.support.databases import own_pool
 from tests.support.fake_time import FakeTime
 
-pytestmark = pytest.mark.db
 
-
-@pytest.fixture(scope="module")
-async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a database no server process of the session plays on."""
-    async with own_pool(server_url) as created:
-        yield created
-
-
-def service(pool: asyncpg.Pool, now: FakeTime) -> GameService:
-    """A game service on fake time (signing its exports)."""
+def service(now: FakeTime) -> GameService:
+    """A game service on the twins and fake time (signing its exports)."""
     signer = Signer(Ed25519PrivateKey.generate())
-    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games(), signer=signer, now=now)
+    return GameService(InMemoryEventStore(), InMemoryKeyStore(), all_games(), signer=signer, now=now)
 
 
 async def create(
@@ -67,32 +53,31 @@ async def create(
         {"decision_seconds": 10, "max_timeouts": 0},
     ],
 )
-async def test_a_bad_clock_is_refused_with_422_and_creates_nothing(
-    pool: asyncpg.Pool, clock: dict[str, Any]
-) -> None:
+async def test_a_bad_clock_is_refused_with_422_and_creates_nothing(clock: dict[str, Any]) -> None:
     """A clock outside what the service offers is 422 ``bad_clock``; no game is created."""
-    games = service(pool, FakeTime())
-    before = await pool.fetchval("SELECT count(*) FROM streams")
+    games = service(FakeTime())
+    await create(games, {"decision_seconds": 10})
+    before = await games.store.list_streams(limit=100)
     with pytest.raises(errors.RuleViolation) as refused:
         await create(games, clock)
     assert refused.value.code == "bad_clock"
-    assert await pool.fetchval("SELECT count(*) FROM streams") == before
+    assert await games.store.list_streams(limit=100) == before
 
 
-async def test_an_untimed_game_shows_no_clock(pool: asyncpg.Pool) -> None:
+async def test_an_untimed_game_shows_no_clock() -> None:
     """No clock is the default: no deadline, no bank, no clock in the view."""
-    games = service(pool, FakeTime())
+    games = service(FakeTime())
     game_id = await create(games, None)
     detail = games.queries.detail(await games.loader.load(game_id), 0)
     assert detail.clock is None
     assert all(p.deadline is None and p.bank_seconds is None for p in detail.pending)
 
 
-async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyncpg.Pool) -> None:
+async def test_pending_and_the_view_show_each_seats_deadline_and_bank() -> None:
     """Every seat of a simultaneous pick is due from creation; one that answers late is charged
     its overtime from the bank and owes nothing more, the others keep running."""
     now = FakeTime()
-    games = service(pool, now)
+    games = service(now)
     start = now()
     game_id = await create(games, {"decision_seconds": 30, "bank_seconds": 120})
     loaded = await games.loader.load(game_id)
@@ -113,20 +98,17 @@ async def test_pending_and_the_view_show_each_seats_deadline_and_bank(pool: asyn
         0: start + timedelta(seconds=150),
         2: start + timedelta(seconds=150),
     }
-    cause = await pool.fetchval(
-        "SELECT cause FROM events WHERE stream_id = $1 AND cause IS NOT NULL ORDER BY version DESC LIMIT 1",
-        game_id,
-    )
+    cause = [e.cause for e in await games.store.read_stream(game_id) if e.cause is not None][-1]
     stored = msgspec.json.decode(msgspec.json.decode(cause, type=Move).command, type=Timed)
     assert stored.at == int((start + timedelta(seconds=40)).timestamp() * 1000)
     assert (await games.exporter.audit(game_id)).ok
 
 
-async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asyncpg.Pool) -> None:
+async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat() -> None:
     """Past its deadline a seat's answer is 422 ``out_of_time``; the service's timeout (with the
     version it decided on and a key naming it) appends the timeout and the stand-in's pick, once."""
     now = FakeTime()
-    games = service(pool, now)
+    games = service(now)
     game_id = await create(games, {"decision_seconds": 10})
     loaded = await games.loader.load(game_id)
     pick = decisions(loaded.legal(0))[0]
@@ -144,11 +126,11 @@ async def test_a_late_answer_is_refused_and_the_timeout_plays_the_seat(pool: asy
     assert (await games.loader.load(game_id)).version == first.version
 
 
-async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: asyncpg.Pool) -> None:
+async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies() -> None:
     """A two-player game whose seat 1 never answers ends after three timeouts (the seat resigns,
     the opponent wins); the audit re-decides every stamped command and the export verifies offline."""
     now = FakeTime()
-    games = service(pool, now)
+    games = service(now)
     game_id = await create(games, {"decision_seconds": 5, "bank_seconds": 5}, players=2, game="johari")
     for _ in range(500):
         loaded = await games.loader.load(game_id)
@@ -168,8 +150,8 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
     loaded = await games.loader.load(game_id)
     assert loaded.finished
     assert loaded.result().winners == (0,)
-    types = await pool.fetch("SELECT type FROM events WHERE stream_id = $1", game_id)
-    assert [row["type"] for row in types].count("seat_timed_out") == 3
+    types = [e.type for e in await games.store.read_stream(game_id)]
+    assert types.count("seat_timed_out") == 3
     report = await games.exporter.audit(game_id)
     assert report.ok and report.moves_ok, report.problems
     exported = read_export(msgspec.json.encode(await games.exporter.export(game_id)))
@@ -177,14 +159,14 @@ async def test_a_silent_seat_times_out_to_a_finished_game_that_verifies(pool: as
     assert verify_export(exported, all_games()).ok
 
 
-async def test_the_live_stream_shows_the_clock_and_its_stamps(pool: asyncpg.Pool) -> None:
+async def test_the_live_stream_shows_the_clock_and_its_stamps() -> None:
     """A timed game's stream starts with a snapshot holding the clock and the deadlines, and each
     move arrives with its ``clock_stamped`` event (every seat's clock after it)."""
     now = FakeTime()
-    store = PostgresEventStore(pool)
+    store = InMemoryEventStore()
     await store.start()
     try:
-        games = GameService(store, PostgresKeyStore(pool), all_games(), now=now)
+        games = GameService(store, InMemoryKeyStore(), all_games(), now=now)
         game_id = await create(games, {"decision_seconds": 20})
         loaded = await games.loader.load(game_id)
         live = follow_game(LiveGames(games), loaded, 0, None, 60.0, 600.0)
