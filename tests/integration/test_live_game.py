@@ -222,9 +222,12 @@ async def test_spectators_cost_the_database_the_same_as_one(pool: asyncpg.Pool) 
         alone = await statements_while_watched(service, store, 1, "live-7", commands)
         crowd = await statements_while_watched(service, store, 50, "live-7", commands)
         # per command: the test's own load (stream_info) and the append, the reader's load and read (and
-        # once, the reader's first load); a stream reading on its own would cost 50 times 2 per command
-        assert alone <= 4 * commands + 1, alone
-        assert crowd <= alone, (crowd, alone)
+        # once, the reader's first load); a stream reading on its own would cost 50 times 2 per command.
+        # The exact count varies by a read or two with timing (a local wake and the NOTIFY of one append are
+        # coalesced only when both arrive before the reader waits again), so both are held to one budget.
+        budget = 4 * commands + 1
+        assert alone <= budget, alone
+        assert crowd <= budget, (crowd, alone)
     finally:
         await store.stop()
 
