@@ -60,7 +60,11 @@ async def fresh_database(server_url: str) -> AsyncIterator[str]:
     password = urlsplit(server_url).password  # a server that wants passwords: the roles get one for the tests
     admin = await asyncpg.connect(url)
     try:
-        await admin.execute(BOOTSTRAP_SQL)
+        try:
+            await admin.execute(BOOTSTRAP_SQL)
+        except (asyncpg.UniqueViolationError, asyncpg.DuplicateObjectError):
+            # another test process (make test runs several) created the server-wide roles at the same moment
+            await admin.execute(BOOTSTRAP_SQL)
         if password:
             for role in (OWNER_ROLE, SERVICE_ROLE):
                 await admin.execute(f"ALTER ROLE {role} PASSWORD '{TEST_PASSWORD}'")
