@@ -99,11 +99,27 @@ def weakest_beating_bid(detail: dict[str, Any]) -> dict[str, int]:
     return weakest
 
 
+# The page has drawn a version other than ``version`` and has no command on its way (game.js marks #game
+# aria-busy until a command's answer is drawn; a click before that is not taken, as a person sees).
+MOVED_ON = """(version) => {
+  const game = document.getElementById('game');
+  return game.dataset.version !== version && !game.hasAttribute('aria-busy');
+}"""
+
+
+async def moved_on(page: Any, version: str | None) -> None:
+    """Wait until the page has drawn another version than ``version`` and takes clicks again."""
+    await page.wait_for_function(MOVED_ON, arg=version)
+
+
 async def answered(page: Any, version: str | None) -> None:
-    """Wait until the page moved on from ``version`` after a click; the command must not be refused."""
+    """Wait until the page moved on from ``version`` after a click (or showed its refusal) and takes clicks
+    again; the command must not be refused."""
     await page.wait_for_function(
-        f"() => document.getElementById('game').dataset.version !== '{version}'"
-        " || document.getElementById('command-error').textContent !== ''"
+        "(version) => !document.getElementById('game').hasAttribute('aria-busy')"
+        " && (document.getElementById('game').dataset.version !== version"
+        " || document.getElementById('command-error').textContent !== '')",
+        arg=version,
     )
     error = await page.text_content("#command-error")
     assert not error, f"the page's command was refused: {error}"

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.browser.clicking import moved_on
 from tests.browser.conftest import Visit, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -64,9 +65,7 @@ async def test_johari_set_up_picks_are_cards_on_the_board_taken_by_keyboard(visi
     await page.keyboard.press("Tab")
     assert await first.evaluate("(t) => t === document.activeElement"), "Tab reaches the board's first target"
     await page.keyboard.press("Enter")
-    await page.wait_for_function(
-        f"() => document.getElementById('game').dataset.version !== '{detail['version']}'"
-    )
+    await moved_on(page, str(detail["version"]))
     assert await page.text_content("#command-error") == ""
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         events = (

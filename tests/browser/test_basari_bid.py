@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.clicking import BID_ORDER, compose_bid
+from tests.browser.clicking import BID_ORDER, compose_bid, moved_on
 from tests.browser.conftest import Visit, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
-MOVED = "(version) => document.getElementById('game').dataset.version !== version"  # the page moved on
+DRAWN = "(version) => document.getElementById('game').dataset.version === version"  # the page shows it
 
 
 def key(gems: dict[str, int]) -> tuple[int, ...]:
@@ -66,9 +66,9 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
         await command(1, {"type": "choose_action", "action": "A"})
         await command(2, {"type": "choose_action", "action": "B"})
         before = str((await detail(0))["version"])  # the page shows both picks before Hanna makes hers
-        await page.wait_for_function(MOVED.replace("!==", "==="), arg=before)
+        await page.wait_for_function(DRAWN, arg=before)
         await page.click('#controls button.choice[data-command=\'{"type":"choose_action","action":"A"}\']')
-        await page.wait_for_function(MOVED, arg=before)
+        await moved_on(page, before)
 
         seen_beating = seen_not_beating = accepted = False
         for _ in range(20):
@@ -82,7 +82,7 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
                 await command(1, bids[0] if bids else {"type": "accept"})
                 continue
             await page.wait_for_selector("#bid-composer")
-            await page.wait_for_function(MOVED.replace("!==", "==="), arg=str(hanna["version"]))
+            await page.wait_for_function(DRAWN, arg=str(hanna["version"]))
             owned = hanna["view"]["players"][0]["gems"]
             if talks["current_bid"] is None:
                 # nothing composed yet: nothing to send
@@ -99,7 +99,7 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
                 # the second time a bid is on the table, Hanna takes it with the one accept button
                 await page.click("#accept-bid")
                 accepted = True
-                await page.wait_for_function(MOVED, arg=str(hanna["version"]))
+                await moved_on(page, str(hanna["version"]))
                 continue
             bid = weakest(hanna["legal"])
             assert await compose_bid(page, bid) == "true"
@@ -107,7 +107,7 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
             await screenshot(page, "basari-bid-composer")
             await page.click("#send-bid")
             seen_beating = True
-            await page.wait_for_function(MOVED, arg=str(hanna["version"]))
+            await moved_on(page, str(hanna["version"]))
         assert seen_beating and seen_not_beating
         events = (await http.get(f"/v1/games/{game_id}/events", headers=auth[0])).json()["events"]
     placed = [e["data"] for e in events if e["data"]["type"] == "bid_placed" and e["data"]["seat"] == 0]

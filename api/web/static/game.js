@@ -96,9 +96,12 @@ function label(command) {
   return commandLabel(game, command, detail.view, components);
 }
 
+/** One command at a time: until its answer is drawn the page is busy (aria-busy on #game, its controls
+ * dimmed and not clickable), so a click meanwhile is visibly not taken rather than silently dropped. */
 async function send(command) {
   if (sending) return;
   sending = true;
+  root.setAttribute("aria-busy", "true");
   commandError.textContent = "";
   try {
     await api(`/v1/games/${gameId}/commands`, {
@@ -113,6 +116,7 @@ async function send(command) {
     await refresh();
   } finally {
     sending = false;
+    root.removeAttribute("aria-busy");
   }
 }
 
