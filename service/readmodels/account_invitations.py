@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import structlog
 
@@ -31,6 +32,24 @@ from service.readmodels.repository.notifications import (
 INVITATIONS_EVERY = 1.0  # seconds between looks at the lobby's invitations (they are rows, not events)
 
 log = structlog.get_logger("service.readmodels.account_invitations")
+
+
+class Invitation(Protocol):
+    """An invitation row: it names the account invited."""
+
+    @property
+    def invited_id(self) -> str: ...
+
+
+InvitationRow = TypeVar("InvitationRow", bound=Invitation)
+
+
+def by_invited(rows: list[InvitationRow]) -> dict[str, list[InvitationRow]]:
+    """``rows`` grouped by the account each invites, in their order."""
+    grouped: dict[str, list[InvitationRow]] = {}
+    for row in rows:
+        grouped.setdefault(row.invited_id, []).append(row)
+    return grouped
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +146,7 @@ class InvitationLooker:
         watching = list(self.watchers)
         began = time.monotonic()
         seats, tournaments = await self.rows.invitations_of(list({w.account_id for w in watching}))
-        seats_of: dict[str, list[SeatInvitation]] = {}
-        for seat in seats:
-            seats_of.setdefault(seat.invited_id, []).append(seat)
-        tournaments_of: dict[str, list[TournamentInvitation]] = {}
-        for tournament in tournaments:
-            tournaments_of.setdefault(tournament.invited_id, []).append(tournament)
+        seats_of, tournaments_of = by_invited(seats), by_invited(tournaments)
         for watcher in watching:
             if watcher in self.watchers:  # not gone while the look read
                 account = watcher.account_id
