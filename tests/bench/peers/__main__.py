@@ -11,14 +11,15 @@ Phases, each side's clients sending a game's next legal move as soon as the last
   the slices (with their range), CPU per move of the server (its process tree from /proc; for the in-process
   peer, the whole process) and of PostgreSQL (the server's process tree: every backend and background
   worker), the load generator's own CPU per move, and WAL per move (pg_current_wal_lsn around each slice);
-- growth: old and young games in turns. GROWTH_GAMES clients each play an old game to OLD_MOVES moves (not
-  timed); then each sends GROWTH_PAIRS pairs of moves, one on its old game (moves OLD_MOVES + 1 to
-  OLD_MOVES + GROWTH_PAIRS, around move GROWTH_MOVES) and one on a young game (moves 1 to 2 x GROWTH_WINDOW
-  of a fresh game, around move 10, then another fresh game), the pair's order alternating, so both moves of
-  a pair see the same load. Reported: the median latency of the young games' moves and of the old games'
-  (their ratio is the growth), the median of the per-pair ratios and their interquartile range. Ours plays
-  Bazaar, which never ends; boardgame.io's old matches get GROWTH_STAGES stages of Basari, its young ones
-  the real game's three; the peer's aggregate takes any number of moves;
+- growth: old and young games in turns. GROWTH_GAMES clients at once each play an old game to OLD_MOVES
+  moves (not timed); then each sends GROWTH_PAIRS pairs of moves, one on its old game (moves OLD_MOVES + 1
+  to OLD_MOVES + GROWTH_PAIRS, around move GROWTH_MOVES) and one on a young game (moves 1 to
+  2 x GROWTH_WINDOW of a fresh game, around move 10, then another fresh game), the pair's order
+  alternating, so both moves of a pair see the same load. Reported: the median latency of the young games'
+  moves and of the old games' (their ratio is the growth, the target's figure), the median of the per-pair
+  ratios, their interquartile range and a 95 % interval for that median. Ours plays Bazaar, which never
+  ends; boardgame.io's old matches get GROWTH_STAGES stages of Basari, its young ones the real game's
+  three; the peer's aggregate takes any number of moves;
 - size: each side's database after VACUUM FULL, less its size before any game, per 10,000 moves stored;
 - kill -9: KILLS times per side, 16 games, the server (for the in-process peer: its process) killed with
   SIGKILL mid-run; moves acknowledged to a client that the database does not hold.
@@ -226,17 +227,22 @@ async def growth(side: Side) -> dict[str, Any]:
 
 def growth_figures(name: str, pairs: list[tuple[float, float]]) -> dict[str, Any]:
     """From (old game's move, young game's move) latency pairs (ms): the young moves' median (early), the old
-    ones' (late), their ratio, and the per-pair ratios' median and interquartile range."""
+    ones' (late), their ratio, and the per-pair ratios' median, interquartile range and a 95 % interval for
+    their median (the order statistics n/2 ± 0.98 √n, as if the pairs were independent)."""
     early = statistics.median(young for _, young in pairs)
     late = statistics.median(old for old, _ in pairs)
-    ratios = [old / young for old, young in pairs]
+    ratios = sorted(old / young for old, young in pairs)
     first, _, third = statistics.quantiles(ratios, n=4)
+    reach = 0.98 * math.sqrt(len(ratios))
+    low = ratios[max(0, math.floor(len(ratios) / 2 - reach))]
+    high = ratios[min(len(ratios) - 1, math.ceil(len(ratios) / 2 + reach))]
     return {
         f"{name}_growth_early_ms": early,
         f"{name}_growth_late_ms": late,
         f"{name}_growth_ratio": late / early,
         f"{name}_growth_pair_ratio": statistics.median(ratios),
         f"{name}_growth_pair_ratio_iqr": [first, third],
+        f"{name}_growth_pair_ratio_ci95": [low, high],
         f"{name}_growth_pairs": len(pairs),
     }
 
@@ -548,6 +554,10 @@ def table(results: dict[str, Any]) -> str:
                 *results[f"{s}_growth_pair_ratio_iqr"],
                 results[f"{s}_growth_pairs"],
             ),
+        )
+        row(
+            "  per pair: median ratio's 95 % interval",
+            lambda s: "{:.2f}-{:.2f}".format(*results[f"{s}_growth_pair_ratio_ci95"]),
         )
     if "ours_mb_per_10k_moves" in results:
         row("database MB per 10,000 moves", lambda s: f"{results[f'{s}_mb_per_10k_moves']:.2f}")
