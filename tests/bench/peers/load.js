@@ -126,17 +126,33 @@ async function paired() {
   );
   moves += GAMES * OLD_MOVES;
 
+  // a fresh three-stage match whose players' connections are ready (a few tries: under load one may not
+  // be within PATIENCE_MS)
+  async function youngMatch() {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const young = await newMatch(3);
+      if (playable(young)) return young;
+      console.error(`load.js: the young match ${young.matchID} was not ready in ${PATIENCE} ms; another`);
+      stopMatch(young);
+    }
+    throw new Error('no young match was ready');
+  }
+
   async function client(match, number) {
-    let young = await newMatch(3);
+    let young = await youngMatch();
     for (let n = 0; n < PAIRS; n += 1) {
       if (!playable(young) || young.moves >= YOUNG_MOVES) {
         stopMatch(young);
-        young = await newMatch(3);
+        young = await youngMatch();
       }
       const order = (n + number) % 2 ? [young, match] : [match, young];
       const latencies = [];
       for (const each of order) {
-        if (!playable(each)) throw new Error('a match stopped during the pairs');
+        if (!playable(each)) {
+          const which = each === match ? 'old' : 'young';
+          const why = each.state === null ? 'unanswered' : 'over';
+          throw new Error(`the ${which} match ${each.matchID} is ${why} after ${each.moves} moves`);
+        }
         const latency = await step(each);
         if (latency === null) throw new Error('the server did not answer a move');
         latencies.push(latency);
