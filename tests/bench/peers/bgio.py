@@ -82,24 +82,35 @@ def start_server(database_url: str) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def start_load(
-    base: str, games: int, seconds: float, stages: int = 3, patience_ms: int = 10_000, max_moves: int = 0
+    base: str,
+    games: int,
+    seconds: float,
+    stages: int = 3,
+    patience_ms: int = 10_000,
+    pairs: int = 0,
+    old_moves: int = 0,
+    young_moves: int = 20,
 ) -> subprocess.Popen[bytes]:
-    """load.js: ``games`` concurrent games for ``seconds`` (each client stops after ``max_moves`` moves of one
-    game, if given); it prints its JSON result when done."""
+    """load.js: ``games`` concurrent games for ``seconds``; with ``pairs``, the latency-growth run instead (old
+    matches of ``stages`` stages played to ``old_moves`` moves, then ``pairs`` pairs per client of a move on
+    an old match and one on a young one, moves 1 to ``young_moves``: load.js's header). It prints its JSON
+    result when done."""
     env = {
         "BASE": base,
         "GAMES": str(games),
         "SECONDS": str(seconds),
         "STAGES": str(stages),
         "PATIENCE_MS": str(patience_ms),
-        **({"MAX_MOVES": str(max_moves)} if max_moves else {}),
+        "PAIRS": str(pairs),
+        "OLD_MOVES": str(old_moves),
+        "YOUNG_MOVES": str(young_moves),
     }
     return subprocess.Popen(["node", str(HERE / "load.js")], env=node_env(env), stdout=subprocess.PIPE)
 
 
-def finish_load(load: subprocess.Popen[bytes]) -> dict[str, Any]:
-    """Wait for load.js and read its result."""
-    out, _ = load.communicate(timeout=900)
+def finish_load(load: subprocess.Popen[bytes], timeout: float = 900) -> dict[str, Any]:
+    """Wait for load.js (``timeout`` seconds at most) and read its result."""
+    out, _ = load.communicate(timeout=timeout)
     assert load.returncode == 0, f"load.js failed ({load.returncode})"
     result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     return result

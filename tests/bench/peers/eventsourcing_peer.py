@@ -2,10 +2,14 @@
 move stored by the library's PostgreSQL recorder (psycopg), one thread per concurrent game.
 
 Run as ``python -m tests.bench.peers.eventsourcing_peer`` with POSTGRES_* (the library's own settings),
-GAMES, SECONDS, MOVES_PER_GAME (moves before a game ends and the thread starts another), ONE_GAME (1: a
-thread stops after its first game: the latency-growth run) and ACKS (1: print
+GAMES, SECONDS, MOVES_PER_GAME (moves before a game ends and the thread starts another) and ACKS (1: print
 ``ack <game> <version>`` as each move is stored, for the kill -9 check). Prints one JSON line when done:
-moves, seconds, latencies (ms), latencies by move number, and this process's CPU seconds.
+moves, seconds, latencies (ms) and this process's CPU seconds.
+
+With PAIRS set, the latency-growth run instead: each of the GAMES threads plays an old game to OLD_MOVES
+moves (not timed), waits for the others, then times PAIRS pairs of moves, one on its old game and one on a
+young game (moves 1 to YOUNG_MOVES of a fresh game, then another), in turns, the pair's order alternating;
+its JSON line has moves (the old games' first ones too) and pairs ([old ms, young ms] each).
 """
 
 from __future__ import annotations
@@ -53,13 +57,25 @@ class Games(Application[UUID]):
         return int(game.version)
 
 
+GEMS = {"red": 0, "yellow": 0, "green": 0, "blue": 1}  # every move's bid (the peer has no rules)
+
+
+def record(app: Games, game_id: UUID, number: int) -> tuple[float, int]:
+    """Move ``number`` of ``game_id``; its latency (ms) and the game's new version."""
+    sent = time.perf_counter()
+    version = app.move(game_id, number % 3, "bid" if number % 4 else "pick", GEMS)
+    return (time.perf_counter() - sent) * 1000, version
+
+
 def main() -> None:
-    """Play GAMES games at once for SECONDS; print the result."""
+    """Play GAMES games at once for SECONDS (or, with PAIRS, the latency-growth run); print the result."""
     games = int(os.environ["GAMES"])
     seconds = float(os.environ["SECONDS"])
     moves_per_game = int(os.environ.get("MOVES_PER_GAME", "80"))
     acks = os.environ.get("ACKS") == "1"
-    one_game = os.environ.get("ONE_GAME") == "1"
+    pairs = int(os.environ.get("PAIRS", "0"))
+    old_moves = int(os.environ.get("OLD_MOVES", "0"))
+    young_moves = int(os.environ.get("YOUNG_MOVES", "20"))
     app = Games(
         env={
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
@@ -70,41 +86,61 @@ def main() -> None:
         }
     )
     latencies: list[float] = []
-    by_move: dict[int, list[float]] = {}
+    timed_pairs: list[tuple[float, float]] = []
     counted = threading.Lock()
+    moves = 0
     deadline = time.perf_counter() + seconds
-    gems = {"red": 0, "yellow": 0, "green": 0, "blue": 1}
+    old_ones_old = threading.Barrier(games)
 
     def play(worker: int) -> None:
+        nonlocal moves
         while time.perf_counter() < deadline:
             game_id = app.start()
             for number in range(1, moves_per_game + 1):
                 if time.perf_counter() >= deadline:
                     return
-                sent = time.perf_counter()
-                version = app.move(game_id, number % 3, "bid" if number % 4 else "pick", gems)
-                latency = (time.perf_counter() - sent) * 1000
+                latency, version = record(app, game_id, number)
                 if acks:
                     sys.stdout.write(f"ack {game_id} {version}\n")
                     sys.stdout.flush()
                 with counted:
                     latencies.append(latency)
-                    by_move.setdefault(number, []).append(latency)
-            if one_game:
-                return
+                    moves += 1
+
+    def paired(worker: int) -> None:
+        nonlocal moves
+        old = app.start()
+        for number in range(1, old_moves + 1):
+            record(app, old, number)
+        old_ones_old.wait()  # every old game is old before any pair is timed
+        young, young_number = app.start(), 0
+        for n in range(pairs):
+            if young_number == young_moves:
+                young, young_number = app.start(), 0
+            young_number += 1
+            if (n + worker) % 2:
+                young_ms, _ = record(app, young, young_number)
+                old_ms, _ = record(app, old, old_moves + n + 1)
+            else:
+                old_ms, _ = record(app, old, old_moves + n + 1)
+                young_ms, _ = record(app, young, young_number)
+            with counted:
+                timed_pairs.append((old_ms, young_ms))
+        with counted:
+            moves += old_moves + 2 * pairs
 
     cpu_before = time.process_time()  # the application's start-up is not a move's cost
     started = time.perf_counter()
-    threads = [threading.Thread(target=play, args=(w,)) for w in range(games)]
+    threads = [threading.Thread(target=paired if pairs else play, args=(w,)) for w in range(games)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     result: dict[str, Any] = {
-        "moves": len(latencies),
+        "moves": moves,
         "seconds": time.perf_counter() - started,
         "latencies": latencies,
-        "byMove": by_move,
+        "pairs": timed_pairs,
         "cpu": time.process_time() - cpu_before,
     }
     sys.stdout.write(json.dumps(result) + "\n")

@@ -17,7 +17,9 @@ const SECONDS = Number(process.env.SECONDS);
 const STAGES = Number(process.env.STAGES || 3);
 const PLAYERS = 3;
 const PATIENCE = Number(process.env.PATIENCE_MS || 10000);
-const MAX_MOVES = Number(process.env.MAX_MOVES || Infinity);
+const PAIRS = Number(process.env.PAIRS || 0);
+const OLD_MOVES = Number(process.env.OLD_MOVES || 0);
+const YOUNG_MOVES = Number(process.env.YOUNG_MOVES || 20);
 
 async function post(path, body) {
   const response = await fetch(BASE + path, {
@@ -59,8 +61,8 @@ function nextMove(state) {
   return [seat, 'pick', [ACTIONS[Math.floor(Math.random() * ACTIONS.length)]]];
 }
 
-async function newMatch() {
-  const { matchID } = await post('/games/basari/create', { numPlayers: PLAYERS, setupData: { stages: STAGES } });
+async function newMatch(stages = STAGES) {
+  const { matchID } = await post('/games/basari/create', { numPlayers: PLAYERS, setupData: { stages } });
   const clients = [];
   for (let seat = 0; seat < PLAYERS; seat += 1) {
     const { playerCredentials } = await post(`/games/basari/${matchID}/join`, {
@@ -80,7 +82,91 @@ async function newMatch() {
     clients.push(client);
   }
   const ready = await Promise.all(clients.map((c) => waitFor(c, (s) => s !== null)));
-  return { matchID, clients, ready: ready.every((s) => s !== null) };
+  const state = ready.every((s) => s !== null) ? clients[0].getState() : null;
+  return { matchID, clients, state, moves: 0 };
+}
+
+// Whether ``match`` can take another move: its server answered the last one and the game is not over.
+function playable(match) {
+  return match.state !== null && !match.state.ctx.gameover;
+}
+
+// Sends ``match``'s next legal move and waits for the mover's update; the latency (ms), or null when the
+// mover's connection did not see the last update in time, or the server did not answer the move in time
+// (match.state is then null).
+async function step(match) {
+  const { clients } = match;
+  const [seat, name, args] = nextMove(match.state);
+  const before = match.state._stateID;
+  const sent = performance.now();
+  // the mover's own connection must have seen the last update: the server drops a stale action
+  if ((await waitFor(clients[seat], (s) => s._stateID >= before)) === null) return null;
+  clients[seat].moves[name](...args);
+  match.state = await waitFor(clients[seat], (s) => s._stateID > before);
+  if (match.state === null) return null;
+  match.moves += 1;
+  return performance.now() - sent;
+}
+
+function stopMatch(match) {
+  for (const client of match.clients) client.stop();
+}
+
+// The latency-growth run (PAIRS): see the header.
+async function paired() {
+  const pairs = [];
+  let moves = 0;
+  const old = await Promise.all(Array.from({ length: GAMES }, () => newMatch()));
+  await Promise.all(
+    old.map(async (match) => {
+      while (match.moves < OLD_MOVES) {
+        if (!playable(match) || (await step(match)) === null) throw new Error('an old match stopped early');
+      }
+    }),
+  );
+  moves += GAMES * OLD_MOVES;
+
+  // a fresh three-stage match whose players' connections are ready (a few tries: under load one may not
+  // be within PATIENCE_MS)
+  async function youngMatch() {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const young = await newMatch(3);
+      if (playable(young)) return young;
+      console.error(`load.js: the young match ${young.matchID} was not ready in ${PATIENCE} ms; another`);
+      stopMatch(young);
+    }
+    throw new Error('no young match was ready');
+  }
+
+  async function client(match, number) {
+    let young = await youngMatch();
+    for (let n = 0; n < PAIRS; n += 1) {
+      if (!playable(young) || young.moves >= YOUNG_MOVES) {
+        stopMatch(young);
+        young = await youngMatch();
+      }
+      const order = (n + number) % 2 ? [young, match] : [match, young];
+      const latencies = [];
+      for (const each of order) {
+        if (!playable(each)) {
+          const which = each === match ? 'old' : 'young';
+          const why = each.state === null ? 'unanswered' : 'over';
+          throw new Error(`the ${which} match ${each.matchID} is ${why} after ${each.moves} moves`);
+        }
+        const latency = await step(each);
+        if (latency === null) throw new Error('the server did not answer a move');
+        latencies.push(latency);
+      }
+      const [oldMs, youngMs] = order[0] === match ? latencies : [latencies[1], latencies[0]];
+      pairs.push([oldMs, youngMs]);
+      moves += 2;
+    }
+    stopMatch(young);
+    stopMatch(match);
+  }
+
+  await Promise.all(old.map(client));
+  return { moves, pairs };
 }
 
 // Resolves with ``client``'s state once it satisfies ``ready``, or with null if that takes ``patience`` ms
@@ -113,15 +199,19 @@ function watch(client) {
 }
 
 async function main() {
+  if (PAIRS) {
+    const result = await paired();
+    process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
+    return;
+  }
   const acknowledged = {};
   const latencies = [];
-  const byMove = {};
   let moves = 0;
   // every client's first match is made before the clock starts (a match is four requests and three socket
   // connections); later ones, when a game ends, count
   let first;
   try {
-    first = await Promise.all(Array.from({ length: GAMES }, newMatch));
+    first = await Promise.all(Array.from({ length: GAMES }, () => newMatch()));
   } catch (error) {
     first = [];
   }
@@ -132,28 +222,16 @@ async function main() {
 
   async function play(match) {
     let current = match;
-    while (current && performance.now() < deadline) {
-      const { matchID, clients } = current;
-      let state = current.ready ? clients[0].getState() : null;
-      let moveNumber = 0;
-      while (state && !state.ctx.gameover && moveNumber < MAX_MOVES && performance.now() < deadline) {
-        const [seat, name, args] = nextMove(state);
-        const before = state._stateID;
-        const sent = performance.now();
-        // the mover's own connection must have seen the last update: the server drops a stale action
-        if ((await waitFor(clients[seat], (s) => s._stateID >= before)) === null) break;
-        clients[seat].moves[name](...args);
-        state = await waitFor(clients[seat], (s) => s._stateID > before);
-        if (state === null) break;
-        const latency = performance.now() - sent;
-        acknowledged[matchID] = state._stateID;
+    while (performance.now() < deadline) {
+      while (playable(current) && performance.now() < deadline) {
+        const latency = await step(current);
+        if (latency === null) break;
+        acknowledged[current.matchID] = current.state._stateID;
         latencies.push(latency);
-        moveNumber += 1;
-        (byMove[moveNumber] ||= []).push(latency);
         moves += 1;
       }
-      for (const client of clients) client.stop();
-      if (state === null || moveNumber >= MAX_MOVES) return;
+      stopMatch(current);
+      if (current.state === null) return;
       try {
         current = await newMatch();
       } catch (error) {
@@ -167,7 +245,7 @@ async function main() {
   const used = process.cpuUsage(cpuBefore);
   const cpu = (used.user + used.system) / 1e6;
   // exit once written: a pipe is written asynchronously, and exiting at once would cut the line at 64 KB
-  const line = `${JSON.stringify({ moves, seconds, latencies, byMove, acknowledged, cpu })}\n`;
+  const line = `${JSON.stringify({ moves, seconds, latencies, acknowledged, cpu })}\n`;
   process.stdout.write(line, () => process.exit(0));
 }
 
