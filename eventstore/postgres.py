@@ -172,8 +172,8 @@ _APPEND_BATCHES = {
 # Small batches, several in flight (each on its own connection): while the database commits one batch,
 # this process decides the next commands instead of waiting. One unbounded batch at a time measured a
 # third slower with 16 writers: the database and the Python took turns, each idle half the time. While
-# more appends wait than MAX_FLUSHES batches of MAX_BATCH hold, larger batches go, up to BATCH_CAP, and
-# then more at once, up to a share of the pool (docs/performance.md).
+# more appends wait than MAX_FLUSHES batches of MAX_BATCH hold, more batches go at once, up to a share of
+# the pool, and then larger ones, up to BATCH_CAP (docs/performance.md).
 MAX_FLUSHES = 4  # group commits in flight while few appends wait
 # metadata goes as text: the store works the same whether or not the pool has a jsonb codec
 _CREATE = "SELECT * FROM es_create($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8)"
@@ -540,12 +540,10 @@ class PostgresEventStore(FollowsFeed):
     def _shape(self, waiting: int) -> tuple[int, int]:
         """Group commit's shape while ``waiting`` appends are queued: the batches in flight at most, and
         the appends a batch takes. MAX_FLUSHES of MAX_BATCH while they hold what waits (a commit's wait
-        is short then, and larger batches were no faster); beyond, larger batches, up to max_batch, and
-        then more of them, up to max_flushes, so that the appends waiting go in one round of commits.
-        Larger batches first: the database's work per append falls with the batch's size, and it grows
-        with the transactions in flight (docs/performance.md)."""
-        size = min(self._max_batch, max(MAX_BATCH, -(-waiting // MAX_FLUSHES)))
-        return min(self._max_flushes, max(MAX_FLUSHES, -(-waiting // size))), size
+        is short then, and larger batches were no faster); beyond, more batches, up to max_flushes, and
+        then larger ones, up to max_batch, so that the appends waiting go in one round of commits."""
+        flushes = min(self._max_flushes, max(MAX_FLUSHES, -(-waiting // MAX_BATCH)))
+        return flushes, min(self._max_batch, max(MAX_BATCH, -(-waiting // flushes)))
 
     def _next_batch(self) -> list[_Queued]:
         """Take the next batch off the queue: as many appends as _shape says, none to a stream in flight."""

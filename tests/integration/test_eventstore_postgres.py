@@ -349,7 +349,7 @@ async def test_a_retried_command_at_the_current_version_leaves_its_batch_to_comm
 async def test_many_waiting_appends_go_in_larger_batches_each_with_its_own_answer(
     store: PostgresEventStore,
 ) -> None:
-    # More appends wait than MAX_FLUSHES batches of MAX_BATCH hold: larger (and more) batches go at once,
+    # More appends wait than MAX_FLUSHES batches of MAX_BATCH hold: more and larger batches go at once,
     # and the contract holds in them (one append per stream a batch, a conflict and a retry each alone).
     streams = [new_id() for _ in range(200)]
     links = [await created(store, stream, [event(0)]) for stream in streams]
