@@ -118,9 +118,8 @@ SELECT version, position, recorded_at, hash FROM appended ORDER BY version
 # order, so two processes' batches queue behind each other instead of deadlocking; FOR UPDATE re-reads a
 # row that moved since the snapshot and re-checks it. Events are inserted entry by entry, in version order,
 # so their positions follow each stream's versions.
-MAX_BATCH = 8  # appends per group commit while few wait; more wait for the next one
-BATCH_CAP = 64  # appends per group commit at most, while many wait
-_BATCH_TEMPLATE = r"""
+MAX_BATCH = 8  # appends per group commit; more wait for the next one
+_APPEND_BATCH = rf"""
 WITH entry AS (
     SELECT e.stream_id, e.expected, decode(e.previous, 'base64') AS previous, decode(e.key, 'base64') AS key, e.n,
            decode(e.head, 'base64') AS head, e.status, decode(e.cause, 'base64') AS cause, e.command_id,
@@ -128,8 +127,8 @@ WITH entry AS (
       FROM json_to_recordset(convert_from($1::bytea, 'UTF8')::json)
            AS e (stream_id text, expected integer, previous text, key text, n integer, head text, status text,
                  cause text, command_id text, request_hash text, response text)
-     LIMIT {limit}  -- at least what the batch holds: told so, the planner looks its streams up by key instead
-                    -- of guessing 100 entries and reading every stream row once there are a few thousand
+     LIMIT {MAX_BATCH}  -- what a batch holds: told so, the planner looks its streams up by key instead of
+                        -- guessing 100 entries and reading every stream row once there are a few thousand
 ), locked AS MATERIALIZED (
     SELECT e.*
       FROM streams s JOIN entry e ON e.stream_id = s.stream_id
@@ -162,19 +161,10 @@ WITH entry AS (
 )
 SELECT stream_id, version, position, recorded_at, hash FROM appended ORDER BY position
 """
-# The batch statement by the planner hint it carries, a power of two from MAX_BATCH to BATCH_CAP: a batch
-# goes as the smallest that holds it, so the hint is never less than the batch (a LIMIT below it would
-# leave appends out) and at most twice it.
-_APPEND_BATCHES = {
-    limit: _BATCH_TEMPLATE.replace("{limit}", str(limit))
-    for limit in (MAX_BATCH << shift for shift in range((BATCH_CAP // MAX_BATCH).bit_length()))
-}
 # Small batches, several in flight (each on its own connection): while the database commits one batch,
 # this process decides the next commands instead of waiting. One unbounded batch at a time measured a
-# third slower with 16 writers: the database and the Python took turns, each idle half the time. While
-# more appends wait than MAX_FLUSHES batches of MAX_BATCH hold, more batches go at once, up to a share of
-# the pool, and then larger ones, up to BATCH_CAP (docs/performance.md).
-MAX_FLUSHES = 4  # group commits in flight while few appends wait
+# third slower with 16 writers: the database and the Python took turns, each idle half the time.
+MAX_FLUSHES = 4  # group commits in flight at once
 # metadata goes as text: the store works the same whether or not the pool has a jsonb codec
 _CREATE = "SELECT * FROM es_create($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8)"
 
@@ -335,23 +325,12 @@ class PostgresEventStore(FollowsFeed):
         *,
         acquire_timeout: float | None = None,
         listen_connect: Callable[[], Awaitable[Any]] | None = None,
-        max_batch: int = BATCH_CAP,
-        max_flushes: int | None = None,
     ) -> None:
         """Use ``pool``; ``upcasters`` bring old event bodies up to their current schema on read.
 
         ``acquire_timeout`` (seconds) bounds the wait for a free connection; past it, StoreUnavailable.
         ``listen_connect`` opens the dedicated LISTEN connection (default: one held out of the pool).
-        ``max_batch`` and ``max_flushes`` bound group commit while many appends wait: the appends a batch
-        holds (MAX_BATCH to BATCH_CAP) and the batches in flight, each on a connection of the pool (at least
-        MAX_FLUSHES; default half the pool, the rest being the reads'). MAX_BATCH and MAX_FLUSHES for both:
-        group commit's shape whatever waits.
         """
-        if not MAX_BATCH <= max_batch <= BATCH_CAP:
-            raise ValueError(f"max_batch must be from {MAX_BATCH} to {BATCH_CAP}")
-        if max_flushes is None:
-            max_flushes = pool.get_max_size() // 2
-        self._max_batch, self._max_flushes = max_batch, max(MAX_FLUSHES, max_flushes)
         self._pool = pool
         self._upcasters: Upcasters = dict(upcasters or {})
         self._acquire_timeout = acquire_timeout
@@ -528,30 +507,19 @@ class PostgresEventStore(FollowsFeed):
         self._queued.append(queued)
         # Another flusher only for what the ones about to start will not take: a task per append, most of
         # them finding the queue empty, was a tenth of the store's time per command (profiled).
-        waiting = len(self._queued)
-        flushes, size = self._shape(waiting)
-        if len(self._flushers) < flushes and len(self._starting) * size < waiting:
+        if len(self._flushers) < MAX_FLUSHES and len(self._starting) * MAX_BATCH < len(self._queued):
             flusher = asyncio.create_task(self._flush())
             self._flushers.add(flusher)
             self._starting.add(flusher)
             flusher.add_done_callback(self._starting.discard)  # also if cancelled before it started
         return await queued.done
 
-    def _shape(self, waiting: int) -> tuple[int, int]:
-        """Group commit's shape while ``waiting`` appends are queued: the batches in flight at most, and
-        the appends a batch takes. MAX_FLUSHES of MAX_BATCH while they hold what waits (a commit's wait
-        is short then, and larger batches were no faster); beyond, more batches, up to max_flushes, and
-        then larger ones, up to max_batch, so that the appends waiting go in one round of commits."""
-        flushes = min(self._max_flushes, max(MAX_FLUSHES, -(-waiting // MAX_BATCH)))
-        return flushes, min(self._max_batch, max(MAX_BATCH, -(-waiting // flushes)))
-
     def _next_batch(self) -> list[_Queued]:
-        """Take the next batch off the queue: as many appends as _shape says, none to a stream in flight."""
-        _, size = self._shape(len(self._queued))
+        """Take the next batch off the queue: at most MAX_BATCH appends, none to a stream in flight."""
         batch: list[_Queued] = []
         later: list[_Queued] = []
         for queued in self._queued:
-            if len(batch) < size and queued.stream_id not in self._in_flight:
+            if len(batch) < MAX_BATCH and queued.stream_id not in self._in_flight:
                 self._in_flight.add(queued.stream_id)
                 batch.append(queued)
             else:
@@ -662,8 +630,9 @@ class PostgresEventStore(FollowsFeed):
                 _BatchEvent(stream_id, i, event.type, event.schema_version, event.data.decode(), hash_)
                 for i, (event, hash_) in enumerate(zip(queued.events, hashes, strict=True), 1)
             ]
-        statement = next(text for limit, text in _APPEND_BATCHES.items() if limit >= len(batch))
-        rows = await connection.fetch(statement, _BATCH_JSON.encode(entries), _BATCH_JSON.encode(new_events))
+        rows = await connection.fetch(
+            _APPEND_BATCH, _BATCH_JSON.encode(entries), _BATCH_JSON.encode(new_events)
+        )
         appended: dict[str, list[Any]] = {}
         for row in rows:
             appended.setdefault(row[0], []).append(row[1:])

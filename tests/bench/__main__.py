@@ -4,8 +4,7 @@ Runs on a fresh database (on DATABASE_URL's server, else a throw-away embedded P
 and, as its last line, one JSON object. Sizes scale with BENCH_SCALE (1 = full, about 5 minutes; 0.25 is a
 quick run of about 2); BENCH_WORKERS sets the server processes of the HTTP phase (default 1); BENCH_PHASES
 (e.g. ``append,replay``) runs only the phases named (append, writers, replay, http, spectators, idle,
-growth); BENCH_GROUP_COMMIT (e.g. ``8/4``) bounds the store's group commit (GROUP_COMMIT below). The peers
-(boardgame.io, the eventsourcing library) have their own: ``python -m tests.bench.peers``.
+growth). The peers (boardgame.io, the eventsourcing library) have their own: ``python -m tests.bench.peers``.
 
 Phases (every ratio compares two sides run in turns, five slices each, with the same concurrency, so
 both see the same background load on a shared machine):
@@ -58,7 +57,7 @@ import msgspec
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from eventstore.postgres import BATCH_CAP, MAX_BATCH
+from eventstore.postgres import MAX_BATCH
 from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.runtime.database import create_pool, migrate
@@ -85,13 +84,6 @@ RAW_CONNECTIONS = 64  # raw INSERT connections at most (PostgreSQL allows 100 by
 HTTP_CLIENTS = 32
 LATENCY_COMMANDS = max(100, int(400 * SCALE))
 ROUNDS = 5  # slices per side of a side-by-side comparison
-# BENCH_GROUP_COMMIT="<max_batch>/<max_flushes>" bounds the store's group commit while many appends wait
-# (PostgresEventStore's arguments; "8/4" keeps it at MAX_BATCH appends and MAX_FLUSHES batches whatever
-# waits), to measure a shape against the default in turns, run after run. Unset: the default.
-_GROUP_COMMIT = os.environ.get("BENCH_GROUP_COMMIT", "").split("/")
-GROUP_COMMIT = (
-    (int(_GROUP_COMMIT[0]), int(_GROUP_COMMIT[1])) if len(_GROUP_COMMIT) == 2 else (BATCH_CAP, None)
-)
 PHASES = frozenset(
     os.environ.get("BENCH_PHASES", "append,writers,replay,http,spectators,idle,growth")
     .replace(" ", "")
@@ -201,10 +193,8 @@ async def side_by_side(*meters: Meter, warm_up: float = 1.0) -> None:
 
 
 def new_service(pool: asyncpg.Pool) -> GameService:
-    """A GameService on ``pool``, wired as api.app.create_app wires it (GROUP_COMMIT aside)."""
-    max_batch, max_flushes = GROUP_COMMIT
-    store = PostgresEventStore(pool, max_batch=max_batch, max_flushes=max_flushes)
-    return GameService(store, PostgresKeyStore(pool), all_games())
+    """A GameService on ``pool``, wired as api.app.create_app wires it."""
+    return GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
 
 
 async def create_games(service: GameService, labels: list[str]) -> list[tuple[str, list[Any]]]:
@@ -532,7 +522,6 @@ async def bench(database_url: str, empty_url: str) -> dict[str, Any]:
         "workers": WORKERS,
         "http_implementation": settings.http_implementation,
         "phase_seconds": PHASE_SECONDS,
-        "group_commit": os.environ.get("BENCH_GROUP_COMMIT", "default"),
     }
     try:
         if PHASES & {"append", "replay"}:  # replay rebuilds the games append played

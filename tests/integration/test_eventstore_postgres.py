@@ -25,7 +25,6 @@ from eventstore import (
     event_hash,
     is_unavailable,
 )
-from eventstore.postgres import MAX_BATCH
 
 pytestmark = pytest.mark.db
 
@@ -344,51 +343,6 @@ async def test_a_retried_command_at_the_current_version_leaves_its_batch_to_comm
     feed = await store.read_all(limit=10_000)
     transactions = {at.tx for at, e in feed if e.stream_id in streams[1:] and e.version == 2}
     assert len(transactions) < len(streams) - 1  # the retry did not send the others one by one
-
-
-async def test_many_waiting_appends_go_in_larger_batches_each_with_its_own_answer(
-    store: PostgresEventStore,
-) -> None:
-    # More appends wait than MAX_FLUSHES batches of MAX_BATCH hold: more and larger batches go at once,
-    # and the contract holds in them (one append per stream a batch, a conflict and a retry each alone).
-    streams = [new_id() for _ in range(200)]
-    links = [await created(store, stream, [event(0)]) for stream in streams]
-    retried = CommandRecord(command_id="retried", request_hash="h", response=b"first")
-    await store.append(streams[0], 1, [event(1)], command=retried)
-    appends = [
-        (
-            stream,
-            1,
-            [event(1), event(2)] if i % 3 else [event(1)],
-            CommandRecord(command_id=f"c-{i}", request_hash="h", response=b"") if i % 2 else None,
-        )
-        for i, stream in enumerate(streams[1:], 1)
-    ]
-    contested = [(stream, 1, [event(7)], None) for stream in streams[1:21]]  # one of two wins each
-    appends += [*contested, (streams[0], 1, [event(1)], retried)]
-    outcomes = await asyncio.gather(
-        *(
-            store.append(stream, expected, events, command=record, link=links[streams.index(stream)])
-            for stream, expected, events, record in appends
-        ),
-        return_exceptions=True,
-    )
-    assert isinstance(outcomes[-1], AppendResult) and outcomes[-1].replayed == retried
-    won: dict[str, list[NewEvent]] = {}
-    for (stream, _, events, _), outcome in zip(appends[:-1], outcomes[:-1], strict=True):
-        if isinstance(outcome, AppendResult):
-            assert stream not in won and outcome.version == 1 + len(events)
-            won[stream] = events
-        else:
-            assert isinstance(outcome, ConcurrencyConflict) and stream in streams[1:21], outcome
-    assert set(won) == set(streams[1:])
-    for stream in streams[1:]:
-        stored = await store.read_stream(stream)
-        assert [e.data for e in stored] == [event(0).data] + [e.data for e in won[stream]]
-        assert (await store.verify_chain(stream)).ok
-    feed = await store.read_all(limit=100_000)
-    transactions = {at.tx for at, e in feed if e.stream_id in streams[21:] and e.version == 2}
-    assert len(transactions) < len(streams[21:]) / MAX_BATCH  # batches larger than MAX_BATCH went
 
 
 async def test_two_processes_batches_on_the_same_streams_each_stream_one_winner(
