@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import suppress
@@ -18,8 +16,8 @@ import httpx
 import pytest
 
 from service.runtime.serving import HTTP_IMPLEMENTATIONS
-from service.runtime.settings import PROJECT_ROOT
 from tests.e2e.conftest import free_port
+from tests.support.serving import serving
 
 pytestmark = pytest.mark.e2e
 
@@ -39,28 +37,8 @@ def served(database_url: str, request: pytest.FixtureRequest) -> Iterator[tuple[
         "HTTP_IMPLEMENTATION": request.param,
         "LOG_FORMAT": "json",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, "server exited during start-up"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "server did not become ready"
-            time.sleep(0.2)
+    with serving(env, port, patience=60):
         yield "127.0.0.1", port
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def answer_to(address: tuple[str, int], sent: bytes) -> tuple[bytes, float]:

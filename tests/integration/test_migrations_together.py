@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,7 +13,6 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import asyncpg
-import httpx
 import pytest
 
 from service.runtime.database import (
@@ -27,9 +23,9 @@ from service.runtime.database import (
     migrate,
     with_user,
 )
-from service.runtime.settings import PROJECT_ROOT
 from tests.e2e.conftest import free_port
 from tests.support.databases import TEST_PASSWORD
+from tests.support.serving import serving
 
 pytestmark = pytest.mark.db
 
@@ -116,28 +112,8 @@ async def test_a_multi_host_url_whose_first_host_is_down_migrates(server_url: st
 
 def serve_until_ready(env: dict[str, str], port: int) -> None:
     """Run ``python -m service serve`` with ``env`` until ``/ready`` answers 200, then stop it."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, process.stderr.read() if process.stderr else "exited"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not become ready"
-            time.sleep(0.2)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with serving(env, port, patience=120):
+        pass
 
 
 async def test_serve_with_a_multi_host_url_whose_first_host_is_down_gets_ready(
