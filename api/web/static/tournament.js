@@ -52,3 +52,6 @@ for (const button of document.querySelectorAll("button[data-cancel]")) {
     asking.focus();
   });
 }
+
+// The page's buttons come disabled (a click before this script ran would do nothing): they take clicks now.
+for (const button of document.querySelectorAll("button[data-call], button[data-confirm], button[data-cancel]")) button.disabled = false;
