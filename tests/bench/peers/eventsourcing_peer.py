@@ -113,9 +113,9 @@ def main() -> None:
         for number in range(1, old_moves + 1):
             record(app, old, number)
         old_ones_old.wait()  # every old game is old before any pair is timed
-        young, young_number = app.start(), 0
+        young, young_number = None, 0
         for n in range(pairs):
-            if young_number == young_moves:
+            if young is None or young_number == young_moves:
                 young, young_number = app.start(), 0
             young_number += 1
             if (n + worker) % 2:

@@ -167,9 +167,9 @@ async def paired(base: str, games: int, old_moves: int, pairs: int, young_moves:
                 await move(connection, old)
             out.moves += old_moves
             await ready.wait()  # every old game is old before any pair is timed
-            young = await create(connection, "growth-young", young_script, workload.GAME, workload.PLAYERS)
+            young: Game | None = None
             for n in range(pairs):
-                if young.over:
+                if young is None or young.over:
                     young = await create(
                         connection, "growth-young", young_script, workload.GAME, workload.PLAYERS
                     )
