@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import expect
 
 from tests.browser.conftest import Visit
-from tests.browser.test_organize_a_tournament import sign_in
+from tests.browser.test_organize_a_tournament import invitational, sign_in
 from tests.support.client_play import create_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
@@ -157,24 +157,10 @@ async def test_the_new_tournament_form_waits_for_its_script(visit: Visit) -> Non
 
 
 async def test_a_registrations_buttons_wait_for_their_script(visit: Visit, web: str) -> None:
-    suffix = uuid.uuid4().hex[:6]
-    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
-        host = (await http.post("/v1/accounts", json={"name": f"Hold host {suffix}"})).json()
-        guest = (await http.post("/v1/accounts", json={"name": f"Hold guest {suffix}"})).json()
-        created = await http.post(
-            "/v1/tournaments",
-            json={
-                "name": f"Held invitational {suffix}",
-                "game": "johari",
-                "rounds": 1,
-                "players": [{"account": "me"}, {"invite": guest["name"]}],
-            },
-            headers={"Authorization": f"Bearer {host['token']}"},
-        )
-        assert created.status_code == 201, created.text
+    guest, tournament_id = await invitational(web, uuid.uuid4().hex[:6])
     page = visit.page
     await sign_in(page, guest["token"])
-    held = await open_held(page, f"/tournaments/{created.json()['tournament_id']}", "tournament.js")
+    held = await open_held(page, f"/tournaments/{tournament_id}", "tournament.js")
     accept = page.get_by_role("button", name="Accept the invitation")
     assert await accept.is_disabled(), "'Accept' is usable before tournament.js bound it"
     assert await page.get_by_role("button", name="Decline").is_disabled()
