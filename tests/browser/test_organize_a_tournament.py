@@ -192,8 +192,9 @@ async def test_a_tournament_of_named_players_hands_out_tokens_once_and_takes_a_l
     assert overview["entered"] == ["Eve"]
 
 
-async def test_a_registering_tournament_page_answers_an_invitation(visit: Visit, web: str) -> None:
-    suffix = uuid.uuid4().hex[:6]
+async def invitational(web: str, suffix: str) -> tuple[dict[str, Any], str]:
+    """A registering Johari tournament of one round, "Invitational <suffix>": its host's account plays, a
+    guest's account is invited; the guest's account (name, token) and the tournament's id."""
     async with httpx.AsyncClient(base_url=web, timeout=30) as http:
         host = (await http.post("/v1/accounts", json={"name": f"Host {suffix}"})).json()
         guest = (await http.post("/v1/accounts", json={"name": f"Guest {suffix}"})).json()
@@ -207,7 +208,14 @@ async def test_a_registering_tournament_page_answers_an_invitation(visit: Visit,
             },
             headers={"Authorization": f"Bearer {host['token']}"},
         )
-    tournament_id = created.json()["tournament_id"]
+        assert created.status_code == 201, created.text
+    tournament_id: str = created.json()["tournament_id"]
+    return guest, tournament_id
+
+
+async def test_a_registering_tournament_page_answers_an_invitation(visit: Visit, web: str) -> None:
+    suffix = uuid.uuid4().hex[:6]
+    guest, tournament_id = await invitational(web, suffix)
     page = visit.page
     response = await page.goto(f"/tournaments/{tournament_id}")
     assert response is not None and response.status == 200

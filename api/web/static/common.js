@@ -17,6 +17,21 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Enable the page's controls that wait for their script (`data-needs-script`: served `disabled`, so a click
+ * made before the script bound its handler is not one that does nothing or submits a form natively; see
+ * docs/web.md "Controls wait for their script"). Each of `owned` is such a control or holds some (a form, a
+ * panel); a script calls this once it has bound their handlers. */
+export function bound(...owned) {
+  for (const root of owned) {
+    if (!root) continue;
+    for (const control of [root, ...root.querySelectorAll("[data-needs-script]")]) {
+      if (!control.hasAttribute("data-needs-script")) continue;
+      control.removeAttribute("data-needs-script");
+      control.disabled = false;
+    }
+  }
+}
+
 /** The page's CSRF token (the csrftoken cookie the server sets on pages; see api/routes/sessions.py). */
 export function csrfToken() {
   const found = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));

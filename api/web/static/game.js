@@ -1,7 +1,7 @@
 // The game page: the board drawn from the caller's view, the caller's decisions as controls built from
 // `legal`, and live updates through Server-Sent Events. A seat's stream opens with a short-lived ticket
 // (POST /stream-ticket), never with the seat token in the URL.
-import { el, api, apiWithSkew, seatTokens, keepSeatToken, pageData } from "/static/common.js";
+import { el, api, apiWithSkew, seatTokens, keepSeatToken, pageData, bound } from "/static/common.js";
 import { drawBoard } from "/static/boards.js";
 import { tellEvent } from "/static/narrate.js";
 import { commandLabel, distinctLabels } from "/static/commands.js";
@@ -297,6 +297,7 @@ document.getElementById("seat-token-form").addEventListener("submit", async (sub
     commandError.textContent = `That token does not open a seat of this game: ${failure.message}`;
   }
 });
+bound(document.getElementById("seat-token-form"));
 
 (async () => {
   let invited = null;

@@ -1,6 +1,6 @@
 // Home page: create a game (every person's seat kept in this browser: hot seat; any seat may be given to
 // one of the server's bots) and go to its board.
-import { el, api, keepSeatToken } from "/static/common.js";
+import { el, api, keepSeatToken, bound } from "/static/common.js";
 
 const form = document.getElementById("new-game");
 const kind = document.getElementById("new-game-kind");
@@ -55,4 +55,5 @@ if (form) {
       error.textContent = `Could not create the game: ${failure.message}`;
     }
   });
+  bound(form);
 }

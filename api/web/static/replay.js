@@ -1,7 +1,7 @@
 // The replay page: any version of a game (GET /state?at=N) drawn as a board, each event told in words.
 // It steps by event, by move and by round (steps.js), plays itself (one move at the chosen pace), and
 // answers the keys Lichess uses: ← → a move, ↑ ↓ a round, Shift+← → an event, Home End the ends.
-import { el, api, pageData } from "/static/common.js";
+import { el, api, pageData, bound } from "/static/common.js";
 import { drawBoard } from "/static/boards.js";
 import { tellEvent } from "/static/narrate.js";
 import { endingBanner } from "/static/ending.js";
@@ -100,6 +100,7 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
   document.getElementById(step).click();
 });
+bound(root);
 
 (async () => {
   const detail = await api(`/v1/games/${gameId}`);

@@ -3,7 +3,7 @@
 // Each button names its API call in data attributes: data-call (the path under /v1/tournaments/{id}/),
 // data-field and data-source (a body {field: value of the element}), data-done (what to say once done).
 // The calls go with the browser's session cookie and the CSRF header (common.js), never with a token.
-import { el, api } from "/static/common.js";
+import { el, api, bound } from "/static/common.js";
 
 const status = document.getElementById("action-status");
 const error = document.getElementById("action-error");
@@ -53,5 +53,4 @@ for (const button of document.querySelectorAll("button[data-cancel]")) {
   });
 }
 
-// The page's buttons come disabled (a click before this script ran would do nothing): they take clicks now.
-for (const button of document.querySelectorAll("button[data-call], button[data-confirm], button[data-cancel]")) button.disabled = false;
+bound(document.getElementById("organizer-panel"), document.getElementById("my-registration"));

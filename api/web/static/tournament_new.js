@@ -1,7 +1,7 @@
 // The form that creates a tournament: POST /v1/tournaments with the browser's session (a tournament of
 // accounts needs the signed-in organizer; one of named players does not). The answer's organizer token and
 // the named players' tokens are shown once, here; signed in, the organizer acts with her account anyway.
-import { el, api } from "/static/common.js";
+import { el, api, bound } from "/static/common.js";
 
 const form = document.getElementById("new-tournament");
 const error = document.getElementById("new-tournament-error");
@@ -66,3 +66,4 @@ form.addEventListener("submit", async (event) => {
     error.textContent = `Could not create the tournament: ${failure.message}`;
   }
 });
+bound(form);
