@@ -9,6 +9,13 @@ standby's replay position serves every waiter of the process (ReplayFence).
 
 A standby that cannot be reached is left alone for ``RETRY_SECONDS``: its reads go to the primary meanwhile,
 so a stopped standby costs one failed connection attempt per process and period, never an error.
+
+A stream the standby does not have may be one the primary created a moment ago, which a client was already
+told of (a game just created, followed live at once). So the store, not each caller, makes sure of it: the
+standby is given a bounded wait to replay everything the primary has flushed (``catch_up``) and asked again;
+if it still lacks the stream, the primary is, and a stream the primary has is then read there, all of its
+reads, for ``RETRY_SECONDS`` (its row and its events from one database, never a row the events lag behind).
+A stream missing on both is missing.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ from eventstore.protocol import (
     StreamInfo,
 )
 
-RETRY_SECONDS = 5.0  # a standby that could not be reached is tried again after this long
+RETRY_SECONDS = 5.0  # a standby that could not be reached (lacked a stream) is tried again after this long
+LACKING_LIMIT = 1024  # streams read on the primary at once because the standby lacked them (oldest out first)
 # The standby's replay position is polled this often while someone waits for it, doubling from the first
 # pause to the last: a standby that keeps up replays a commit within a millisecond or two.
 _POLL_PAUSES = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032)
@@ -170,6 +178,8 @@ class ReplicaStore:
         self.replay = ReplayFence(replica.pool, replica.acquire_timeout, on_failure=self._unreachable)
         self.pool, self.acquire_timeout = primary.pool, primary.acquire_timeout  # work claimed beside it
         self._down_until = 0.0  # monotonic time before which the standby is not tried again
+        # stream -> monotonic time before which its reads go to the primary (the standby lacked it)
+        self._lacking: dict[str, float] = {}
         self._lag_reported = float("-inf")  # monotonic time of the last ``replica_lagging`` log line
 
     @property
@@ -193,6 +203,29 @@ class ReplicaStore:
             except asyncpg.exceptions.SerializationError as exc:  # "conflict with recovery"
                 log.info("replica_read_cancelled", error=str(exc))
         return await read(self.primary)
+
+    async def _read_stream(self, stream_id: str, read: Callable[[PostgresEventStore], Awaitable[T]]) -> T:
+        """``read`` of one stream: as ``_read``, but on the primary while the standby lacks the stream."""
+        if self._lacks(stream_id):
+            return await read(self.primary)
+        return await self._read(read)
+
+    def _lacks(self, stream_id: str) -> bool:
+        """Whether the stream's reads go to the primary because the standby lacked it a moment ago."""
+        until = self._lacking.get(stream_id)
+        if until is None:
+            return False
+        if time.monotonic() < until:
+            return True
+        del self._lacking[stream_id]
+        return False
+
+    def _lacked(self, stream_id: str) -> None:
+        """The standby did not replay the stream in time: read it on the primary for ``RETRY_SECONDS``."""
+        self._lacking.pop(stream_id, None)
+        self._lacking[stream_id] = time.monotonic() + RETRY_SECONDS
+        if len(self._lacking) > LACKING_LIMIT:
+            del self._lacking[next(iter(self._lacking))]
 
     async def replayed(self, lsn: int) -> bool:
         """Wait (at most ``fence_seconds``) until the standby has replayed the primary's position ``lsn``;
@@ -254,15 +287,30 @@ class ReplicaStore:
         as_stored: bool = False,
     ) -> list[RecordedEvent]:
         """The stream's events, read on the standby."""
-        return await self._read(lambda store: store.read_stream(stream_id, after, limit, until, as_stored))
+        return await self._read_stream(
+            stream_id, lambda store: store.read_stream(stream_id, after, limit, until, as_stored)
+        )
 
     async def read_bodies(self, stream_id: str, after: int = 0) -> Bodies | None:
         """The stream's event bodies, read on the standby."""
-        return await self._read(lambda store: store.read_bodies(stream_id, after))
+        return await self._read_stream(stream_id, lambda store: store.read_bodies(stream_id, after))
 
     async def stream_info(self, stream_id: str) -> StreamInfo | None:
-        """The stream's row, read on the standby."""
-        return await self._read(lambda store: store.stream_info(stream_id))
+        """The stream's row, read on the standby; one it lacks after replaying (a bounded wait) everything
+        the primary has flushed is asked of the primary, where the stream is then read while it lags."""
+
+        async def read(store: PostgresEventStore) -> StreamInfo | None:
+            return await store.stream_info(stream_id)
+
+        info = await self._read_stream(stream_id, read)
+        if info is not None or self._lacks(stream_id) or not self.replica_up:
+            return info  # found, or read on the primary already
+        if await self.catch_up():  # it holds every commit answered so far: missing there is missing
+            return await self._read(read)
+        info = await read(self.primary)
+        if info is not None:
+            self._lacked(stream_id)
+        return info
 
     async def list_streams(
         self,
@@ -279,7 +327,7 @@ class ReplicaStore:
 
     async def find_command(self, stream_id: str, command_id: str) -> CommandRecord | None:
         """A stored command record, read on the standby."""
-        return await self._read(lambda store: store.find_command(stream_id, command_id))
+        return await self._read_stream(stream_id, lambda store: store.find_command(stream_id, command_id))
 
     async def read_all(
         self, after: FeedPosition | None = None, limit: int = 1000
@@ -289,7 +337,7 @@ class ReplicaStore:
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """The stream's hash chain recomputed on the standby's copy."""
-        return await self._read(lambda store: store.verify_chain(stream_id))
+        return await self._read_stream(stream_id, lambda store: store.verify_chain(stream_id))
 
     # live readers
     def subscribe(

@@ -9,6 +9,10 @@ marks the game ``starting``; the opening events are appended after it commits, a
 crash in between) is finished by the next lobby read or join of that game (GameCommands.create keeps what
 was already stored).
 
+Open invitations are bounded per inviter and per invitee (``check_invitations``); a creation is checked before
+it writes anything, and again in the transaction that lists it, which holds its accounts' invitations locked,
+so concurrent creations cannot together pass a bound.
+
 Rated means fair: a game is rated only if every seat is held by an account that joined it itself (the
 creator's own seat counts as joined) and the server chose the seed; one-player games are never rated.
 
@@ -28,6 +32,7 @@ import json
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 
 import msgspec
 import structlog
@@ -41,7 +46,15 @@ from service.games.schemas import ClockIn, CreateGame, GameCreated, PlayerIn, Se
 from service.games.service import GameService
 from service.integrity.seeds import SeedMix
 from service.integrity.tokens import hash_token, new_seed, new_token
-from service.lobby.repository import Listing, LobbyRepository, LockedGame, LockedLobby, NewLobbyGame, NewSeat
+from service.lobby.repository import (
+    InvitationCounts,
+    Listing,
+    LobbyRepository,
+    LockedGame,
+    LockedLobby,
+    NewLobbyGame,
+    NewSeat,
+)
 from service.lobby.schemas import JoinIn, LobbyGame, LobbyPage, MyGamePage, is_option_value
 from service.readmodels.projections import decode_cursor, encode_cursor
 from service.runtime import errors
@@ -120,14 +133,16 @@ class LobbyService:
         self.invitations_per_inviter = invitations_per_inviter
         self.invitations_per_invitee = invitations_per_invitee
 
-    async def check_invitations(self, inviter: Member, guests: Sequence[Member]) -> None:
+    async def check_invitations(
+        self, counts: InvitationCounts, inviter: Member, guests: Sequence[Member]
+    ) -> None:
         """Open invitations (seats reserved for an account in games waiting for players) are bounded: one
         account may have sent at most ``invitations_per_inviter`` and received at most
         ``invitations_per_invitee``; past either, 429 with Retry-After (``too_many_invitations``,
         ``invitee_has_too_many_invitations``), so nobody can flood another's invitations or the lobby."""
         sent_limit, received_limit = self.invitations_per_inviter, self.invitations_per_invitee
         if sent_limit > 0:
-            sent = await self.lobby.invitations_sent(inviter.account_id)
+            sent = await counts.invitations_sent(inviter.account_id)
             if sent + len(guests) > sent_limit:
                 raise errors.TooMany(
                     "too_many_invitations",
@@ -137,7 +152,7 @@ class LobbyService:
                 )
         if received_limit > 0:
             for guest in guests:
-                received = await self.lobby.invitations_received(guest.account_id)
+                received = await counts.invitations_received(guest.account_id)
                 if received >= received_limit:
                     raise errors.TooMany(
                         "invitee_has_too_many_invitations",
@@ -214,8 +229,12 @@ class LobbyService:
             await self.bot_game_owner(token)
         with refusals():
             plan = rules.seats_to_write(request.players, kinds, creator, request.entropy, holders)
-        if holders.invited:
-            await self.check_invitations(creator, list(holders.invited.values()))
+        guests = list(holders.invited.values())
+        # checked before anything is written (a refusal commits no seed), and again under the invitations'
+        # locks in the transaction that lists the game (concurrent creations pass it one at a time)
+        invitations = partial(self.check_invitations, inviter=creator, guests=guests)
+        if guests:
+            await invitations(self.lobby)
         game_id = str(uuid.uuid4())
         written = [seat_written(planned) for planned in plan.seats]
         seats, rows = [token for token, _ in written], [row for _, row in written]
@@ -237,6 +256,7 @@ class LobbyService:
                 clock=request.clock,
             ),
             rows,
+            invitations,
         )
         log.info("lobby_game_created", game_id=game_id, game=game.name, seats=len(kinds), rated=request.rated)
         if plan.full:

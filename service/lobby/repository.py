@@ -5,13 +5,16 @@ Every change of a waiting game's seats happens under ``locked``: one transaction
 lobby row (``SELECT ... FOR UPDATE``), so changes of one game take turns across every process; the twin takes
 an ``asyncio.Lock`` per game instead and keeps the block's writes only when it ends without an error, as a
 transaction would. A start runs under ``starting``: one transaction holding an advisory lock named after the
-game (the twin: a second lock per game), so a game is started once whichever processes try.
+game (the twin: a second lock per game), so a game is started once whichever processes try. A creation with
+invited seats locks the invitations of its creator and of each invitee (an advisory lock per account; the
+twin: one lock) and checks their counts in the transaction that lists it, so concurrent creations cannot
+together pass a bound on open invitations (service/lobby/lobby.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -26,6 +29,23 @@ from service.lobby.schemas import LobbyGame, LobbySeat, MyGame
 from service.runtime.sql import PostgresRepository, Where, record, records
 
 START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
+INVITATION_LOCK = (
+    0x696E_7669  # advisory lock namespace (b"invi"): an account's invitations change one at a time
+)
+# every lock of a creation's accounts in one statement, in the order of their keys, so two creations
+# locking accounts they share take them in the same order (no deadlock)
+LOCK_INVITATIONS = (
+    "SELECT pg_advisory_xact_lock($1, key)"
+    " FROM (SELECT DISTINCT hashtext(account_id) AS key FROM unnest($2::text[]) account_id ORDER BY key) keys"
+)
+SENT = (
+    "SELECT count(*) FROM lobby_games l JOIN game_seats s USING (game_id)"
+    " WHERE l.status = 'waiting' AND l.creator_id = $1 AND s.invited_id IS NOT NULL AND s.account_id IS NULL"
+)
+RECEIVED = (
+    "SELECT count(*) FROM game_seats s JOIN lobby_games l USING (game_id)"
+    " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting'"
+)
 
 
 class LockedLobby(msgspec.Struct, frozen=True, kw_only=True):
@@ -145,8 +165,8 @@ class StartingGame(Protocol):
         ...
 
 
-class LobbyRepository(Protocol):
-    """The lobby's games and seats."""
+class InvitationCounts(Protocol):
+    """How many invitations are open: read at once, or in the transaction of a creation."""
 
     async def invitations_sent(self, inviter_id: str) -> int:
         """Seats still reserved for other accounts in the account's games waiting for players."""
@@ -156,8 +176,20 @@ class LobbyRepository(Protocol):
         """Seats still reserved for the account in games waiting for players."""
         ...
 
-    async def create(self, game: NewLobbyGame, seats: Sequence[NewSeat]) -> None:
-        """List a new game with its seats (one transaction)."""
+
+# what a creation with invited seats runs on the counts, under its accounts' locks (raising refuses it)
+InvitationCheck = Callable[[InvitationCounts], Awaitable[None]]
+
+
+class LobbyRepository(InvitationCounts, Protocol):
+    """The lobby's games and seats."""
+
+    async def create(
+        self, game: NewLobbyGame, seats: Sequence[NewSeat], check: InvitationCheck | None = None
+    ) -> None:
+        """List a new game with its seats (one transaction). With invited seats, ``check`` runs first on
+        the counts in that transaction, which holds the invitations of the creator and of each invitee
+        locked until it ends: concurrent creations pass it one at a time; an error from it lists nothing."""
         ...
 
     def locked(self, game_id: str) -> AbstractAsyncContextManager[LockedGame | None]:
@@ -262,33 +294,47 @@ class PostgresStartingGame:
         )
 
 
+class PostgresInvitationCounts:
+    """The open invitations as the statements of ``connection`` see them."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    async def invitations_sent(self, inviter_id: str) -> int:
+        """Seats still reserved for other accounts in the account's games waiting for players."""
+        sent: int = await self.connection.fetchval(SENT, inviter_id)
+        return sent
+
+    async def invitations_received(self, invitee_id: str) -> int:
+        """Seats still reserved for the account in games waiting for players."""
+        received: int = await self.connection.fetchval(RECEIVED, invitee_id)
+        return received
+
+
 class PostgresLobby(PostgresRepository):
     """The lobby in PostgreSQL (tables of migration 0007_accounts and later)."""
 
     async def invitations_sent(self, inviter_id: str) -> int:
         """Seats still reserved for other accounts in the account's games waiting for players."""
         async with self.connection() as connection:
-            sent: int = await connection.fetchval(
-                "SELECT count(*) FROM lobby_games l JOIN game_seats s USING (game_id)"
-                " WHERE l.status = 'waiting' AND l.creator_id = $1"
-                " AND s.invited_id IS NOT NULL AND s.account_id IS NULL",
-                inviter_id,
-            )
-        return sent
+            return await PostgresInvitationCounts(connection).invitations_sent(inviter_id)
 
     async def invitations_received(self, invitee_id: str) -> int:
         """Seats still reserved for the account in games waiting for players."""
         async with self.connection() as connection:
-            received: int = await connection.fetchval(
-                "SELECT count(*) FROM game_seats s JOIN lobby_games l USING (game_id)"
-                " WHERE s.invited_id = $1 AND s.account_id IS NULL AND l.status = 'waiting'",
-                invitee_id,
-            )
-        return received
+            return await PostgresInvitationCounts(connection).invitations_received(invitee_id)
 
-    async def create(self, game: NewLobbyGame, seats: Sequence[NewSeat]) -> None:
-        """List a new game with its seats (one transaction)."""
+    async def create(
+        self, game: NewLobbyGame, seats: Sequence[NewSeat], check: InvitationCheck | None = None
+    ) -> None:
+        """List a new game with its seats (one transaction); with invited seats, first lock the invitations
+        of the creator and of each invitee and run ``check`` on the counts the transaction reads (each of
+        its statements sees what the creations before it committed)."""
+        invitees = [seat.invited_id for seat in seats if seat.invited_id is not None]
         async with self.connection() as connection, connection.transaction():
+            if invitees and check is not None:
+                await connection.execute(LOCK_INVITATIONS, INVITATION_LOCK, [game.creator_id, *invitees])
+                await check(PostgresInvitationCounts(connection))
             await connection.execute(
                 "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats, clock)"
                 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -554,6 +600,7 @@ class InMemoryLobby:
         self.stored: dict[str, StoredGame] = {}
         self.row_locks: dict[str, asyncio.Lock] = {}
         self.start_locks: dict[str, asyncio.Lock] = {}
+        self.invitation_lock = asyncio.Lock()
 
     async def invitations_sent(self, inviter_id: str) -> int:
         """Seats still reserved for other accounts in the account's games waiting for players."""
@@ -575,18 +622,24 @@ class InMemoryLobby:
             if seat.invited_id == invitee_id and seat.account_id is None
         )
 
-    async def create(self, game: NewLobbyGame, seats: Sequence[NewSeat]) -> None:
-        """List a new game with its seats (a game id is listed once)."""
+    async def create(
+        self, game: NewLobbyGame, seats: Sequence[NewSeat], check: InvitationCheck | None = None
+    ) -> None:
+        """List a new game with its seats (a game id is listed once); with invited seats, ``check`` runs
+        first on the counts, under one lock for every creation's invitations."""
         if game.game_id in self.stored:
             raise ValueError(f"the lobby has a game {game.game_id}")
-        self._keep(
-            StoredGame(
-                new=game,
-                status=game.status,
-                created_at=datetime.now(UTC),
-                seats=sorted(seats, key=lambda s: s.seat),
+        async with self.invitation_lock:
+            if check is not None and any(seat.invited_id is not None for seat in seats):
+                await check(self)
+            self._keep(
+                StoredGame(
+                    new=game,
+                    status=game.status,
+                    created_at=datetime.now(UTC),
+                    seats=sorted(seats, key=lambda s: s.seat),
+                )
             )
-        )
 
     def _keep(self, stored: StoredGame) -> None:
         """Keep the game as it is now, and copy its seats and status to the accounts twin."""

@@ -33,10 +33,6 @@ from service.runtime import errors
 
 PAGE_SIZE = 100
 QUEUE_LIMIT = 256  # messages a stream may have waiting; past it, the stream catches up on its own
-# a read replica that has not replayed a new game yet (the stream started from the primary's copy): look again
-# this often, for at most this long, before the streams end with the error (docs/operations.md, replicas)
-LAGGING_RETRY_SECONDS = 0.05
-LAGGING_PATIENCE_SECONDS = 10.0
 
 log = structlog.get_logger("service.readmodels.live")
 
@@ -175,19 +171,10 @@ class GameFeed:
         service = self.service
         try:
             with service.store.watch(self.game_id) as changes:
-                lagging_since: float | None = None
                 while self.subscribers:
                     # one read of the new events both folds the state and gives the records fanned out
-                    try:
-                        loaded, records = await service.loader.load_since(self.game_id, self.position)
-                    except errors.NotFound:
-                        # only a standby behind the primary misses a game a stream was opened on
-                        lagging_since = lagging_since or time.monotonic()
-                        if time.monotonic() - lagging_since > LAGGING_PATIENCE_SECONDS:
-                            raise
-                        await changes.wait(LAGGING_RETRY_SECONDS)
-                        continue
-                    lagging_since = None
+                    # (a game a read replica has not replayed yet is read on the primary: eventstore/replica.py)
+                    loaded, records = await service.loader.load_since(self.game_id, self.position)
                     for start in range(0, len(records), PAGE_SIZE):
                         self._fan_out(loaded, records[start : start + PAGE_SIZE])
                     if loaded.finished and self.position >= loaded.version:

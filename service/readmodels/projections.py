@@ -520,7 +520,9 @@ class GameProjection(FeedFollower):
                     created_at=row.created_at,
                     updated_at=row.updated_at,
                     seed_commitment=row.seed_commitment,
-                    result=_listed_result(results[row.game_id]) if row.game_id in results else None,
+                    result=_listed_result(results[row.game_id], row.result_note)
+                    if row.game_id in results
+                    else None,
                 )
                 for row in page
             ],
@@ -566,7 +568,8 @@ class GameProjection(FeedFollower):
 
 
 def _listing_row(loaded: LoadedGame) -> tuple[Any, ...]:
-    """The listing row of a folded game: its status is the domain's verdict on the fold."""
+    """The listing row of a folded game: its status is the domain's verdict on the fold, and once finished
+    its result's note (who resigned, how a tie was decided: the game's own words) is kept with it."""
     info = loaded.info
     return (
         loaded.game_id,
@@ -578,6 +581,7 @@ def _listing_row(loaded: LoadedGame) -> tuple[Any, ...]:
         info.created_at,
         info.updated_at,
         info.metadata.get("seed_commitment"),
+        loaded.result().note if loaded.finished else None,
     )
 
 
@@ -591,16 +595,18 @@ def _seat_rows(loaded: LoadedGame) -> list[tuple[Any, ...]]:
     ]
 
 
-def _listed_result(rows: list[SeatResult]) -> Result:
-    """A finished game's result from its result rows, in the shape ``GET /v1/games/{id}`` gives it: the winners
-    are the seats ranked first (B-10, Z-13, J-15; a resigned seat ranks after every seat still playing),
-    none in a solitaire game not solved (Z-12); the note, the game's own explanation, is not kept here."""
+def _listed_result(rows: list[SeatResult], note: str | None) -> Result:
+    """A finished game's result from its result rows and its listing row's note, as ``GET /v1/games/{id}``
+    gives it: the winners are the seats ranked first (B-10, Z-13, J-15; a resigned seat ranks after every
+    seat still playing), none in a solitaire game not solved (Z-12); the note empty for a game listed
+    finished before the listing kept notes (migration 0017) until a rebuild."""
     ordered = sorted(rows, key=lambda row: row.seat)
     lower = any(row.lower_is_better for row in ordered)
     return Result(
         scores=tuple(row.score for row in ordered),
         ranks=tuple(row.rank for row in ordered),
         winners=tuple(row.seat for row in ordered if row.rank == 1 and (not lower or row.solved)),
+        note=note or "",
         lower_is_better=lower,
         solved=ordered[0].solved if lower else None,
     )

@@ -11,7 +11,8 @@ from domain.core import Result
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """One game of the listing; ``result`` once it is finished (the game's Result: scores, ranks and winners
-    by seat; ``note`` left empty); ``seed_commitment`` as published at creation."""
+    by seat, and its ``note``: who resigned, how a tie was decided); ``seed_commitment`` as published at
+    creation."""
 
     game_id: str
     game: str

@@ -19,6 +19,8 @@ from service.accounts.repository import InMemoryAccounts, PostgresAccounts
 from service.games.schemas import ClockIn
 from service.lobby.repository import (
     InMemoryLobby,
+    InvitationCheck,
+    InvitationCounts,
     Listing,
     LobbyRepository,
     NewLobbyGame,
@@ -76,9 +78,12 @@ async def listed(
     rated: bool = False,
     seed: str | None = None,
     clock: ClockIn | None = None,
+    check: InvitationCheck | None = None,
+    game_id: str | None = None,
 ) -> str:
-    """A new game of ``creator`` in the lobby, its seed committed; its id."""
-    game_id = str(uuid.uuid4())
+    """A new game of ``creator`` in the lobby (``check`` run on its invitations), its seed committed; its
+    id."""
+    game_id = game_id or str(uuid.uuid4())
     await lobby.keys.commit(game_id, "secret-" + game_id)
     await lobby.repository.create(
         NewLobbyGame(
@@ -93,6 +98,7 @@ async def listed(
             clock=clock,
         ),
         seats,
+        check,
     )
     return game_id
 
@@ -174,6 +180,35 @@ async def test_open_invitations_count_reserved_seats_of_waiting_games(lobby: Lob
     assert await lobby.repository.invitations_received(guest.account_id) == 2
     assert await lobby.repository.invitations_sent(guest.account_id) == 0
     assert await lobby.repository.invitations_received(creator.account_id) == 0
+
+
+async def test_creations_with_invitations_check_their_counts_one_at_a_time(lobby: Lobby) -> None:
+    """The check of a creation with invited seats reads the counts with every creation before it listed:
+    of creations racing under a check that allows one open invitation, one is listed; a check's error
+    lists nothing."""
+    creator = await lobby.new_account(unique("ada"))
+    guests = [await lobby.new_account(unique("grace")) for _ in range(4)]
+
+    async def one_invitation(counts: InvitationCounts) -> None:
+        if await counts.invitations_sent(creator.account_id) >= 1:
+            raise LookupError("one invitation open already")
+
+    async def invite(guest: Account) -> tuple[str, bool]:
+        game_id, seats = (
+            str(uuid.uuid4()),
+            creator_and_open(creator, NewSeat(seat=2, kind=INVITE, invited_id=guest.account_id)),
+        )
+        try:
+            await listed(lobby, creator, seats, check=one_invitation, game_id=game_id)
+        except LookupError:
+            return game_id, False
+        return game_id, True
+
+    made = await asyncio.gather(*(invite(guest) for guest in guests))
+    assert sorted(created for _, created in made) == [False, False, False, True]
+    assert await lobby.repository.invitations_sent(creator.account_id) == 1
+    for game_id, created in made:
+        assert len(await lobby.repository.games(Listing(game_id=game_id), 1)) == int(created)
 
 
 async def test_a_locked_game_reads_and_changes_its_seats(lobby: Lobby) -> None:

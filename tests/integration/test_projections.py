@@ -100,12 +100,28 @@ async def test_listing_follows_the_feed_to_the_result(service: GameService, live
     loaded = await service.loader.load(game_id)
     outcome = loaded.result()
     assert listed.version == loaded.version
-    assert listed.result == msgspec.structs.replace(outcome, note="")  # the game's Result, its note aside
+    assert listed.result == outcome  # the game's Result, its note too
     history = await live.player_games(players[2], None, None, None, 10)
     assert [(g.game_id, g.seat, g.score, g.rank) for g in history.games] == [
         (game_id, 2, outcome.scores[2], outcome.ranks[2])
     ]
     assert (await live.list_games(None, "active", players[0], None, None, 10)).games == []
+
+
+async def test_the_listed_result_carries_the_games_note_on_how_it_ended(
+    service: GameService, live: GameProjection
+) -> None:
+    """Two of three seats resign: the listing's result names them in its note, as the game's own does."""
+    players = names("resigning", 3)
+    game_id = await create(service, players)
+    for seat in (2, 0):
+        await service.commands.execute(game_id, seat, {"type": "resign"})
+    loaded = await service.loader.load(game_id)
+    assert loaded.finished
+    await live.catch_up()
+    (listed,) = (await live.list_games(None, "finished", players[1], None, None, 10)).games
+    assert listed.result == loaded.result()
+    assert listed.result.note.startswith(f"resigned: {players[2]}, {players[0]}")
 
 
 async def test_listing_reads_its_own_writes_without_a_separate_catch_up(

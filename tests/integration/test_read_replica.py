@@ -306,6 +306,29 @@ async def test_a_stream_over_the_standby_gets_every_version_once(
         assert len(events) > 50  # the streams began before the game was played
 
 
+async def test_a_game_the_standby_has_not_replayed_is_read_and_followed_on_the_primary(
+    client: AsyncTestClient[Any], reads: GameReads, admin: tuple[Any, Any]
+) -> None:
+    """A game created while the standby replays nothing: the standby's store, after its bounded wait, reads
+    the game's row and events on the primary, so a live stream opened at once follows it to its end; a game
+    neither database has is missing, the standby replaying or not (eventstore/replica.py)."""
+    assert reads.replica is not None and reads.live is reads.replica
+    async with replay_paused(admin):
+        game_id, _, version = await new_game(client, "replica-new-game")
+        info = await reads.live.store.stream_info(game_id)
+        assert info is not None and info.version == version
+        assert (await reads.live.loader.load(game_id)).version == version
+        assert await reads.live.store.stream_info("no-such-game") is None
+        follower = asyncio.ensure_future(follow_to_end(reads, game_id))
+        for seat in (0, 1):  # two of three resign: the game is over
+            await reads.primary.commands.execute(game_id, seat, {"type": "resign"})
+        snapshot, *events, end = await asyncio.wait_for(follower, WAIT)
+        assert (await admin[1].fetchval("SELECT count(*) FROM streams WHERE stream_id = $1", game_id)) == 0
+    assert snapshot.id == version and end.kind == "end" and end.body.version == version + len(events)
+    assert [message.id for message in events] == list(range(version + 1, end.body.version + 1))
+    assert await reads.live.store.stream_info("no-such-game") is None
+
+
 async def test_with_the_standby_stopped_reads_fall_back_to_the_primary(
     client: AsyncTestClient[Any], pair: StandbyPair, reads: GameReads
 ) -> None:

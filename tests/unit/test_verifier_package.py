@@ -1,7 +1,8 @@
-"""The verifier's distribution (verifier/, docs/audit.md "Installing the verifier") installs with pip into a
-clean virtual environment that then holds only it, msgspec and cryptography (with cryptography's own cffi
-and pycparser), and its ``bazaar-games-verify`` command there gives the repository's verdicts: finished
-games of all three games verify, and a rigged draw in each is named."""
+"""The verifier's distribution (verifier/, docs/audit.md "Installing the verifier") builds a wheel holding only
+the verifier's import closure and its command, which installs with pip into a clean virtual environment that
+then holds only it, msgspec and cryptography (with cryptography's own cffi and pycparser), and its
+``bazaar-games-verify`` command there gives the repository's verdicts: finished games of all three games
+verify, and a rigged draw in each is named."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 from typing import Any
 
+import grimp
 import msgspec
 import pytest
 
@@ -34,19 +37,34 @@ Document = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def verifier(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The ``bazaar-games-verify`` command of a new virtual environment (no pip, no site packages) into which
-    pip installed a copy of verifier/ (its links followed, as a clone's are), and nothing else."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel pip builds from a copy of verifier/ (its links followed, as a clone's are)."""
     work = tmp_path_factory.mktemp("verifier")
     source = work / "source"
     shutil.copytree(
         ROOT / "verifier", source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info")
     )
-    environment = work / "venv"
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", source, "-w", work / "wheels"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    (path,) = (work / "wheels").glob("bazaar_games_verifier-*.whl")
+    return path
+
+
+@pytest.fixture(scope="module")
+def verifier(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``bazaar-games-verify`` command of a new virtual environment (no pip, no site packages) into which
+    pip installed the wheel, and nothing else."""
+    environment = tmp_path_factory.mktemp("environment") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", environment], check=True)
     python = environment / "bin" / "python"
     installed = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", source],
+        [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", wheel],
         capture_output=True,
         text=True,
         timeout=600,
@@ -58,6 +76,31 @@ def verifier(tmp_path_factory: pytest.TempPathFactory) -> Path:
     listing = subprocess.run([python, "-I", "-c", names], check=True, capture_output=True, text=True)
     assert set(json.loads(listing.stdout)) == ALLOWED, listing.stdout
     return environment / "bin" / "bazaar-games-verify"
+
+
+def verifier_closure() -> set[str]:
+    """The modules the verifier runs: its command's and what ``service.integrity.audit`` imports in turn (the
+    closure the import-linter contract holds to msgspec and cryptography), with every package above them."""
+    graph = grimp.build_graph("service", "domain", "eventstore")
+    modules = {"service.__main__", "service.integrity.audit"}
+    modules |= graph.find_upstream_modules("service.integrity.audit")
+    return {".".join(m.split(".")[:n]) for m in modules for n in range(1, m.count(".") + 2)}
+
+
+def test_the_wheel_holds_the_verifier_and_nothing_of_the_server(wheel: Path) -> None:
+    """Its modules are exactly the verifier's closure (no api, no games service, nothing importing the web
+    framework or the database), its other files the rules' data and its metadata, and it has the command."""
+    with zipfile.ZipFile(wheel) as archive:
+        files = archive.namelist()
+        entry_points = next(archive.read(f) for f in files if f.endswith(".dist-info/entry_points.txt"))
+    modules = {
+        f.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for f in files if f.endswith(".py")
+    }
+    assert modules == verifier_closure()
+    assert {"service.games.service", "service.runtime.database", "eventstore.postgres"}.isdisjoint(modules)
+    others = {f for f in files if not f.endswith(".py") and ".dist-info/" not in f}
+    assert others and all(f.startswith("domain/data/") for f in others), others
+    assert "bazaar-games-verify = service.__main__:verify_main" in entry_points.decode()
 
 
 def rig_a_draw(document: Document) -> None:

@@ -51,13 +51,15 @@ REBUILD = Tables(*(f"{name}_rebuild" for name in astuple(LIVE)))  # the twins a 
 def upsert_listing(t: Tables) -> str:
     """Insert or move on a game's listing row."""
     # A row never goes back to an older version; the same version is rewritten only if its stream row's
-    # time differs (load() may have read the stream row one append behind its events).
+    # time differs (load() may have read the stream row one append behind its events). The result's note
+    # comes with the status that finishes the game.
     return f"""
 INSERT INTO {t.listing} AS l (game_id, game, status, version, players, tournament, created_at, updated_at,
-                              seed_commitment)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                              seed_commitment, result_note)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (game_id) DO UPDATE
-   SET status = EXCLUDED.status, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
+   SET status = EXCLUDED.status, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at,
+       result_note = EXCLUDED.result_note
  WHERE EXCLUDED.version >= l.version
    AND (l.version, l.status, l.updated_at) IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.status, EXCLUDED.updated_at)
 """
@@ -120,6 +122,9 @@ class ListedGame(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     updated_at: datetime
     seed_commitment: str | None
+    result_note: str | None = (
+        None  # a finished game's Result.note (None while it runs, or listed before 0017)
+    )
     seat: int | None = None
 
 
@@ -320,7 +325,7 @@ class ProjectionRepository(PostgresRepository):
         clause = f" {where.sql}" if where.conditions else ""
         query = (
             f"SELECT g.game_id, g.game, g.status, g.version, g.players, g.tournament, g.created_at,"
-            f" g.updated_at, g.seed_commitment{seat} FROM {source}{clause}"
+            f" g.updated_at, g.seed_commitment, g.result_note{seat} FROM {source}{clause}"
             f" ORDER BY {order}.created_at DESC, {order}.game_id DESC LIMIT {where.parameter(limit)}"
         )
         async with self.connection() as connection:
