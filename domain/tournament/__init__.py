@@ -6,6 +6,11 @@
     events = TOURNAMENT.decide(state, command, rng)     # raises Rejected(code), never mutates
     state' = TOURNAMENT.evolve(state, event)            # never validates, never fails, never mutates
 
+Every ruling is ``decide``'s: the service only gathers the facts a decision needs from outside the
+tournament's stream (a game's result as it stands, whether the game finished by itself or by adjudication)
+into the command, so replaying a tournament's commands on its events re-decides it the same way, and every
+rule is tested on the decider alone (tests/unit/tournament/).
+
 Service flow (each ``decide`` on the freshly loaded state; append its events with the loaded version as
 ``expected_version``, so a concurrent organizer request gets a conflict and nothing is written):
 
@@ -17,8 +22,10 @@ Service flow (each ``decide`` on the freshly loaded state; append its events wit
    bad_player_limits, bad_player_name, duplicate_player_name, bad_player_count, bad_rounds, bad_table_size,
    impossible_table_split, duplicate_needs_equal_tables, bad_seed.
 2. Seat a round (POST /v1/tournaments/{id}/rounds), in two appends:
-   a. ``decide(state, SeatNextRound(), seating_rng(state))`` -> ``[RoundSeated(round, tables)]``; each
-      ``SeatedTable`` has ``table`` (from 1), ``players`` in seat order (seat 0 first) and the game ``seed``.
+   a. ``decide(state, SeatNextRound(), rng)`` -> ``[RoundSeated(round, tables, byes)]``: who sits out,
+      who sits at which table and in which seat, every draw from ``seating_rng(state)`` (the Rng handed in
+      is not used); each ``SeatedTable`` has ``table`` (from 1), ``players`` in seat order (seat 0 first)
+      and the game ``seed``.
       Refusals: round_in_progress (the current round has unfinished or uncreated games),
       tournament_complete. Append it: this claims the round, so only one request creates games.
    b. Create one game per table, in table order: ``{game, players: [{name} in seat order], seed: table.seed,
@@ -29,18 +36,24 @@ Service flow (each ``decide`` on the freshly loaded state; append its events wit
    games are missing; the next POST should create them and attach instead of seating anew (status
    "seating"). The response body is ``round_view(state.rounds[-1])`` (``{round, closed, tables: [{table,
    game_id, seats: [{seat, name}], finished}]}``).
-3. Record a finished game (when a tournament game ends): ``decide(state, RecordGame(round, table, game_id,
-   ranks=result.ranks, scores=result.scores, audit_head=<hash of the game's last event>), rng)`` ->
-   ``[GameFinished]``, plus ``RoundClosed`` when it was the round's last game, plus ``TournamentCompleted``
-   after the last round. Refusals: unknown_round, unknown_table, duplicate_report, wrong_game,
-   wrong_seat_count, bad_ranks. ``duplicate_report`` also answers a redelivered report: treat it as done.
+3. Record a finished game (when a tournament game ends): ``(round, table) = table_of_game(state, game_id)``
+   (None: no game of this tournament), then ``decide(state, RecordGame(round, table, game_id,
+   ranks=result.ranks, scores=result.scores, audit_head=<hash of the game's last event>,
+   adjudicated=<the game was ended by adjudication>), rng)`` -> ``[GameFinished]``, plus ``RoundClosed``
+   when it was the round's last game, plus ``TournamentCompleted`` after the last round. Refusals:
+   reported_by_adjudication (the organizer's adjudication records that game), unknown_round,
+   unknown_table, duplicate_report, wrong_game, wrong_seat_count, bad_ranks. ``duplicate_report`` also
+   answers a redelivered report: treat it as done, like reported_by_adjudication.
 4. Administer (the organizer's requests, each decided on the loaded state like the rest):
    ``WithdrawPlayer(name)`` -> ``[PlayerWithdrawn]`` (refusals: unknown_player, already_withdrawn; later rounds
-   skip the player; the service resigns their seat in a running game of the current round);
+   skip the player; the service resigns the seats ``forfeited_seats(state)`` names: theirs in a running
+   game of the current round);
    ``EnterPlayer(name)`` -> ``[PlayerEntered]`` (bad_player_name, duplicate_player_name, no_rounds_left,
    too_many_players); ``TerminateTournament()`` -> ``[TournamentTerminated]``; ``AdjudicateGame(round, table,
-   game_id, ranks, scores, audit_head)`` with the game's ``result`` as it stands -> ``[GameAdjudicated]`` plus
-   ``RoundClosed``/``TournamentCompleted`` as for a report (game_already_decided, and the report's refusals).
+   game_id, ranks, scores, audit_head, played_out)`` for the table ``table_of_game`` finds, with the game's
+   ``result`` as it stands and whether it finished by itself -> ``[GameAdjudicated]`` plus
+   ``RoundClosed``/``TournamentCompleted`` as for a report (game_already_decided for a game played out or
+   a table with its result, and the report's refusals).
    Every command but the creation and seating is refused once the tournament is over: tournament_complete,
    tournament_terminated. Seating after a withdrawal or entry splits the active players anew and gives byes
    when they cannot be split (``round_tables``; too_few_players when not one table can be seated).
@@ -92,7 +105,15 @@ from domain.tournament.events import (
     TournamentEvent,
     TournamentTerminated,
 )
-from domain.tournament.rules import bye_counts, meetings, round_tables, seating_rng, small_table_sittings
+from domain.tournament.rules import (
+    bye_counts,
+    forfeited_seats,
+    meetings,
+    round_tables,
+    seating_rng,
+    small_table_sittings,
+    table_of_game,
+)
 from domain.tournament.seating import game_seed, split_tables
 from domain.tournament.standings import ResultRow, ResultSeat, StandingRow, bye_halves, results, standings
 from domain.tournament.state import Outcome, RoundState, State, TableState
@@ -151,6 +172,7 @@ __all__ = [
     "bye_counts",
     "bye_halves",
     "crosstable",
+    "forfeited_seats",
     "game_seed",
     "meetings",
     "overview",
@@ -162,6 +184,7 @@ __all__ = [
     "split_tables",
     "standings",
     "status",
+    "table_of_game",
 ]
 
 COMMAND_TYPE: Any = TournamentCommand

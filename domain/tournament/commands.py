@@ -47,8 +47,9 @@ class AttachGames(Command, frozen=True, kw_only=True, tag="attach_games"):
     game_ids: tuple[str, ...]
 
 
-class RecordGame(Command, frozen=True, kw_only=True, tag="record_game"):
-    """Report a finished game of a table: per seat its rank (1 is best, equal ranks tie) and score."""
+class RecordGame(Command, frozen=True, kw_only=True, tag="record_game", omit_defaults=True):
+    """Report a finished game of a table: per seat its rank (1 is best, equal ranks tie) and score; whether
+    the game was ended by adjudication (the decider leaves its result to the adjudication)."""
 
     round: int
     table: int
@@ -56,6 +57,7 @@ class RecordGame(Command, frozen=True, kw_only=True, tag="record_game"):
     ranks: tuple[int, ...]
     scores: tuple[int, ...]
     audit_head: str
+    adjudicated: bool = False  # the game's own stream says so (domain/resign.py ``Adjudicate``)
 
 
 class WithdrawPlayer(Command, frozen=True, kw_only=True, tag="withdraw_player"):
@@ -76,7 +78,8 @@ class TerminateTournament(Command, frozen=True, kw_only=True, tag="terminate_tou
 
 class AdjudicateGame(Command, frozen=True, kw_only=True, tag="adjudicate_game"):
     """Record a result for a game of the current round that cannot finish (the service passes the game's
-    own result as it stands: per seat rank and current score), in place of its report."""
+    own result as it stands: per seat rank and current score, and whether it has finished by itself), in
+    place of its report."""
 
     round: int
     table: int
@@ -84,6 +87,7 @@ class AdjudicateGame(Command, frozen=True, kw_only=True, tag="adjudicate_game"):
     ranks: tuple[int, ...]
     scores: tuple[int, ...]
     audit_head: str
+    played_out: bool = False  # the game finished by itself (not by an adjudication): its own result counts
 
 
 TournamentCommand = (

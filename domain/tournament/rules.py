@@ -38,7 +38,16 @@ from domain.tournament.seating import MIN_TABLE, game_seed, seat_first_round, se
 from domain.tournament.standings import tallies
 from domain.tournament.state import RoundState, State, TableState
 
-__all__ = ["MAX_PLAYERS", "MAX_ROUNDS", "decide", "meetings", "round_tables", "seating_rng"]
+__all__ = [
+    "MAX_PLAYERS",
+    "MAX_ROUNDS",
+    "decide",
+    "forfeited_seats",
+    "meetings",
+    "round_tables",
+    "seating_rng",
+    "table_of_game",
+]
 
 replace = msgspec.structs.replace
 
@@ -49,24 +58,26 @@ MAX_SEED_LENGTH = 200  # as for games
 
 
 def seating_rng(state: State) -> Rng:
-    """The Rng the service passes to ``decide`` for ``SeatNextRound``: the tournament seed, ``"round-<n>"``.
+    """The Rng every seating draws from: the tournament seed, ``"round-<n>"`` for round n.
 
-    With it an auditor re-derives every seating from the tournament seed once it is revealed.
+    ``decide`` derives it from the state for ``SeatNextRound`` (whatever Rng it is handed), so a seating is
+    a function of the stream alone and an auditor re-derives every one from the revealed tournament seed.
     """
     return Rng(state.seed, f"round-{len(state.rounds) + 1}")
 
 
 def decide(state: State, command: Command, rng: Rng) -> list[Event]:
-    """Validate ``command`` and return the events it causes; raise Rejected otherwise."""
+    """Validate ``command`` and return the events it causes; raise Rejected otherwise (``rng`` is drawn from
+    only for a creation without a seed: a seating draws from ``seating_rng(state)``)."""
     match command:
         case CreateTournament():
             return _create(state, command, rng)
         case SeatNextRound():
-            return _seat_next_round(_created(state), rng)
+            return _seat_next_round(_created(state))
         case AttachGames():
             return _attach_games(_created(state), command)
         case RecordGame():
-            return _record_game(_running(state), command)
+            return _record_game(_created(state), command)
         case WithdrawPlayer():
             return _withdraw(_running(state), command)
         case EnterPlayer():
@@ -74,7 +85,7 @@ def decide(state: State, command: Command, rng: Rng) -> list[Event]:
         case TerminateTournament():
             return [TournamentTerminated(round=len(_running(state).rounds))]
         case AdjudicateGame():
-            return _adjudicate(_running(state), command)
+            return _adjudicate(_created(state), command)
     raise Rejected("unknown_command", detail=f"not a tournament command: {type(command).__name__}")
 
 
@@ -212,9 +223,10 @@ def _byes(order: list[str], count: int, had: Counter[str]) -> tuple[str, ...]:
     return tuple(sorted((order[index] for index in ranked[:count]), key=order.index))
 
 
-def _seat_next_round(state: State, rng: Rng) -> list[Event]:
+def _seat_next_round(state: State) -> list[Event]:
     """Seating: only once every game of the current round has finished, and not past the last round;
-    the active players only (not withdrawn), with byes when their number cannot be seated."""
+    the active players only (not withdrawn), with byes when their number cannot be seated; every draw from
+    ``seating_rng(state)``."""
     if state.terminated:
         raise Rejected("tournament_terminated", detail="the organizer has terminated the tournament")
     current = state.current()
@@ -224,6 +236,7 @@ def _seat_next_round(state: State, rng: Rng) -> list[Event]:
         raise Rejected("tournament_complete", detail="every round has been played")
     sizes, bye_count = round_tables(state)
     number = len(state.rounds) + 1
+    rng = seating_rng(state)
     byes: tuple[str, ...] = ()
     if number == 1:
         players = list(state.active())
@@ -270,6 +283,15 @@ def _attach_games(state: State, command: AttachGames) -> list[Event]:
     return [GamesCreated(round=current.round, game_ids=command.game_ids)]
 
 
+def table_of_game(state: State, game_id: str) -> tuple[int, int] | None:
+    """The (round, table) whose game is ``game_id``, None for a game of no table of the tournament."""
+    for rnd in state.rounds:
+        for table in rnd.tables:
+            if table.game_id == game_id:
+                return rnd.round, table.table
+    return None
+
+
 def _table_of(
     state: State, round_number: int, table_number: int, game_id: str
 ) -> tuple[RoundState, TableState]:
@@ -304,7 +326,14 @@ def _closing(state: State, rnd: RoundState, table_number: int) -> list[Event]:
 
 
 def _record_game(state: State, command: RecordGame) -> list[Event]:
-    """A finished game: a known table of a seated round, its game, once; one rank and score per seat."""
+    """A finished game: one played out (an adjudicated game's result is its adjudication), of a tournament
+    still running, at a known table of a seated round, once; one rank and score per seat."""
+    if command.adjudicated:
+        raise Rejected(
+            "reported_by_adjudication",
+            detail=f"game {command.game_id} was adjudicated: the adjudication records its result",
+        )
+    _running(state)
     rnd, table = _table_of(state, command.round, command.table, command.game_id)
     if table.outcome is not None:
         raise Rejected(
@@ -323,8 +352,14 @@ def _record_game(state: State, command: RecordGame) -> list[Event]:
 
 
 def _adjudicate(state: State, command: AdjudicateGame) -> list[Event]:
-    """Adjudication: a table of the round being played whose game has no result yet; closes the round
-    like a report when it was the last."""
+    """Adjudication: a game that has not finished by itself (one played out counts with its own result), of
+    a tournament still running, at a table of a seated round with no result yet; closes the round like a
+    report when it was the last."""
+    if command.played_out:
+        raise Rejected(
+            "game_already_decided", detail=f"game {command.game_id} has finished; its own result counts"
+        )
+    _running(state)
     rnd, table = _table_of(state, command.round, command.table, command.game_id)
     if table.outcome is not None:
         raise Rejected(
@@ -350,6 +385,21 @@ def _withdraw(state: State, command: WithdrawPlayer) -> list[Event]:
     if command.name in state.withdrawn:
         raise Rejected("already_withdrawn", detail=f"{command.name} has already been withdrawn")
     return [PlayerWithdrawn(name=command.name, round=len(state.rounds))]
+
+
+def forfeited_seats(state: State) -> list[tuple[str, int]]:
+    """The seats withdrawals resign (a stand-in plays them to the end, domain/resign.py): every withdrawn
+    player's seat in a created game of the current round that has no result yet, as (game id, seat)."""
+    current = state.current()
+    if current is None or current.closed:
+        return []
+    return [
+        (table.game_id, seat)
+        for table in current.tables
+        if table.game_id is not None and table.outcome is None
+        for seat, name in enumerate(table.players)
+        if name in state.withdrawn
+    ]
 
 
 def _enter(state: State, command: EnterPlayer) -> list[Event]:

@@ -36,8 +36,9 @@ from domain.tournament import (
     TournamentView,
     WithdrawPlayer,
     awaiting_games,
+    forfeited_seats,
     round_view,
-    seating_rng,
+    table_of_game,
 )
 from domain.tournament.seating import MIN_TABLE
 from domain.tournament.standings import result_row
@@ -72,7 +73,10 @@ CONFLICT_CODES = frozenset(
         "game_already_decided",
     }
 )
-DONE_CODES = frozenset({"duplicate_report", "tournament_terminated"})  # a report with nothing left to do
+# a report with nothing left to do (a completed tournament has every table's result: a report redelivered)
+DONE_CODES = frozenset(
+    {"duplicate_report", "reported_by_adjudication", "tournament_complete", "tournament_terminated"}
+)
 COUNT_CODES = frozenset({"bad_player_count", "impossible_table_split", "duplicate_needs_equal_tables"})
 
 
@@ -443,29 +447,27 @@ class TournamentService:
 
     async def record_game(self, tournament_id: str, game: LoadedGame) -> None:
         """Report a finished tournament game to its tournament's stream: once (a report already in the
-        stream is ``duplicate_report``, nothing to do); a report the tournament refuses (a game of no table
-        of its current round) is logged and dropped, it must not stop the recorder."""
-        if game.adjudicated:
-            return  # the organizer's adjudication records it
+        stream is ``duplicate_report``, nothing to do; the decider leaves an adjudicated game to its
+        adjudication); a report the tournament refuses otherwise (a game of no table of it) is logged and
+        dropped, it must not stop the recorder."""
         result = game.result()
         (last,) = await self.store.read_stream(game.game_id, after=game.version - 1, until=game.version)
 
         async def decide(loaded: Loaded[State]) -> Decision[State, None] | None:
             """The report decided on the tournament as stored; None when there is nothing to record."""
-            current = loaded.state.current()
-            table = next((t for t in (current.tables if current else ()) if t.game_id == game.game_id), None)
-            if current is None or table is None:
-                recorded = any(t.game_id == game.game_id for r in loaded.state.rounds for t in r.tables)
-                if not recorded:
-                    log.warning("tournament_game_unrecorded", game_id=game.game_id, code="no_table")
+            found = table_of_game(loaded.state, game.game_id)
+            if found is None:
+                log.warning("tournament_game_unrecorded", game_id=game.game_id, code="no_table")
                 return None
+            round_number, table_number = found
             command = RecordGame(
-                round=current.round,
-                table=table.table,
+                round=round_number,
+                table=table_number,
                 game_id=game.game_id,
                 ranks=tuple(result.ranks),
                 scores=tuple(result.scores),
                 audit_head=last.hash.hex(),
+                adjudicated=game.adjudicated,
             )
             try:
                 events = TOURNAMENT.decide(loaded.state, command, Rng(loaded.state.seed, "record"))
@@ -498,7 +500,9 @@ class TournamentService:
         loaded = await self.load(tournament_id)
         if awaiting_games(loaded.state) is None:
             loaded = await self._organize(
-                tournament_id, lambda state: self._decide(state, SeatNextRound(), seating_rng(state)), loaded
+                tournament_id,
+                lambda state: self._decide(state, SeatNextRound(), Rng(state.seed, "seat")),
+                loaded,
             )
         rnd = awaiting_games(loaded.state)
         assert rnd is not None
@@ -575,27 +579,19 @@ class TournamentService:
     async def _resign_withdrawn(self, loaded: Loaded[State]) -> None:
         """Resign every withdrawn player's seat in the current round's games still running, so a stand-in
         plays it (domain/resign.py); once per seat (an idempotency key), and a game over is left alone."""
-        current = loaded.state.current()
-        if current is None or current.closed:
-            return
-        for table in current.tables:
-            if table.game_id is None or table.outcome is not None:
+        for game_id, seat in forfeited_seats(loaded.state):
+            try:
+                await self.games.commands.execute(
+                    game_id,
+                    seat,
+                    None,
+                    idempotency_key=organizer_key("withdrawn", loaded.stream_id),
+                    command=Resign(),
+                )
+            except errors.ServiceError as refused:  # finished meanwhile, or resigned already
+                log.info("tournament_withdrawal_resign_refused", game_id=game_id, code=refused.code)
                 continue
-            for seat, name in enumerate(table.players):
-                if name not in loaded.state.withdrawn:
-                    continue
-                try:
-                    await self.games.commands.execute(
-                        table.game_id,
-                        seat,
-                        None,
-                        idempotency_key=organizer_key("withdrawn", loaded.stream_id),
-                        command=Resign(),
-                    )
-                except errors.ServiceError as refused:  # finished meanwhile, or resigned already
-                    log.info("tournament_withdrawal_resign_refused", game_id=table.game_id, code=refused.code)
-                    continue
-                log.info("tournament_withdrawal_resigned", game_id=table.game_id, seat=seat)
+            log.info("tournament_withdrawal_resigned", game_id=game_id, seat=seat)
 
     async def withdraw(self, tournament_id: str, name: str) -> TournamentView:
         """Withdraw a player: later rounds skip them; a game of theirs still running goes on with a stand-in
@@ -641,20 +637,11 @@ class TournamentService:
         and the tournament's once it completes, decide nothing any more."""
         await self._recorded()
         loaded = await self.load(tournament_id)
-        found = [
-            (rnd.round, table.table)
-            for rnd in loaded.state.rounds
-            for table in rnd.tables
-            if table.game_id == game_id
-        ]
-        if not found:
+        found = table_of_game(loaded.state, game_id)
+        if found is None:
             raise errors.RuleViolation("wrong_game", f"game {game_id} is not played in this tournament")
-        (round_number, table_number), *_ = found
+        round_number, table_number = found
         game = await self.games.loader.load(game_id)
-        if game.finished and not game.adjudicated:  # its own result counts: the recorder records it
-            raise errors.Conflict(
-                "game_already_decided", f"game {game_id} has finished; its own result counts"
-            )
 
         def adjudication(game: LoadedGame) -> AdjudicateGame:
             result = game.result()
@@ -665,6 +652,7 @@ class TournamentService:
                 ranks=tuple(result.ranks),
                 scores=tuple(result.scores),
                 audit_head=game.head.hex(),
+                played_out=game.finished and not game.adjudicated,
             )
 
         rng = Rng(loaded.state.seed, "administer")
