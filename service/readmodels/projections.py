@@ -2,8 +2,9 @@
 results, read models fed from the global feed with their checkpoint written in the same transaction.
 
 A batch reads the feed after the checkpoint and folds the games it moved, then in one transaction locks
-the checkpoint (so projectors in several processes take turns), checks that no other moved it meanwhile,
-writes the rows and the new checkpoint, commits; every event is applied exactly once. The feed says which
+the checkpoint, checks that no other projector moved it meanwhile, writes the rows and the new checkpoint,
+commits; every event is applied exactly once. Of several app processes only the checkpoint's leader runs
+batches (service/readmodels/repository/leadership.py); the lock keeps two at once correct. The feed says which
 games moved; each moved game is folded by the domain through ``GameLoader.load`` (its state cache makes
 that a top-up), and its status and result come from that fold. A game's players, bots and tournament come
 from its stream's creation metadata, written in the same transaction as its first events.
@@ -124,9 +125,10 @@ class FeedFollower:
     A batch reads the feed after the checkpoint and ``prepare``s it (reading through the pool), then in
     one transaction locks the checkpoint (so followers in several processes take turns), checks that no
     other moved it meanwhile, writes and moves the checkpoint past it, commits; every event is applied
-    exactly once. In the service a background loop (``run``) does every batch: a request that must see
-    everything committed before it (``read_your_writes``) asks that loop for a pass and waits for it, so no
-    request writes; without a loop (tools, tests) the caller catches up itself.
+    exactly once. In the service a background loop (``run``) does every batch, in the one process leading
+    the checkpoint (``lead_with``): a request that must see everything committed before it
+    (``read_your_writes``) asks the leader for a pass and waits for the checkpoint, so no request writes;
+    without a loop (tools, tests) the caller catches up itself.
     """
 
     def __init__(

@@ -16,18 +16,21 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
+import msgspec
 import pytest
 
 from domain.registry import all_games
 from eventstore import PostgresEventStore, PostgresKeyStore
-from service.games.schemas import CreateGame, PlayerIn
+from service.games.clocks import Now, system_now
+from service.games.schemas import CreateGame
 from service.games.service import GameService
 from service.readmodels.projections import FeedPage, GameProjection, Writes, poll
 from service.readmodels.repository.leadership import Leadership
 from service.runtime.sql import register_codecs
-from service.workers.timeouts import DeadlineIndex
+from service.workers.timeouts import ClockScheduler, DeadlineIndex
 from tests.integration.test_projections import play
 from tests.support.databases import fresh_database
+from tests.support.fake_time import FakeTime
 
 pytestmark = pytest.mark.db
 
@@ -44,12 +47,8 @@ async def url(server_url: str) -> AsyncIterator[str]:
 @pytest.fixture(scope="module")
 async def pool(url: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on it (shared by the processes: which pool they read through does not matter here)."""
-    created = await asyncpg.create_pool(url, min_size=1, max_size=20, init=register_codecs)
-    assert created is not None
-    try:
+    async with asyncpg.create_pool(url, min_size=1, max_size=20, init=register_codecs) as created:
         yield created
-    finally:
-        await created.close()
 
 
 class Process:
@@ -57,11 +56,14 @@ class Process:
     ``elected`` is False) its leadership; it counts the projection's ``prepare`` calls and records the feed
     positions of every batch it applied."""
 
-    def __init__(self, pool: asyncpg.Pool, connect: Callable[[], Awaitable[Any]] | None) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, connect: Callable[[], Awaitable[Any]] | None, now: Now = system_now
+    ) -> None:
         store = PostgresEventStore(pool)
-        self.games = GameService(store, PostgresKeyStore(pool), all_games())
+        self.games = GameService(store, PostgresKeyStore(pool), all_games(), now=now)
         self.projection = GameProjection(pool, self.games, batch_size=7)
         self.index = DeadlineIndex(pool, store)
+        self.clocks = ClockScheduler(self.games, self.index, now=now)
         self.leadership = None if connect is None else Leadership(connect)
         self.prepared = 0
         self.applied: list[tuple[int, int]] = []
@@ -134,9 +136,11 @@ async def never() -> None:
     await asyncio.Event().wait()
 
 
-async def create(games: GameService, players: list[str]) -> str:
-    """A new game of these players; its id."""
-    body = CreateGame(game="basari", players=[PlayerIn(name=name) for name in players])
+async def create(games: GameService, players: list[str], clock: dict[str, Any] | None = None) -> str:
+    """A new game of these players (with that clock); its id."""
+    body = msgspec.convert(
+        {"game": "basari", "players": [{"name": name} for name in players], "clock": clock}, CreateGame
+    )
     return (await games.commands.create(body)).game_id
 
 
@@ -221,3 +225,52 @@ async def test_two_leaders_at_once_apply_every_event_exactly_once(pool: asyncpg.
 async def not_behind(projection: GameProjection) -> bool:
     """Whether the projection holds every event of the feed."""
     return not await projection.behind()
+
+
+async def test_only_the_clock_leader_indexes_deadlines_and_every_process_acts_on_them(
+    pool: asyncpg.Pool, url: str
+) -> None:
+    """The deadline index is caught up by its leader's scheduler only; another process's scheduler, which
+    never catches it up, still times out a seat whose deadline the leader indexed."""
+    now = FakeTime()
+    leader, other = Process(pool, opener(url), now), Process(pool, opener(url), now)
+    indexed_by_other = 0
+    catch_up = other.index.catch_up
+
+    async def counting(lock_wait: float | None = None) -> int:
+        nonlocal indexed_by_other
+        indexed_by_other += 1
+        return await catch_up(lock_wait)
+
+    other.index.catch_up = counting  # type: ignore[method-assign]
+    passes: dict[str, int] = {"leader": 0, "other": 0}
+
+    def sleeper(who: str) -> Callable[[float], Awaitable[None]]:
+        async def wake(_seconds: float) -> None:  # a pass, then no more: nothing wakes it again
+            passes[who] += 1
+            await asyncio.Event().wait()
+
+        return wake
+
+    assert leader.leadership is not None and other.leadership is not None
+    await leader.leadership.start()
+    await other.leadership.start()
+    schedulers: list[asyncio.Task[None]] = []
+    try:
+        assert leader.index.lead.held and not other.index.lead.projects
+        game_id = await create(other.games, names("clock"), {"decision_seconds": 5})
+        schedulers.append(asyncio.create_task(leader.clocks.run(sleeper("leader"))))
+        indexed = "SELECT count(*) FROM clock_deadlines WHERE game_id = $1"
+        await until(lambda: passes["leader"] == 1, "the leader's scheduler made its pass")
+        assert await pool.fetchval(indexed, game_id) > 0, "the leader indexed the game's deadlines"
+        now.advance(6)
+        schedulers.append(asyncio.create_task(other.clocks.run(sleeper("other"))))
+        await until(lambda: passes["other"] == 1, "the other scheduler made its pass")
+        assert other.clocks.timeouts >= 1 and leader.clocks.timeouts == 0
+        assert indexed_by_other == 0, "only the leader catches the index up"
+    finally:
+        for task in schedulers:
+            task.cancel()
+        await asyncio.gather(*schedulers, return_exceptions=True)
+        await leader.leadership.stop()
+        await other.leadership.stop()
