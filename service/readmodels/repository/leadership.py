@@ -207,7 +207,7 @@ class Leadership:
             lead._elected(held=False, connected=False)
 
     async def _hold(self, connection: Any) -> None:
-        """Take part on ``connection`` until it drops (raises on a failed statement)."""
+        """Take part on ``connection`` until it drops (ConnectionError) or a statement fails."""
         lost = asyncio.Event()
 
         def dropped(_connection: Any) -> None:
@@ -220,6 +220,7 @@ class Leadership:
         self._electing = True
         next_election = 0.0
         while not lost.is_set() and not connection.is_closed():
+            self._wake.clear()  # what is queued from here on wakes the next round
             now = time.monotonic()
             if self._electing or now >= next_election:
                 self._electing = False
@@ -227,7 +228,6 @@ class Leadership:
                 next_election = now + self._retry_seconds
                 self._elected.set()
             await self._send(connection)
-            self._wake.clear()
             woken = asyncio.ensure_future(self._wake.wait())
             dropped_now = asyncio.ensure_future(lost.wait())
             try:
@@ -239,6 +239,7 @@ class Leadership:
             finally:
                 woken.cancel()
                 dropped_now.cancel()
+        raise ConnectionError("the leadership connection dropped")
 
     async def _elect(self, connection: Any, probe: bool) -> None:
         """Try to take every lock this process does not hold yet (one round trip); a leader holding all of
