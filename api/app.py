@@ -155,7 +155,8 @@ def create_app(
         )
         await store.start()  # one LISTEN connection per process: live readers hear other processes
         try:
-            async with running(services, store, settings, projection_wake):
+            leader_connect = listen_connector(url, settings, "bazaar-games-leader")
+            async with running(services, store, settings, projection_wake, leader_connect):
                 yield
         finally:
             await store.stop()

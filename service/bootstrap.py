@@ -30,6 +30,7 @@ from service.readmodels.live import LiveGames
 from service.readmodels.notifications import Notifications
 from service.readmodels.projections import GameProjection
 from service.readmodels.ratings import RatingService
+from service.readmodels.repository.leadership import Leadership
 from service.runtime.settings import Settings
 from service.tournaments.registrations import Registrations
 from service.tournaments.repository import PostgresRegistrations
@@ -137,12 +138,24 @@ async def running(
     store: PostgresEventStore,
     settings: Settings,
     projection_wake: Callable[[], Awaitable[object]] | None = None,
+    leader_connect: Callable[[], Awaitable[Any]] | None = None,
 ) -> AsyncIterator[None]:
     """The loops of one process while it serves, cancelled on exit: the read models fed from the feed (the
     game projection, the tournament results recorder), woken by ``projection_wake`` (default: any
     process's next append, heard through the store's LISTEN connection, or the poll interval), this
-    process's bot runner and its clock scheduler, each woken by any process's append."""
+    process's bot runner and its clock scheduler, each woken by any process's append.
+
+    With ``leader_connect`` (a dedicated connection's opener), the processes on one database elect one
+    leader per feed follower (the deadline index included): only the leader runs its passes
+    (service/readmodels/repository/leadership.py); without it, this process runs every pass itself."""
     followers = {"game-projection": services.projection, "tournament-results": services.tournaments.recorder}
+    leadership = None
+    if leader_connect is not None:
+        leadership = Leadership(leader_connect, connect_timeout=settings.pool_acquire_timeout_ms / 1000)
+        for follower in (*followers.values(), services.clocks.index):
+            assert follower is not None
+            follower.lead_with(leadership)
+        await leadership.start()
     with ExitStack() as watches:
         loops = []
         for name, follower in followers.items():
@@ -164,3 +177,5 @@ async def running(
             for loop in loops:
                 loop.cancel()
             await asyncio.gather(*loops, return_exceptions=True)
+            if leadership is not None:
+                await leadership.stop()

@@ -2,8 +2,9 @@
 results, read models fed from the global feed with their checkpoint written in the same transaction.
 
 A batch reads the feed after the checkpoint and folds the games it moved, then in one transaction locks
-the checkpoint (so projectors in several processes take turns), checks that no other moved it meanwhile,
-writes the rows and the new checkpoint, commits; every event is applied exactly once. The feed says which
+the checkpoint, checks that no other projector moved it meanwhile, writes the rows and the new checkpoint,
+commits; every event is applied exactly once. Of several app processes only the checkpoint's leader runs
+batches (service/readmodels/repository/leadership.py); the lock keeps two at once correct. The feed says which
 games moved; each moved game is folded by the domain through ``GameLoader.load`` (its state cache makes
 that a top-up), and its status and result come from that fold. A game's players, bots and tournament come
 from its stream's creation metadata, written in the same transaction as its first events.
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import itertools
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -55,6 +55,7 @@ from service.readmodels.repository.games import (
     SeatResult,
     Tables,
 )
+from service.readmodels.repository.leadership import Lead, Leadership
 from service.readmodels.schemas import GamePage, GameSummary, PlayerGame, PlayerGamePage
 from service.runtime import errors
 from service.runtime.settings import Settings
@@ -66,6 +67,7 @@ FeedPage = list[tuple[FeedPosition, RecordedEvent]]
 BATCH_SIZE = 500
 POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY wakes it
 READ_YOUR_WRITES_WAIT = 2.0  # at most this long a listing waits for transactions older than itself
+CHECKPOINT_POLL_SECONDS = 0.05  # a listing waiting for the checkpoint reads it this often without news
 MAX_PAGE = 200
 
 
@@ -123,9 +125,10 @@ class FeedFollower:
     A batch reads the feed after the checkpoint and ``prepare``s it (reading through the pool), then in
     one transaction locks the checkpoint (so followers in several processes take turns), checks that no
     other moved it meanwhile, writes and moves the checkpoint past it, commits; every event is applied
-    exactly once. In the service a background loop (``run``) does every batch: a request that must see
-    everything committed before it (``read_your_writes``) asks that loop for a pass and waits for it, so no
-    request writes; without a loop (tools, tests) the caller catches up itself.
+    exactly once. In the service a background loop (``run``) does every batch, in the one process leading
+    the checkpoint (``lead_with``): a request that must see everything committed before it
+    (``read_your_writes``) asks the leader for a pass and waits for the checkpoint, so no request writes;
+    without a loop (tools, tests) the caller catches up itself.
     """
 
     def __init__(
@@ -147,9 +150,14 @@ class FeedFollower:
         self._catching_up = asyncio.Lock()
         self._running = False  # whether run() is looping in this process
         self._nudge = asyncio.Event()  # a request wants a pass now (no debounce)
-        self._passes_started = 0
-        self._passes_done = 0
-        self._pass_done = asyncio.Condition()
+        self.lead = Lead(checkpoint_name)  # alone, this process leads; ``lead_with`` joins an election
+        self.lead.wanted = self._nudge.set
+
+    def lead_with(self, leadership: Leadership) -> None:
+        """Run passes only while this process leads this checkpoint in ``leadership``'s elections
+        (service/readmodels/repository/leadership.py); another process's request for a pass nudges the loop."""
+        self.lead = leadership.lead(self.checkpoint_name)
+        self.lead.wanted = self._nudge.set
 
     async def checkpoint(self) -> FeedPosition:
         """Where this follower stands in the feed."""
@@ -203,10 +211,13 @@ class FeedFollower:
             writes = await self.prepare(feed)
             try:
                 async with self.checkpoints.turn(self.checkpoint_name, lock_wait) as connection:
-                    if await self.checkpoints.position_on(connection, self.checkpoint_name) == start:
-                        return await self._write(connection, feed, writes)
+                    if await self.checkpoints.position_on(connection, self.checkpoint_name) != start:
+                        continue
+                    applied = await self._write(connection, feed, writes)
             except CheckpointBusy:
                 return 0
+            self.lead.saved(feed[-1][0])  # committed: wake the requests waiting for it, here and elsewhere
+            return applied
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
         """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
@@ -221,13 +232,16 @@ class FeedFollower:
         return applied
 
     async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:
-        """The background loop: a pass (catch up), then wait for ``wake`` (default: a short sleep) or a
-        request's nudge; forever."""
+        """The background loop: while this process projects, a pass (catch up), then wait for ``wake``
+        (default: a short sleep) or a request's nudge; while another process leads, wait to take over;
+        forever."""
         wake = wake or poll()
         self._running = True
         try:
             while True:
-                self._passes_started += 1
+                if not self.lead.projects:
+                    await self._woken(self.lead.projecting.wait)
+                    continue
                 try:
                     await self.catch_up()
                 except Exception as exc:  # a database outage must not end the loop; the next wake retries
@@ -237,10 +251,6 @@ class FeedFollower:
                         error=type(exc).__name__,
                         detail=str(exc),
                     )
-                finally:
-                    self._passes_done += 1
-                    async with self._pass_done:
-                        self._pass_done.notify_all()
                 await self._woken(wake)
         finally:
             self._running = False
@@ -260,8 +270,9 @@ class FeedFollower:
     async def read_your_writes(self, wait: float = READ_YOUR_WRITES_WAIT) -> None:
         """Wait (at most ``wait`` seconds) until the read model holds every transaction committed before
         this call: first until none that started earlier is still running, since the feed shows nothing
-        past the oldest running transaction; then for a pass of this process's loop that starts after
-        that (or, without a loop, catch up here)."""
+        past the oldest running transaction; then until the checkpoint reaches the feed's last event
+        visible now, asking for a pass of whichever process leads (this one's loop, or the leader's over
+        NOTIFY), or, without a loop, catching up here."""
         horizon, target = await self.checkpoints.snapshot()
         deadline = time.monotonic() + wait
         while horizon < target and time.monotonic() < deadline:
@@ -273,11 +284,17 @@ class FeedFollower:
         if not self._running:
             await self.catch_up(lock_wait=budget)
             return
-        needed = self._passes_started + 1  # the next pass to start reads the feed after the horizon
-        self._nudge.set()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(budget), self._pass_done:
-                await self._pass_done.wait_for(lambda: self._passes_done >= needed)
+        checkpoint, head = await self.checkpoints.with_head(self.checkpoint_name)
+        self.lead.heard(checkpoint)
+        if checkpoint >= head:
+            return
+        self.lead.ask()
+        deadline = time.monotonic() + budget
+        while self.lead.position < head and (left := deadline - time.monotonic()) > 0:
+            # woken by a save here or the leader's announcement; reading the row now and then covers an
+            # announcement lost with a connection, or a leader of an earlier release that sends none
+            if not await self.lead.news(min(left, CHECKPOINT_POLL_SECONDS)):
+                self.lead.heard(await self.checkpoint())
 
 
 class GameProjection(FeedFollower):
@@ -416,6 +433,7 @@ class GameProjection(FeedFollower):
     async def reset(self) -> None:
         """Empty this projection's tables and move its checkpoint back to the start of the feed."""
         await self.rows.reset()
+        self.lead.forget()
 
     async def build_shadow(
         self, progress: Callable[[int, FeedPosition], None] | None = None

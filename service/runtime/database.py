@@ -196,15 +196,18 @@ async def create_pool(
     return pool
 
 
-def listen_connector(database_url: str, settings: Settings) -> Callable[[], Awaitable[asyncpg.Connection]]:
-    """Opens the store's dedicated LISTEN connection, outside the pool so requests keep all of it."""
+def listen_connector(
+    database_url: str, settings: Settings, application_name: str = "bazaar-games-listen"
+) -> Callable[[], Awaitable[asyncpg.Connection]]:
+    """Opens a dedicated connection, outside the pool so requests keep all of it: the store's LISTEN
+    connection, or (``bazaar-games-leader``) the one holding this process's leader locks."""
 
     async def connect() -> asyncpg.Connection:
         """One connection with the pool's connect timeout, named so operators can tell it apart."""
         return await multihost.connect(
             database_url,
             timeout=settings.pool_acquire_timeout_ms / 1000,
-            server_settings={"application_name": "bazaar-games-listen"},
+            server_settings={"application_name": application_name},
         )
 
     return connect

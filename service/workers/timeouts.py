@@ -5,8 +5,9 @@ one clock scheduler of each process.
   checkpoint, like every read model (``FeedFollower``): each ``clock_started`` / ``clock_stamped`` event
   replaces its game's rows with the deadlines it carries, at that event's version. Rows survive restarts.
 - ``ClockScheduler`` (one per process, started in the app's lifespan beside the bot runner) catches the
-  index up, times out every seat whose deadline has passed, then sleeps until the earliest deadline left
-  or until any process appends (the store's change signal): it never polls game by game.
+  index up (only in the process leading its checkpoint, docs/decisions/0006-read-models.md; the others
+  read the rows it writes), times out every seat whose deadline has passed, then sleeps until the earliest
+  deadline left or until any process appends (the store's change signal): it never polls game by game.
 - A timeout is claimed first (service/workers/claims.py: one process across hosts decides it), then is
   ``GameCommands.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
   and an idempotency key naming the decision: when several processes act on the same deadline the
@@ -105,10 +106,12 @@ class ClockScheduler:
         self._parallel = asyncio.Semaphore(PARALLEL)
 
     async def run(self, wake: Callable[[float], Awaitable[object]]) -> None:
-        """Forever: catch the index up, act on what is due, sleep until the next deadline or ``wake``."""
+        """Forever: catch the index up (if this process leads it), act on what is due, sleep until the next
+        deadline or ``wake``."""
         while True:
             try:
-                await self.index.catch_up()
+                if self.index.lead.projects:  # else the leader's scheduler does, and every process reads it
+                    await self.index.catch_up()
                 made = await self.act()
                 # progress: the next deadlines are due at once; none: wait for a change or the earliest
                 pause = 0.0 if made else await self.pause()

@@ -9,9 +9,11 @@ see the same background load. Processes without load in a configuration keep run
 readers (projections, bots, clocks), as idle hosts of a cluster do.
 
 For each configuration: commands/s, p50/p99, the ratio to one process, each process's CPU per command (its
-/proc utime + stime), the database server's, and the cores each used (CPU seconds per second of the slice),
-the machine's busy cores from /proc/stat (every process, other work on the machine included), and what the
-database's active backends waited on (pg_stat_activity, sampled every SAMPLE_SECONDS): where PostgreSQL binds.
+/proc utime + stime), every app process's together (the idle ones too: one of them may be the read models'
+leader, docs/decisions/0006-read-models.md), the database server's, and the cores each used (CPU seconds
+per second of the slice), the machine's busy cores from /proc/stat (every process, other work on the
+machine included), and what the database's active backends waited on (pg_stat_activity, sampled every
+SAMPLE_SECONDS; the advisory lock always shown): where PostgreSQL binds.
 
 On a machine of two cores the app processes, PostgreSQL and this load generator share them: a third process
 cannot add a core, so read the ratios and the CPU per command, not the rates.
@@ -171,6 +173,10 @@ class WaitSampler:
             f"{state} {seen / max(1, self.samples):.2f}" for state, seen in self.counts.most_common(count)
         )
 
+    def mean(self, state: str) -> float:
+        """The mean number of active backends in ``state`` per sample."""
+        return self.counts[state] / max(1, self.samples)
+
     def active(self) -> float:
         """The mean number of active client backends per sample."""
         return self.counts.total() / max(1, self.samples)
@@ -247,6 +253,8 @@ async def scale_out(database_url: str, pool: asyncpg.Pool) -> dict[str, Any]:
     for meter in meters:
         key = f"scale_{meter.hosts}"
         app_seconds = sum(meter.cpu_seconds[f"app{index}"] for index in range(meter.hosts))
+        # the idle processes too: the background work (projection, clocks) may run in one outside the slice's
+        every_app_seconds = sum(meter.cpu_seconds[f"app{index}"] for index in range(HOSTS))
         results |= {
             f"{key}_commands_per_s": meter.rate,
             f"{key}_ratio": meter.rate / one,
@@ -254,10 +262,12 @@ async def scale_out(database_url: str, pool: asyncpg.Pool) -> dict[str, Any]:
             f"{key}_p99_ms": percentile_ms(meter.latencies, 0.99),
             f"{key}_app_us_per_command": app_seconds * 1e6 / meter.operations,
             f"{key}_app_cores": app_seconds / meter.seconds,
+            f"{key}_every_app_us_per_command": every_app_seconds * 1e6 / meter.operations,
             f"{key}_load_generator_us_per_command": meter.us_per_operation("load_generator"),
             f"{key}_machine_cores": meter.cpu_seconds["machine"] / meter.seconds,
             f"{key}_database_active_backends": meter.waits.active(),
             f"{key}_database_waits": meter.waits.busiest(),
+            f"{key}_database_advisory_lock": meter.waits.mean("Lock:advisory"),
         }
         for index in range(meter.hosts):
             results[f"{key}_app{index}_us_per_command"] = meter.us_per_operation(f"app{index}")
@@ -287,13 +297,14 @@ def scale_out_table(results: dict[str, Any]) -> str:
             f"  {hosts} process(es): {results[f'{key}_commands_per_s']:,.0f} commands/s, ratio {ratio:.2f}{verdict},"
             f" p50 {results[f'{key}_p50_ms']:.1f} ms, p99 {results[f'{key}_p99_ms']:.1f} ms",
             f"    app CPU per command {results[f'{key}_app_us_per_command']:,.0f} us (per process: {per_host} us),"
+            f" every app process (idle ones too) {results[f'{key}_every_app_us_per_command']:,.0f} us,"
             f" database {results.get(f'{key}_database_us_per_command', float('nan')):,.0f} us,"
             f" load generator {results[f'{key}_load_generator_us_per_command']:,.0f} us",
             f"    cores used: app {results[f'{key}_app_cores']:.2f}, database"
             f" {results.get(f'{key}_database_cores', float('nan')):.2f}, machine (everything)"
             f" {results[f'{key}_machine_cores']:.2f} of {os.cpu_count()}",
             f"    database backends active {results[f'{key}_database_active_backends']:.2f}:"
-            f" {results[f'{key}_database_waits']}",
+            f" {results[f'{key}_database_waits']} (Lock:advisory {results[f'{key}_database_advisory_lock']:.2f})",
         ]
     return "\n".join(lines)
 

@@ -30,6 +30,14 @@ SNAPSHOT = (
     "SELECT pg_snapshot_xmin(s)::text::bigint, pg_snapshot_xmax(s)::text::bigint FROM pg_current_snapshot() s"
 )
 HORIZON = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+# The checkpoint and the last event of the feed visible now (the feed's order and horizon, as the event
+# store reads it: backwards on its (tx_id, position) index), in one round trip.
+CHECKPOINT_AND_HEAD = (
+    "SELECT c.tx, c.position, h.tx, h.position FROM projection_checkpoints c LEFT JOIN LATERAL ("
+    " SELECT tx_id::text::bigint AS tx, position FROM events"
+    " WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY tx_id DESC, position DESC LIMIT 1"
+    ") h ON true WHERE c.name = $1"
+)
 
 
 class CheckpointBusy(Exception):
@@ -47,6 +55,13 @@ class Checkpoints(PostgresRepository):
     async def position_on(self, connection: asyncpg.Connection, name: str) -> FeedPosition:
         """The checkpoint ``name``, read on ``connection``."""
         return record(FeedPosition, await connection.fetchrow(CHECKPOINT, name))
+
+    async def with_head(self, name: str) -> tuple[FeedPosition, FeedPosition]:
+        """The checkpoint ``name`` and the feed's last visible event's position (the start when it is empty)."""
+        async with self.connection() as connection:
+            at_tx, at_position, head_tx, head_position = await connection.fetchrow(CHECKPOINT_AND_HEAD, name)
+        head = FeedPosition() if head_tx is None else FeedPosition(tx=head_tx, position=head_position)
+        return FeedPosition(tx=at_tx, position=at_position), head
 
     async def lock(self, connection: asyncpg.Connection, name: str) -> None:
         """Take the checkpoint's lock for ``connection``'s open transaction."""
