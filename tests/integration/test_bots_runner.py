@@ -24,6 +24,7 @@ from service.workers import bots
 from service.workers.bots import BotRunner
 from tests.support.databases import own_pool
 from tests.support.logs import logs_of
+from tests.support.stream_rows import count_stream_rows
 from tests.support.twins import Processes
 
 
@@ -226,14 +227,7 @@ async def test_a_bot_game_this_process_moved_costs_the_runner_no_read(services: 
     game_id = await create(services, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "random"}]})
     games = runner.games
     assert await runner.act(game_id) == 0  # Ada's turn: the levels are read with the stream row
-    read: list[str] = []
-    stream_info = games.store.stream_info
-
-    async def counted(stream_id: str) -> Any:
-        read.append(stream_id)
-        return await stream_info(stream_id)
-
-    games.store.stream_info = counted  # type: ignore[method-assign]  # the real read, counted
+    read = count_stream_rows(games.store)
     loaded = await games.loader.load(game_id)
     while [p.seat for p in loaded.game.pending(loaded.state)] == [0]:  # Ada's turn, to its end
         await games.commands.execute(game_id, 0, msgspec.to_builtins(decisions(loaded.legal(0))[-1]))

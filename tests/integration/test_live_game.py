@@ -22,6 +22,7 @@ from service.games.service import GameService
 from service.readmodels.live import GameFeed, LiveGames, LiveMessage, follow_game, resume_after
 from service.runtime import errors
 from service.runtime.streams import Loaded
+from tests.support.stream_rows import count_stream_rows
 
 NEVER_POLL = 600.0  # events seen within a test's wait came by a wake-up, not by polling
 WAIT = 20.0
@@ -283,14 +284,7 @@ async def test_the_reader_reads_the_new_events_alone_while_its_cached_state_is_s
     game_id = await new_basari(service, "live-11")
     loaded = await service.loader.load(game_id)
     feed = GameFeed(service, game_id, loaded.version, NEVER_POLL)
-    rows_read: list[str] = []
-    stream_info = store.stream_info
-
-    async def counted(stream_id: str) -> Any:
-        rows_read.append(stream_id)
-        return await stream_info(stream_id)
-
-    store.stream_info = counted  # type: ignore[method-assign]  # the real read, counted
+    rows_read = count_stream_rows(store)
     chooser = random.Random(11)
     for player, forget, rows in ((service, False, []), (other, False, []), (other, True, [game_id])):
         now = await player.loader.load(game_id)

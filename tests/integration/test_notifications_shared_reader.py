@@ -35,6 +35,7 @@ from service.tournaments.registrations import Registrations
 from service.tournaments.repository import PostgresRegistrations
 from service.tournaments.schemas import CreateTournamentIn
 from tests.support.databases import own_pool
+from tests.support.stream_rows import count_stream_rows
 
 pytestmark = pytest.mark.db
 
@@ -240,14 +241,7 @@ async def test_the_reader_takes_a_game_this_process_moved_from_its_cache(pool: a
     page = await store.read_all(start, 1000)
     events = [event for _, event in page if event.stream_id == game_id]
     reader = AccountFeed(games, notifications.rows, start, poll_seconds=0.1)
-    rows_read: list[str] = []
-    stream_info = store.stream_info
-
-    async def counted(stream_id: str) -> Any:
-        rows_read.append(stream_id)
-        return await stream_info(stream_id)
-
-    store.stream_info = counted  # type: ignore[method-assign]  # the real read, counted
+    rows_read = count_stream_rows(store)
     cached = await reader.load(game_id, events[-1])
     assert rows_read == [], "the cached state, as of the page's last event: no read"
     assert cached.version == events[-1].version
