@@ -1,8 +1,10 @@
 """One reader of the global feed for every account stream of a process (``GET /v1/me/stream``,
 service/readmodels/notifications.py), as a game's spectators share one reader (service/readmodels/live.py).
 
-The reader reads each page of the feed once, finds in one query which accounts hold seats in the page's
-games, loads each game a following account holds a seat in once, and hands each follower only the part of
+The reader reads each page of the feed once, finds which accounts hold seats in the page's games (one
+query for the games it has not seen before: a game's seats are fixed once it has events), loads each game a
+following account holds a seat in once (none when this process's cached state is the stored one as of the
+game's last event in the page, as after its own append), and hands each follower only the part of
 the page that concerns its account (its games' entries, its seats, the games loaded). A follower whose
 account holds no seat in a page is handed nothing: it learns the feed position reached from the reader's
 ``position`` when it needs one (its keep-alive's resume id), so a move costs such a stream no work at all.
@@ -16,20 +18,22 @@ reader, which always re-reads from its own position (a lost wake-up costs latenc
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 import structlog
 
-from eventstore import FeedPosition
+from eventstore import FeedPosition, RecordedEvent
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.readmodels.repository.notifications import HeldSeat, NotificationRepository
 from service.runtime import errors
+from service.runtime.streams import keep, stored_as_of
 
 PAGE_SIZE = 500
+SEATS_CACHE = 10_000  # games whose account seats the reader keeps, least recently seen out first
 QUEUE_LIMIT = 64  # pages concerning an account that its stream may have waiting; past it, it reads alone
 UNLOADABLE = (errors.NotFound, msgspec.DecodeError, msgspec.ValidationError)  # a game skipped, not an error
 
@@ -118,6 +122,7 @@ class AccountFeed:
         self.queue_limit = queue_limit
         self.followers: set[Follower] = set()
         self.task: asyncio.Task[None] | None = None
+        self._seats: OrderedDict[str, list[HeldSeat]] = OrderedDict()  # game -> the seats accounts hold there
 
     @property
     def running(self) -> bool:
@@ -139,10 +144,35 @@ class AccountFeed:
             self.task.cancel()
 
     async def seats_of(self, game_ids: list[str]) -> list[HeldSeat]:
-        """Every seat held by an account in ``game_ids`` (one query per page, whoever follows: a seat's
-        account never changes once its game has events, so reading them after the page is read is as good as
-        at any later time)."""
-        return await self.rows.held_seats(game_ids)
+        """Every seat held by an account in ``game_ids``: a seat's account never changes once its game has
+        events, so reading them after the page is read is as good as at any later time, and the seats of a
+        game read once are kept (``SEATS_CACHE`` games, least recently seen out first). One query for the
+        games of a page not seen yet, whoever follows; none for a page of games seen before."""
+        known = self._seats
+        unseen = [game_id for game_id in game_ids if game_id not in known]
+        if unseen:
+            read: dict[str, list[HeldSeat]] = {game_id: [] for game_id in unseen}
+            for held in await self.rows.held_seats(unseen):
+                read[held.game_id].append(held)
+            for game_id, held_in_game in read.items():
+                keep(known, game_id, held_in_game, SEATS_CACHE)
+        seats: list[HeldSeat] = []
+        for game_id in game_ids:
+            kept = known.get(game_id)
+            if kept is None:  # fell out of the cache while the page was read (a page of many games)
+                return await self.rows.held_seats(game_ids)
+            known.move_to_end(game_id)
+            seats.extend(kept)
+        return seats
+
+    async def load(self, game_id: str, last: RecordedEvent) -> LoadedGame:
+        """The game as loaded after the page was read, whose last event of the game is ``last``: the state
+        this process cached if it is the stored one as of ``last`` (the page ends there for the game, so its
+        notices are told at it), else a load from the store (its stream row, and the events the cache lacks)."""
+        cached = self.games.loader.cached(game_id)
+        if cached is not None and stored_as_of(cached, last):
+            return cached
+        return await self.games.loader.load(game_id)
 
     async def _run(self) -> None:
         """Read and fan out until nobody follows; on a failure every follower ends with it."""
@@ -170,10 +200,11 @@ class AccountFeed:
         seats: dict[str, dict[str, int]] = {}  # account -> game -> its seat there
         for held in await self.seats_of(game_ids):
             seats.setdefault(held.account_id, {})[held.game_id] = held.seat
+        last = {event.stream_id: event for _, event in page}  # each game's last event in the page
         loaded: dict[str, LoadedGame] = {}
         for game_id in dict.fromkeys(g for a in following & seats.keys() for g in seats[a]):
             try:
-                loaded[game_id] = await self.games.loader.load(game_id)
+                loaded[game_id] = await self.load(game_id, last[game_id])
             except UNLOADABLE:
                 continue
         end = page[-1][0]

@@ -69,17 +69,28 @@ class Watcher:
     there for pages, too); the stream points it at its new place when it joins the feed reader again.
     """
 
-    __slots__ = ("account_id", "error", "follower", "look")
+    __slots__ = ("account_id", "error", "follower", "look", "taken")
 
     def __init__(self, account_id: str, follower: Follower) -> None:
         """A watcher of ``account_id``'s invitations waking its stream through ``follower``."""
         self.account_id = account_id
         self.follower = follower
         self.look: Look | None = None
+        self.taken: Look | None = None  # the last look its stream took
         self.error: BaseException | None = None  # the looker failed with this
 
     def hand(self, look: Look) -> None:
-        """Keep ``look`` (in place of any not taken: it is newer) and wake the stream."""
+        """Keep ``look`` (in place of any not taken: it is newer) and wake the stream; unless nothing waits
+        to be taken and ``look`` finds what the stream took last: it would tell nothing, and the stream is
+        left asleep (its next different look is still taken, having begun later)."""
+        taken = self.taken
+        if (
+            self.look is None
+            and taken is not None
+            and look.seats == taken.seats
+            and look.tournaments == taken.tournaments
+        ):
+            return
         self.look = look
         self.follower.wake()
 
@@ -95,7 +106,10 @@ class Watcher:
     def take(self, after: float) -> Look | None:
         """The look it holds if that began after ``after`` (one begun earlier is stale for the stream)."""
         look, self.look = self.look, None
-        return look if look is not None and look.began > after else None
+        if look is None or look.began <= after:
+            return None
+        self.taken = look
+        return look
 
 
 class InvitationLooker:

@@ -5,6 +5,8 @@ One reader per game and process (GameFeed) reads each new event once and fans it
 of the game, redacted once per seat (spectators share one redaction): the database work per event is the
 same for one viewer as for a thousand. The store's watch only wakes the reader; every wake re-reads from
 the last version fanned out, so a lost wake-up costs latency (bounded by ``poll_seconds``), never an event.
+A wake reads the new events alone while the state cached in this process is the stored one (checked
+against the stored event of its version: version and hash), so the stream row need not be read.
 
 Fanning out never waits for a stream: each one has a bounded queue. A stream whose queue overflows (its
 client reads too slowly) is detached, its queue dropped, and it catches up on its own from the store,
@@ -27,6 +29,7 @@ from typing import Any, Literal
 import msgspec
 import structlog
 
+from eventstore import RecordedEvent
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
@@ -174,7 +177,7 @@ class GameFeed:
                 while self.subscribers:
                     # one read of the new events both folds the state and gives the records fanned out
                     # (a game a read replica has not replayed yet is read on the primary: eventstore/replica.py)
-                    loaded, records = await service.loader.load_since(self.game_id, self.position)
+                    loaded, records = await self._read()
                     for start in range(0, len(records), PAGE_SIZE):
                         self._fan_out(loaded, records[start : start + PAGE_SIZE])
                     if loaded.finished and self.position >= loaded.version:
@@ -189,6 +192,20 @@ class GameFeed:
             for subscriber in self.subscribers:
                 subscriber.error = exc
                 subscriber.wake()
+
+    async def _read(self) -> tuple[LoadedGame, list[RecordedEvent]]:
+        """The game as loaded and its records after ``position``: from one read of the records when the
+        state cached in this process is the stored one (``Repository.read_since``), else ``load_since``,
+        which reads the stream row as well. A duplicate round's game always goes the second way: its seal
+        needs the store."""
+        loader, game_id = self.service.loader, self.game_id
+        cached = loader.cached(game_id)
+        if cached is not None and not cached.info.metadata.get("duplicate_group"):
+            read = await loader.streams.read_since(game_id, self.position)
+            if read is not None:
+                stream, records = read
+                return loader.game_of(stream, cached.keys), records
+        return await loader.load_since(game_id, self.position)
 
     def _fan_out(self, loaded: LoadedGame, records: list[Any]) -> None:
         """Hand ``records`` to every subscriber, each event enveloped once per seat."""

@@ -119,6 +119,13 @@ def _stored(cached: Loaded[Any], info: StreamInfo) -> bool:
     return cached.version < info.version or (cached.version == info.version and cached.head == info.head_hash)
 
 
+def stored_as_of(loaded: Loaded[Any] | None, record: RecordedEvent) -> bool:
+    """Whether ``loaded`` (a cached state) is the stored state as of ``record``, an event of its stream just
+    read from the store: the same version and hash, so the same history (the hash chains every event before
+    it), read without the stream row."""
+    return loaded is not None and loaded.version == record.version and loaded.head == record.hash
+
+
 def _as_of(loaded: Loaded[S], info: StreamInfo) -> Loaded[S]:
     """``loaded`` with the stream row as last read (a cached state keeps the row it was folded with)."""
     return loaded if loaded.info is info else msgspec.structs.replace(loaded, info=info)
@@ -221,6 +228,29 @@ class Repository(Generic[S]):
                 self.remember(loaded)
             records = [record for record in records if after < record.version <= loaded.version]
         return _as_of(loaded, info), records
+
+    async def read_since(self, stream_id: str, after: int) -> tuple[Loaded[S], list[RecordedEvent]] | None:
+        """What ``load_since`` gives, from one read of the records and no read of the stream row, when the
+        cached state is at ``after`` or past it: the records are read from ``after`` on, the cached state is
+        the stored one if the record of its version has its hash (the hash chains every event before it),
+        and it is topped up from the records after it. None when it cannot be so checked (nothing cached,
+        a cache behind ``after``, or one the store does not hold: ``load_since`` then reads the row).
+        The stream row in the state kept is the one it was last loaded with (its version and status as of
+        then; metadata never changes)."""
+        before = self._cache.get(stream_id)
+        if before is None or before.version < after or after < 1:
+            return None
+        records = await self.store.read_stream(stream_id, after=after - 1)
+        cached = self._cache.get(stream_id)  # as it is now: an append of this process may have moved it on
+        anchor = None if cached is None else next((r for r in records if r.version == cached.version), None)
+        if cached is None or anchor is None or not stored_as_of(cached, anchor):
+            return None
+        loaded = cached
+        newer = bodies_of([record for record in records if record.version > cached.version])
+        if newer is not None:
+            loaded = self._fold(cached, cached.info, newer)
+            self.remember(loaded)
+        return loaded, [record for record in records if after < record.version <= loaded.version]
 
     async def _forget_unstored(self, info: StreamInfo) -> None:
         """Drop the cached state of a stream if the store does not hold it: one ahead of the stored version,

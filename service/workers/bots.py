@@ -4,7 +4,9 @@ A game created with bot seats (``players: [..., {"bot": "strong"}]``) records ea
 creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query); so does a
 lobby game whose seat a server bot's built-in account holds (service/lobby/lobby.py). The runner:
 - is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
-  process), and looks only at games that appear on the feed, never polling game by game;
+  process), and looks only at games that appear on the feed, never polling game by game; a game whose
+  state this process cached is the stored one as of its latest event on the feed (this process made that
+  move) is decided on without reading the store, its seats' levels kept from its first look;
 - on start, queues every active game with server bots (one indexed listing), so a decision pending while
   no process ran is taken up;
 - takes turns across games: one decision per game per turn, then the game goes to the back of the queue,
@@ -31,11 +33,12 @@ import structlog
 
 from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
 from domain.core import Command
-from eventstore import FeedPosition, StoreError
+from eventstore import FeedPosition, RecordedEvent, StoreError
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
 from service.runtime.logging import failure_fields
+from service.runtime.streams import keep, stored_as_of
 from service.workers.claims import claims_of
 
 __all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
@@ -73,6 +76,11 @@ class BotRunner:
         # Games whose every seat is a server bot: they take their turns after every game a client plays in,
         # so a person waiting on a bot never waits behind them.
         self._bot_only: OrderedDict[str, None] = OrderedDict()
+        # The seats' levels of games with a server bot seat, from their metadata (written once, at creation),
+        # and the latest event the feed showed of each game waiting for its turn: a game whose cached state
+        # is the stored one as of that event is decided on without reading its stream row or events.
+        self._levels: OrderedDict[str, list[str | None]] = OrderedDict()
+        self._latest: dict[str, RecordedEvent] = {}
         # The games owed a turn, each kind in first-come order: one decision per game per turn.
         self._urgent: OrderedDict[str, None] = OrderedDict()
         self._background: OrderedDict[str, None] = OrderedDict()
@@ -91,8 +99,8 @@ class BotRunner:
                     await self.queue_resumable()
                     queued = True
                 page = await self.games.store.read_all(position, PAGE_SIZE)
-                for game_id in dict.fromkeys(recorded.stream_id for _, recorded in page):
-                    self.enqueue(game_id)
+                for _, recorded in page:
+                    self.enqueue(recorded.stream_id, recorded)
                 if page:
                     position = page[-1][0]
                 if len(page) < PAGE_SIZE and self.waiting():
@@ -106,12 +114,15 @@ class BotRunner:
             if len(page) < PAGE_SIZE:
                 await wake()
 
-    def enqueue(self, game_id: str) -> None:
+    def enqueue(self, game_id: str, recorded: RecordedEvent | None = None) -> None:
         """Give ``game_id`` a turn: behind the games already waiting of its kind (bot-only games behind one
-        another, every other game before them), keeping its place if it waits already."""
+        another, every other game before them), keeping its place if it waits already; ``recorded``: its
+        latest event read off the feed, kept for its turn."""
         if game_id in self._without_bots:
             self._without_bots.move_to_end(game_id)
             return
+        if recorded is not None:
+            self._latest[game_id] = recorded
         if game_id in self._bot_only:
             self._background.setdefault(game_id, None)
         else:  # a game a client plays in, or one not read yet
@@ -163,27 +174,34 @@ class BotRunner:
     async def act(self, game_id: str) -> int:
         """Take the one decision a bot seat of the game owes now, if any: 1 if this runner's command was
         accepted (another process's refusal re-reads the game, up to MAX_FAILURES times), else 0."""
+        latest = self._latest.pop(game_id, None)
         if game_id in self._without_bots:
             self._without_bots.move_to_end(game_id)
             return 0
         failures = 0
         while failures < MAX_FAILURES:
-            info = await self.games.store.stream_info(game_id)
-            if info is None or info.status != "active":
-                self._bot_only.pop(game_id, None)
-                return 0
-            levels = bot_levels(info.metadata)
-            if not any(levels):
-                self._without_bots[game_id] = None
-                while len(self._without_bots) > WITHOUT_BOTS_CACHE:
-                    self._without_bots.popitem(last=False)
-                return 0
-            if all(levels):
-                self._bot_only[game_id] = None
-                while len(self._bot_only) > WITHOUT_BOTS_CACHE:
-                    self._bot_only.popitem(last=False)
-            loaded = await self.games.loader.load(game_id)
+            levels = self._levels.get(game_id)
+            loaded = self._as_seen(game_id, latest) if levels is not None else None
+            latest = None  # a refusal below re-reads the store
+            if levels is None or loaded is None:
+                info = await self.games.store.stream_info(game_id)
+                if info is None or info.status != "active":
+                    self._forget(game_id)
+                    return 0
+                levels = bot_levels(info.metadata)
+                if not any(levels):
+                    self._without_bots[game_id] = None
+                    while len(self._without_bots) > WITHOUT_BOTS_CACHE:
+                        self._without_bots.popitem(last=False)
+                    return 0
+                keep(self._levels, game_id, levels, WITHOUT_BOTS_CACHE)
+                if all(levels):
+                    self._bot_only[game_id] = None
+                    while len(self._bot_only) > WITHOUT_BOTS_CACHE:
+                        self._bot_only.popitem(last=False)
+                loaded = await self.games.loader.load(game_id)
             if loaded.finished:
+                self._forget(game_id)
                 return 0
             due = [
                 p.seat for p in loaded.game.pending(loaded.state) if p.seat < len(levels) and levels[p.seat]
@@ -218,6 +236,19 @@ class BotRunner:
             self.moves += 1
             return 1
         return 0
+
+    def _as_seen(self, game_id: str, latest: RecordedEvent | None) -> LoadedGame | None:
+        """The game as this process cached it if that is the stored state as of ``latest``, its latest event
+        the feed showed (after this process's own append, usually); None to read it from the store."""
+        if latest is None:
+            return None
+        cached = self.games.loader.cached(game_id)
+        return cached if cached is not None and stored_as_of(cached, latest) else None
+
+    def _forget(self, game_id: str) -> None:
+        """Forget what is kept of a game that is over (or gone): its kind and its seats' levels."""
+        self._bot_only.pop(game_id, None)
+        self._levels.pop(game_id, None)
 
     async def _decide(self, loaded: LoadedGame, seat: int, level: str) -> Command:
         """The bot's command from its seat's redacted history and legal list, searched in a worker thread."""

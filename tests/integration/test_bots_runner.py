@@ -24,6 +24,7 @@ from service.workers import bots
 from service.workers.bots import BotRunner
 from tests.support.databases import own_pool
 from tests.support.logs import logs_of
+from tests.support.stream_rows import count_stream_rows
 from tests.support.twins import Processes
 
 
@@ -217,6 +218,27 @@ async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(s
         await runner.act(with_bot)
     assert read.count(humans) == 1
     assert read.count(with_bot) >= 3  # a bot game is read each time: its status may have changed
+
+
+async def test_a_bot_game_this_process_moved_costs_the_runner_no_read(services: Processes) -> None:
+    """Once its levels are known, a game whose cached state is the stored one as of its latest event on the
+    feed (the person's move was made by this process) is decided on without reading its stream row."""
+    runner = BotRunner(services(), think_seconds=0, iterations=4)
+    game_id = await create(services, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "random"}]})
+    games = runner.games
+    assert await runner.act(game_id) == 0  # Ada's turn: the levels are read with the stream row
+    read = count_stream_rows(games.store)
+    loaded = await games.loader.load(game_id)
+    while [p.seat for p in loaded.game.pending(loaded.state)] == [0]:  # Ada's turn, to its end
+        await games.commands.execute(game_id, 0, msgspec.to_builtins(decisions(loaded.legal(0))[-1]))
+        loaded = await games.loader.load(game_id)
+    latest = (await games.store.read_stream(game_id, after=loaded.version - 1))[-1]
+    read.clear()
+    runner.enqueue(game_id, latest)
+    assert await runner.step() == 1, "the bot answered"
+    assert read == [], "decided on the cached state: no stream row read"
+    await runner.step()  # its next turn, queued without an event read off the feed: the store is asked
+    assert game_id in read
 
 
 async def test_bot_seats_are_named_and_levels_checked(services: Processes) -> None:

@@ -19,9 +19,10 @@ from domain.resign import decisions
 from eventstore import PostgresEventStore, PostgresKeyStore
 from service.games.schemas import CreateGame, EventOut, GameDetail, PlayerIn
 from service.games.service import GameService
-from service.readmodels.live import LiveGames, LiveMessage, follow_game, resume_after
+from service.readmodels.live import GameFeed, LiveGames, LiveMessage, follow_game, resume_after
 from service.runtime import errors
 from service.runtime.streams import Loaded
+from tests.support.stream_rows import count_stream_rows
 
 NEVER_POLL = 600.0  # events seen within a test's wait came by a wake-up, not by polling
 WAIT = 20.0
@@ -236,7 +237,8 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
     pool: asyncpg.Pool,
 ) -> None:
     """Moves made elsewhere (another process: its own store and cache) reach this process's reader by
-    NOTIFY; its cached state is then behind on every event, and one read both folds it and fans it out."""
+    NOTIFY; its cached state is then behind on every event, and one read checks it, folds it and fans the
+    events out."""
     store = CountingStore(pool)
     await store.start()
     elsewhere = PostgresEventStore(pool)  # its NOTIFYs come on a connection of its own, as another process's
@@ -255,18 +257,50 @@ async def test_a_game_played_by_another_process_costs_its_reader_one_read_per_ev
         before = store.statements
         await play_in_step(other, game_id, streams, chooser, commands)
         spent = store.statements - before
-        # per command the reader's stream row and one read of the new events (and once each, the reader's
-        # first look and a wake by the creation's NOTIFY if it comes late); a second read of the new
-        # events for the fold would cost 3 per command
-        assert spent <= 2 * commands + 2, spent
-        assert service.loader.cached(game_id) == await service.loader.load(
-            game_id
-        )  # the fold kept what load gives
+        # per command one read of the new events, which both checks the cached state and tops it up (and
+        # once each, the reader's first look and a wake by the creation's NOTIFY if it comes late); reading
+        # the stream row as well would cost 2 per command, a second read of the events for the fold 3
+        assert spent <= commands + 2, spent
+        cached, stored = service.loader.cached(game_id), await service.loader.load(game_id)
+        assert cached is not None
+        assert (cached.version, cached.head, cached.state) == (stored.version, stored.head, stored.state)
         for stream in streams:
             await stream.aclose()
     finally:
         await elsewhere.stop()
         await store.stop()
+
+
+async def test_the_reader_reads_the_new_events_alone_while_its_cached_state_is_stored(
+    pool: asyncpg.Pool,
+) -> None:
+    """A wake reads the new events once, with the event of the cached state's version: its hash shows the
+    cached state is the stored one, so the stream row is not read, whether this process made the move (the
+    state it cached is ahead) or another did (the state is topped up from the events read). Without a
+    cached state the reader reads the row and folds, as ``load_since``."""
+    store = PostgresEventStore(pool)
+    service = GameService(store, PostgresKeyStore(pool), all_games())
+    other = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())
+    game_id = await new_basari(service, "live-11")
+    loaded = await service.loader.load(game_id)
+    feed = GameFeed(service, game_id, loaded.version, NEVER_POLL)
+    rows_read = count_stream_rows(store)
+    chooser = random.Random(11)
+    for player, forget, rows in ((service, False, []), (other, False, []), (other, True, [game_id])):
+        now = await player.loader.load(game_id)
+        seat = chooser.choice(now.game.pending(now.state)).seat
+        command = chooser.choice(decisions(now.legal(seat)))
+        await player.commands.execute(game_id, seat, msgspec.to_builtins(command))
+        if forget:
+            service.loader.streams._cache.clear()  # as a state least recently used falls out
+        rows_read.clear()
+        read, records = await feed._read()
+        assert rows_read == rows, (player is service, forget)
+        stored = await service.loader.load(game_id)
+        assert (read.version, read.head, read.state) == (stored.version, stored.head, stored.state)
+        assert records == await store.read_stream(game_id, after=feed.position)
+        assert records and records[-1].version == stored.version
+        feed.position = stored.version
 
 
 async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_after_it(
@@ -295,6 +329,40 @@ async def test_loading_since_a_version_gives_the_game_as_load_and_the_events_aft
     assert records == stored[1:] and loaded == await service.loader.load(game_id) == behind.loader.cached(
         game_id
     )
+
+
+async def test_reading_since_a_version_checks_the_cached_state_against_the_stored_events(
+    service: GameService,
+) -> None:
+    """``read_since`` gives what ``load_since`` gives from a cached state at the version or past it that the
+    store holds (topped up from the records read); nothing for a cache behind the version, none at all, or
+    one the store does not hold (another head at its version: lost commits, a restore)."""
+    game_id = await new_basari(service, "live-12")
+    await play_to_end(service, game_id, "live-12")
+    stored = await service.store.read_stream(game_id)
+    done = await service.loader.load(game_id)
+
+    def cached_at(version: int, head: bytes) -> GameService:
+        """A process whose cached state of the game is the stored one at ``version``, with ``head``."""
+        process = GameService(service.store, service.keys, all_games())
+        state = _state_at(process, stored[:version])
+        process.loader.streams.remember(
+            Loaded(stream_id=game_id, info=done.info, state=state, version=version, head=head)
+        )
+        return process
+
+    for version, after in ((4, 4), (4, 2), (len(stored), 3)):  # behind the store, and at its end
+        process = cached_at(version, stored[version - 1].hash)
+        read = await process.loader.streams.read_since(game_id, after)
+        assert read is not None, (version, after)
+        loaded, records = read
+        assert records == stored[after:]
+        assert (loaded.version, loaded.head, loaded.state) == (done.version, done.head, done.state)
+        assert process.loader.streams.cached(game_id) == loaded  # kept, topped up
+    assert await cached_at(4, stored[3].hash).loader.streams.read_since(game_id, 5) is None  # behind it
+    assert await cached_at(4, stored[2].hash).loader.streams.read_since(game_id, 4) is None  # not stored
+    cold = GameService(service.store, service.keys, all_games())
+    assert await cold.loader.streams.read_since(game_id, 4) is None
 
 
 async def test_loads_that_come_together_on_a_game_not_cached_fold_its_history_once(

@@ -28,12 +28,14 @@ from service.games.service import GameService
 from service.lobby.lobby import LobbyService
 from service.lobby.repository import PostgresLobby
 from service.lobby.schemas import JoinIn
+from service.readmodels.account_feed import AccountFeed
 from service.readmodels.notifications import Message, Notifications, resume_position
 from service.readmodels.repository.notifications import HeldSeat, SeatInvitation, TournamentInvitation
 from service.tournaments.registrations import Registrations
 from service.tournaments.repository import PostgresRegistrations
 from service.tournaments.schemas import CreateTournamentIn
 from tests.support.databases import own_pool
+from tests.support.stream_rows import count_stream_rows
 
 pytestmark = pytest.mark.db
 
@@ -169,6 +171,14 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
             return await seats_of(game_ids)
 
         reader.seats_of = counted_seats_of  # type: ignore[method-assign]
+        seats_asked: list[str] = []  # the games whose seats the reader asked the database for
+        held_seats = reader.rows.held_seats
+
+        async def counted_held_seats(game_ids: list[str]) -> list[HeldSeat]:
+            seats_asked.extend(game_ids)
+            return await held_seats(game_ids)
+
+        reader.rows.held_seats = counted_held_seats  # type: ignore[method-assign]
         for _ in range(moves):
             await move(play, game_a)
             await move(play, game_b)
@@ -187,6 +197,7 @@ async def scenario(pool: asyncpg.Pool, prefix: str, moves: int) -> dict[str, Any
             "notices": [stream.notices() for stream in streams],
             "pages": pages,
             "seats_queries": seats_queries,
+            "seats_asked": seats_asked,
             "games": (game_a, game_b),
             "due_now": due_now,
             "reader": reader,
@@ -211,6 +222,32 @@ async def test_six_streams_read_each_page_of_the_feed_once_and_look_up_its_seats
     assert len(read) >= 8, "every move's events were read"
     assert len(read) == len(set(read)), "no feed entry was read twice, whatever the streams following"
     assert told["seats_queries"] == len(pages), "one seats query a page"
+    assert sorted(told["seats_asked"]) == sorted(told["games"]), "each game's seats asked once, pages apart"
+
+
+async def test_the_reader_takes_a_game_this_process_moved_from_its_cache(pool: asyncpg.Pool) -> None:
+    """A game whose cached state is the stored one as of its last event in a page (this process made that
+    move) is taken from the cache, reading nothing; one whose page ends elsewhere is loaded from the store."""
+    accounts = AccountService(PostgresAccounts(pool))
+    store = PostgresEventStore(pool)
+    games = GameService(store, PostgresKeyStore(pool), all_games(), accounts=accounts)
+    lobby = LobbyService(PostgresLobby(pool), games, accounts)
+    made = [await accounts.create(f"cached-{n}") for n in range(2)]
+    game_id = await two_player_game(lobby, made[0][1], made[1][1])
+    notifications = Notifications(pool, games)
+    start = await notifications.now()
+    await move(games, game_id)
+    await move(games, game_id)
+    page = await store.read_all(start, 1000)
+    events = [event for _, event in page if event.stream_id == game_id]
+    reader = AccountFeed(games, notifications.rows, start, poll_seconds=0.1)
+    rows_read = count_stream_rows(store)
+    cached = await reader.load(game_id, events[-1])
+    assert rows_read == [], "the cached state, as of the page's last event: no read"
+    assert cached.version == events[-1].version
+    behind = await reader.load(game_id, events[0])  # the game moved on after that event: load it
+    assert rows_read == [game_id]
+    assert (behind.version, behind.state) == (cached.version, cached.state)
 
 
 async def test_a_stream_is_told_only_its_own_games_while_others_move(pool: asyncpg.Pool) -> None:

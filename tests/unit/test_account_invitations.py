@@ -97,3 +97,31 @@ def test_a_stream_takes_only_a_look_begun_after_its_previous_one_ended() -> None
     later = Look(began=3.0, seats=[], tournaments=[])
     watcher.hand(later)
     assert watcher.take(after=2.0) is later
+
+
+async def test_a_look_finding_what_the_stream_took_last_leaves_it_asleep() -> None:
+    place = follower("a")
+    watcher = Watcher("a", place)
+    first = Look(began=1.0, seats=[seat("a", "g1")], tournaments=[])
+    watcher.hand(first)
+    assert watcher.take(after=0.5) is first
+    place.waiter = asyncio.get_running_loop().create_future()  # its stream waits
+    watcher.hand(Look(began=2.0, seats=[seat("a", "g1")], tournaments=[]))
+    assert watcher.look is None and not place.waiter.done(), "the same invitations: nothing to tell"
+    changed = Look(began=3.0, seats=[], tournaments=[tournament("a", "t1")])
+    watcher.hand(changed)
+    assert place.waiter.done(), "other invitations wake the stream"
+    again = Look(began=4.0, seats=[seat("a", "g1")], tournaments=[])
+    watcher.hand(again)
+    assert watcher.look is again, "a look waiting to be taken is replaced by a newer one, whatever it finds"
+    assert watcher.take(after=1.0) is again
+
+
+def test_a_look_the_stream_did_not_take_is_no_reason_to_leave_it_asleep() -> None:
+    watcher = Watcher("a", follower("a"))
+    stale = Look(began=1.0, seats=[seat("a", "g1")], tournaments=[])
+    watcher.hand(stale)
+    assert watcher.take(after=2.0) is None  # begun before the snapshot ended
+    fresh = Look(began=3.0, seats=[seat("a", "g1")], tournaments=[])
+    watcher.hand(fresh)
+    assert watcher.take(after=2.0) is fresh, "the same invitations, but the stream took none of them yet"
