@@ -509,7 +509,7 @@ class GameCommands:
         signed = self.queries.signed_head(loaded.game_id, result.version, after.head, loaded.info, finished)
         if ends_public:
             return self._whole(loaded.game, accepted.version, result.events, seat, signed)
-        return msgspec.structs.replace(accepted, head=signed)
+        return accepted if signed is None else msgspec.structs.replace(accepted, head=signed)
 
     def _whole(
         self, game: Game[Any], version: int, records: list[RecordedEvent], seat: int, head: SignedHead | None
