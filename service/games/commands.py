@@ -446,9 +446,8 @@ class GameCommands:
             answer=(accepted, ends_public),
             command=request.record(accepted, ends_public),
             status=FINISHED if finished_now else None,
-            cause=encode_move(
-                request.seat, decided
-            ),  # re-decided by every audit (service/integrity/audit.py)
+            # the move as decided (a timed game's stamped): re-decided by every audit (service/integrity/audit.py)
+            cause=encode_move(request.seat, decided),
             link=game.link,
         )
 
