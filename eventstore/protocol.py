@@ -213,18 +213,8 @@ def event_hash(
     the stream's event ``version - 1``, or 32 zero bytes for version 1; ``data`` is the exact stored JSON
     body (before any upcasting).
     """
-    # One bytes formatting, not an f-string encoded and then concatenated three times: the same bytes (an int
-    # formats the same either way, the strings as UTF-8) for a third less of the time of a hash (measured).
-    message = b"%s%s%s\n%d\n%s\n%d\n%s" % (
-        key,
-        previous,
-        stream_id.encode(),
-        version,
-        type_.encode(),
-        schema_version,
-        data,
-    )
-    return hashlib.sha256(message).digest()
+    header = f"{stream_id}\n{version}\n{type_}\n{schema_version}\n".encode()
+    return hashlib.sha256(key + previous + header + data).digest()
 
 
 def chained(
