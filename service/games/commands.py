@@ -36,7 +36,7 @@ from service.integrity.seeds import SeedMix
 from service.integrity.signing import SignedHead
 from service.integrity.tokens import hash_token, new_seed, new_token, seed_commitment
 from service.runtime import errors
-from service.runtime.streams import RACE_RETRIES, Decision, Loaded, event_tag, handle, new_event
+from service.runtime.streams import RACE_RETRIES, Decision, Handled, Loaded, event_tag, handle, new_event
 
 log = structlog.get_logger("service.games.service")
 
@@ -148,6 +148,75 @@ def stored_answer(accepted: CommandAccepted, ends_public: bool) -> bytes:
 def request_hash(seat: int, command: Command) -> str:
     """The identity of a command request for idempotency: the seat and the command's canonical JSON."""
     return hashlib.sha256(f"{seat}:".encode() + msgspec.json.encode(command)).hexdigest()
+
+
+class CommandRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's command as ``execute`` decides it: the version it must find (``If-Match``) and, keyed with
+    an Idempotency-Key, the id it is stored under and its request's fingerprint (``request_hash``)."""
+
+    seat: int
+    command: Command
+    if_match: int | None = None
+    command_id: str | None = None
+    fingerprint: str = ""
+
+    def record(self, accepted: CommandAccepted, ends_public: bool) -> CommandRecord | None:
+        """What the store keeps of a keyed command with its events, for its retries (None unkeyed)."""
+        if self.command_id is None:
+            return None
+        return CommandRecord(
+            command_id=self.command_id,
+            request_hash=self.fingerprint,
+            response=stored_answer(accepted, ends_public),
+        )
+
+
+def check_decidable(game: LoadedGame, if_match: int | None) -> None:
+    """A command is decided only on the ``If-Match`` version when one was given (412) and only while the
+    game runs (409)."""
+    if if_match is not None and if_match != game.version:
+        raise errors.PreconditionFailed(
+            "version_mismatch", f"the game is at version {game.version}, not {if_match}"
+        )
+    if game.finished:
+        raise errors.Conflict("game_finished", "the game is over")
+
+
+def lost_race(if_match: int | None) -> errors.ServiceError:
+    """A command that kept losing the version race: 412 if it named its version (``If-Match``), else 409."""
+    if if_match is not None:
+        return errors.PreconditionFailed("version_mismatch", "another command moved the game on first")
+    return errors.Conflict("too_much_contention", "the game kept moving; try again")
+
+
+def log_rejected(game_id: str, seat: int, decided_on: LoadedGame, refusal: errors.ServiceError) -> None:
+    """A refusal by the game's rules is logged once, as given: on the stored state."""
+    if isinstance(refusal, errors.RuleViolation):
+        log.info(
+            "command_rejected",
+            game_id=game_id,
+            seat=seat,
+            version=decided_on.version,
+            code=refusal.code,
+            rule=refusal.rule,
+        )
+
+
+class CommandDecider:
+    """One command's decisions, as ``handle`` asks for them: on the cached state first, then on each state
+    loaded after a refusal or a lost race; remembers the game the last decision saw."""
+
+    def __init__(self, commands: GameCommands, request: CommandRequest, first: LoadedGame) -> None:
+        self.commands = commands
+        self.request = request
+        self.keys = first.keys
+        self.decided_on = first
+
+    async def decide(self, stream: Loaded[Any]) -> Decision[Any, tuple[CommandAccepted, bool]]:
+        """The command decided on ``stream`` (GameCommands.decision)."""
+        game = stream if isinstance(stream, LoadedGame) else self.commands.loader.game_of(stream, self.keys)
+        self.decided_on = game
+        return await self.commands.decision(game, self.request)
 
 
 class GameCommands:
@@ -310,97 +379,118 @@ class GameCommands:
         """
         cached = self.loader.cached(game_id)
         loaded = cached or await self.loader.load(game_id)
-        if command is None and idempotency_key is not None and idempotency_key.startswith(ORGANIZER_KEY):
-            raise errors.Malformed(
-                "bad_idempotency_key", f"an Idempotency-Key starting {ORGANIZER_KEY!r} is the service's own"
-            )
-        command = command or self.parse_command(loaded.game, body)
-        command_id = f"{seat}:{idempotency_key}" if idempotency_key else None
-        fingerprint = request_hash(seat, command) if command_id is not None else ""
-        decided_on = loaded  # the game as the last decision saw it
-
-        async def decide(stream: Loaded[Any]) -> Decision[Any, tuple[CommandAccepted, bool]]:
-            """The command decided on ``stream``: its events, the answer and whether it ends the game in
-            public; 412 if it is not at the ``If-Match`` version, 409 once the game is over."""
-            nonlocal decided_on
-            decided_on = game = (
-                stream if isinstance(stream, LoadedGame) else self.loader.game_of(stream, loaded.keys)
-            )
-            if if_match is not None and if_match != game.version:
-                raise errors.PreconditionFailed(
-                    "version_mismatch", f"the game is at version {game.version}, not {if_match}"
-                )
-            if game.finished:
-                raise errors.Conflict("game_finished", "the game is over")
-            decided = timed(game.state, command, self.now())  # a timed game's: stamped
-            accepted, new_state, appended = self._decide(game, seat, decided)
-            finished_now = bool(game.game.is_over(new_state))
-            # The command that ends a game is answered with its events whole, unless its duplicate round
-            # keeps its secrets: decided before the append, so that the stored answer says so and a retry
-            # answers the same (two last tables finishing at once both answer redacted).
-            ends_public = finished_now and not await self.loader.sealed(game.info, finishing=True)
-            record = None
-            if command_id is not None:
-                record = CommandRecord(
-                    command_id=command_id,
-                    request_hash=fingerprint,
-                    response=stored_answer(accepted, ends_public),
-                )
-            return Decision(
-                events=appended,
-                state=new_state,
-                answer=(accepted, ends_public),
-                command=record,
-                status=FINISHED if finished_now else None,
-                cause=encode_move(seat, decided),  # re-decided by every audit (service/integrity/audit.py)
-                link=game.link,
-            )
-
+        request = self.request(loaded.game, seat, body, if_match, idempotency_key, command)
+        decider = CommandDecider(self, request, loaded)
         try:
             handled = await handle(
                 self.loader.streams,
                 game_id,
-                decide,
+                decider.decide,
                 retries=RACE_RETRIES if if_match is None else 0,
                 first=loaded,
                 first_stored=cached is None,
             )
         except errors.ServiceError as refusal:  # refused on the stored state
-            if command_id is not None:
-                earlier = await self.loader.store.find_command(game_id, command_id)
-                if earlier is not None:
-                    return await self._replay(game_id, earlier, fingerprint, seat)
-            if isinstance(refusal, errors.RuleViolation):  # logged once, as given: on the stored state
-                log.info(
-                    "command_rejected",
-                    game_id=game_id,
-                    seat=seat,
-                    version=decided_on.version,
-                    code=refusal.code,
-                    rule=refusal.rule,
-                )
+            earlier = await self._earlier_answer(game_id, request)
+            if earlier is not None:
+                return earlier
+            log_rejected(game_id, seat, decider.decided_on, refusal)
             raise
         except ConcurrencyConflict:
-            if if_match is not None:
-                raise errors.PreconditionFailed(
-                    "version_mismatch", "another command moved the game on first"
-                ) from None
-            raise errors.Conflict("too_much_contention", "the game kept moving; try again") from None
+            raise lost_race(if_match) from None
         except IdempotencyMismatch:
             raise key_reused() from None
+        return await self._accepted(game_id, request, decider.decided_on, handled)
+
+    def request(
+        self,
+        game: Game[Any],
+        seat: int,
+        body: Any,
+        if_match: int | None,
+        idempotency_key: str | None,
+        command: Command | None,
+    ) -> CommandRequest:
+        """What ``execute`` decides: the service's own ``command``, else the client's ``body`` parsed, whose
+        Idempotency-Key may not be one of the service's own (400); keyed, its id and fingerprint."""
+        if command is None:
+            if idempotency_key is not None and idempotency_key.startswith(ORGANIZER_KEY):
+                raise errors.Malformed(
+                    "bad_idempotency_key",
+                    f"an Idempotency-Key starting {ORGANIZER_KEY!r} is the service's own",
+                )
+            command = self.parse_command(game, body)
+        if not idempotency_key:
+            return CommandRequest(seat=seat, command=command, if_match=if_match)
+        return CommandRequest(
+            seat=seat,
+            command=command,
+            if_match=if_match,
+            command_id=f"{seat}:{idempotency_key}",
+            fingerprint=request_hash(seat, command),
+        )
+
+    async def decision(
+        self, game: LoadedGame, request: CommandRequest
+    ) -> Decision[Any, tuple[CommandAccepted, bool]]:
+        """The command decided on ``game``: its events, the answer and whether it ends the game in public,
+        with what the store keeps beside them (the command record, the status, the move, the chain link)."""
+        check_decidable(game, request.if_match)
+        decided = timed(game.state, request.command, self.now())  # a timed game's: stamped
+        accepted, new_state, appended = self._decide(game, request.seat, decided)
+        finished_now = bool(game.game.is_over(new_state))
+        ends_public = finished_now and await self._ends_public(game)
+        return Decision(
+            events=appended,
+            state=new_state,
+            answer=(accepted, ends_public),
+            command=request.record(accepted, ends_public),
+            status=FINISHED if finished_now else None,
+            # the move as decided (a timed game's stamped): re-decided by every audit (service/integrity/audit.py)
+            cause=encode_move(request.seat, decided),
+            link=game.link,
+        )
+
+    async def _ends_public(self, game: LoadedGame) -> bool:
+        """Whether the command that ends ``game`` is answered with its events whole: yes, unless its
+        duplicate round keeps its secrets. Decided before the append, so that the stored answer says so and
+        a retry answers the same (two last tables finishing at once both answer redacted)."""
+        return not await self.loader.sealed(game.info, finishing=True)
+
+    async def _earlier_answer(self, game_id: str, request: CommandRequest) -> CommandAccepted | None:
+        """For a keyed command refused on the stored state: the first answer if the command was accepted
+        before (its retry), else None (the refusal stands)."""
+        if request.command_id is None:
+            return None
+        earlier = await self.loader.store.find_command(game_id, request.command_id)
+        if earlier is None:
+            return None
+        return await self._replay(game_id, earlier, request.fingerprint, request.seat)
+
+    async def _accepted(
+        self,
+        game_id: str,
+        request: CommandRequest,
+        decided_on: LoadedGame,
+        handled: Handled[Any, tuple[CommandAccepted, bool]],
+    ) -> CommandAccepted:
+        """The answer to an appended command, logged once; a keyed command the store had already (its
+        retry) is answered with its first answer instead."""
         result = handled.result
         if result.replayed is not None:
-            return await self._replay(game_id, result.replayed, fingerprint, seat)
+            return await self._replay(game_id, result.replayed, request.fingerprint, request.seat)
         log.info(
             "command_accepted",
             game_id=game_id,
-            seat=seat,
-            command=command.__struct_config__.tag,
+            seat=request.seat,
+            command=request.command.__struct_config__.tag,
             version=result.version,
         )
         accepted, ends_public = handled.decision.answer
         finished = handled.decision.status == FINISHED
-        return await self._answer(decided_on, seat, accepted, handled.after, result, finished, ends_public)
+        return await self._answer(
+            decided_on, request.seat, accepted, handled.after, result, finished, ends_public
+        )
 
     async def _answer(
         self,
@@ -418,7 +508,7 @@ class GameCommands:
         signed = self.queries.signed_head(loaded.game_id, result.version, after.head, loaded.info, finished)
         if ends_public:
             return self._whole(loaded.game, accepted.version, result.events, seat, signed)
-        return msgspec.structs.replace(accepted, head=signed)
+        return accepted if signed is None else msgspec.structs.replace(accepted, head=signed)
 
     def _whole(
         self, game: Game[Any], version: int, records: list[RecordedEvent], seat: int, head: SignedHead | None

@@ -5,6 +5,7 @@ hashes, cached), its chain link, the seal of a duplicate round, and the seat a t
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from typing import Any
 
@@ -35,6 +36,11 @@ def decided_by_organizer(records: list[RecordedEvent]) -> bool:
     return any(
         r.command_id is not None and r.command_id.partition(":")[2].startswith(ORGANIZER_KEY) for r in records
     )
+
+
+# Every command's append carries its game's chain key: derived once per seed, not once per command (a hash
+# of the seed). Bounded like the loader's caches; the seeds are those of games it keeps anyway.
+seed_chain_key = functools.lru_cache(maxsize=4096)(chain_key)
 
 
 class LoadedGame(Loaded[Any], frozen=True, kw_only=True):
@@ -80,7 +86,7 @@ class LoadedGame(Loaded[Any], frozen=True, kw_only=True):
     def link(self) -> ChainLink:
         """The chain link an append after ``version`` follows: the head, keyed with the seed's chain key
         for a game created keyed (service/integrity/audit.py chain_key)."""
-        key = chain_key(self.keys.seed) if self.info.metadata.get("chain_keyed") else b""
+        key = seed_chain_key(self.keys.seed) if self.info.metadata.get("chain_keyed") else b""
         return ChainLink(head=self.head, key=key)
 
     def result(self) -> Result:
