@@ -33,7 +33,6 @@ from api.http.middleware import (
 from api.http.personal import personal_answers
 from api.http.problems import problem_details_plugin
 from api.http.secure_headers import secure_headers
-from api.http.strict_json import refuse_lax_json
 from api.routes.accounts import AccountsController, signup_router
 from api.routes.games import GamesController
 from api.routes.lobby import LobbyController
@@ -93,15 +92,13 @@ def openapi_config() -> OpenAPIConfig:
 
 async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
-    415 when the body is of a type the operation does not take, 400 when a form field is not text or a JSON
-    value is not of its schema's type."""
+    415 when the body is of a type the operation does not take, 400 when a form field is not text (a JSON
+    body is checked as it is decoded: ``GuardedRequest``)."""
     refuse_unacceptable(request)
     expected = body_media_type(request.route_handler)  # read once: the body type the handler takes
     refuse_unsupported_body(request, expected)
     if expected == RequestEncodingType.URL_ENCODED.value:
         await check_form_text(request)
-    elif expected == RequestEncodingType.JSON.value:
-        await refuse_lax_json(request)
 
 
 async def replica_store(

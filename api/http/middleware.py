@@ -28,6 +28,7 @@ from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Sco
 
 from api.http.head import HEAD_AS_GET
 from api.http.problems import FieldError, from_http_exception, problem
+from api.http.strict_json import as_declared
 from eventstore import StoreError
 from service.accounts.accounts import VerifiedClients
 from service.bootstrap import Services
@@ -252,30 +253,40 @@ async def check_form_text(request: Request[Any, Any, Any]) -> None:
         check_json({name: value})
 
 
+def parse_json(body: bytes) -> Any:
+    """A request body decoded as JSON: 400 unless it is UTF-8 JSON not nested too deep for the decoder."""
+    try:
+        return msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)") from None
+
+
 def decode_json_body(body: bytes, text: bool = True) -> Any:
     """A request body as JSON: 400 unless it is UTF-8 JSON without control characters, lone surrogates or
     deep nesting (its media type is checked before: ``refuse_unsupported_body``)."""
-    try:
-        value = msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
-        raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)") from None
+    value = parse_json(body)
     check_json(value, text=text)
     return value
 
 
 class GuardedRequest(Request[Any, Any, Any]):
-    """Litestar's request, whose JSON body is checked by ``decode_json_body`` before any handler sees it."""
+    """Litestar's request, whose JSON body is decoded once and checked before any handler sees it; Litestar's
+    data extractor hands the handler the value as its ``data`` type."""
 
     async def json(self) -> Any:
-        """The decoded, checked JSON body (decoded once per request)."""
+        """The JSON body as the handler's ``data`` type (api/http/strict_json.py), checked as by
+        ``decode_json_body``; decoded once per request. A value of the wrong JSON type is refused before a
+        control character or deep nesting."""
         if self._json is Empty:
             state = self._connection_state
             if state.json is not Empty:
                 self._json = state.json
             else:
-                body = await self.body()
-                text = not self.route_handler.opt.get(CHECKS_OWN_TEXT, False)
-                self._json = state.json = decode_json_body(body or b"null", text)
+                handler = self.route_handler
+                value = parse_json(await self.body() or b"null")
+                declared = as_declared(value, handler)
+                check_json(value, text=not handler.opt.get(CHECKS_OWN_TEXT, False))
+                self._json = state.json = declared
         return self._json
 
 

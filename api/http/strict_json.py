@@ -2,9 +2,11 @@
 
 Litestar converts a handler's ``data`` with msgspec's lax rules (``strict=False``), which suit path and query
 parameters (always text) but let ``{"decision_seconds": "10"}`` through as 10, something the OpenAPI document
-(``type: integer``) and docs/api.md ("HTTP conventions") do not allow. Before the handler runs, the body is
-decoded once more with msgspec's strict rules against the same type; a value of the wrong JSON type is a 400
-with the field's pointer, as any other malformed body.
+(``type: integer``) and docs/api.md ("HTTP conventions") do not allow. The body is decoded once
+(``api.http.middleware.GuardedRequest.json``) and the decoded value converted here with msgspec's strict
+rules into the handler's ``data`` type; the handler gets that converted value (Litestar's own lax conversion
+passes it through unchanged). A value of the wrong JSON type is a 400 with the field's pointer, as any
+other malformed body.
 """
 
 from __future__ import annotations
@@ -12,41 +14,41 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request
 from litestar.exceptions import ValidationException
 from litestar.handlers import HTTPRouteHandler
 
-_DECODERS: dict[Any, msgspec.json.Decoder[Any] | None] = {}  # by body type: a few, built once each
+_NOT_STRICT = object()  # a handler without a body, or whose body type msgspec cannot convert on its own
+_DATA_TYPES: dict[HTTPRouteHandler, Any] = {}  # by handler: its ``data`` type, looked up once each
 
 
-def _decoder(handler: HTTPRouteHandler) -> msgspec.json.Decoder[Any] | None:
-    """The strict decoder of the handler's ``data`` type; None without a body or for a type msgspec cannot
-    decode on its own."""
+def strict_data_type(handler: HTTPRouteHandler) -> Any:
+    """The type the handler's ``data`` is converted to strictly; ``_NOT_STRICT`` without a body or for a
+    type msgspec cannot convert on its own."""
+    known = _DATA_TYPES.get(handler)
+    if known is not None:
+        return known
     data = handler.parsed_fn_signature.parameters.get("data")
-    if data is None or getattr(type(data.annotation), "__hash__", None) is None:
-        return None
-    if data.annotation not in _DECODERS:
+    annotation: Any = _NOT_STRICT
+    if data is not None and getattr(type(data.annotation), "__hash__", None) is not None:
         try:
-            _DECODERS[data.annotation] = msgspec.json.Decoder(data.annotation, strict=True)
+            msgspec.json.Decoder(data.annotation, strict=True)  # raises for a type msgspec cannot handle
+            annotation = data.annotation
         except (TypeError, ValueError):
-            _DECODERS[data.annotation] = None
-    return _DECODERS[data.annotation]
+            pass
+    _DATA_TYPES[handler] = annotation
+    return annotation
 
 
-async def refuse_lax_json(request: Request[Any, Any, Any]) -> None:
-    """400 when the JSON body holds a value of another JSON type than its schema's (``"10"`` for an integer).
-    A body that is not JSON at all, or none, is left to Litestar's own refusal."""
-    decoder = _decoder(request.route_handler)
-    if decoder is None:
-        return
-    body = await request.body()
-    if not body.strip():
-        return
+def as_declared(value: Any, handler: HTTPRouteHandler) -> Any:
+    """The decoded JSON ``value`` as the handler's ``data`` type, by msgspec's strict rules: 400 when it
+    holds a value of another JSON type than its schema's (``"10"`` for an integer) or breaks a constraint;
+    ``value`` itself when the handler's type is not one msgspec converts."""
+    annotation = strict_data_type(handler)
+    if annotation is _NOT_STRICT:
+        return value
     try:
-        decoder.decode(body)
+        return msgspec.convert(value, annotation, strict=True, str_keys=True)
     except msgspec.ValidationError as invalid:
         raise ValidationException(
             detail="Validation failed", extra=[{"message": str(invalid), "key": "", "source": "body"}]
         ) from None
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # not JSON, not UTF-8, too deep
-        return  # Litestar's own reading refuses it as before
