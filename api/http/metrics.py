@@ -42,7 +42,9 @@ class LabelledOncePrometheusMiddleware(PrometheusMiddleware):
 
         in_progress = self._in_progress.get((method, path))
         if in_progress is None:
-            in_progress = self._in_progress[method, path] = self._series(self.requests_in_progress, method, path)
+            in_progress = self._in_progress[method, path] = self._series(
+                self.requests_in_progress, method, path
+            )
         in_progress.inc()
         try:
             await self.app(scope, receive, send_measured)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -98,6 +98,11 @@ class HeldHead:
         return getattr(self._transport, name)
 
 
+def held_heads(transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> asyncio.Transport:
+    """``transport`` as the protocol sees it: a ``HeldHead`` (what it does not do itself, the transport does)."""
+    return cast(asyncio.Transport, HeldHead(transport, loop))
+
+
 class HeadDeadline:
     """The timer: armed when a connection opens and when a request head begins, disarmed when the head is
     whole; when it fires, the connection is closed (nothing was routed, nothing to answer)."""
@@ -148,7 +153,7 @@ class HttpToolsWithHeadTimeout(HeadDeadline, HttpToolsProtocol):
     def connection_made(self, transport: Any) -> None:
         """A new connection: its first request head is due within the timeout; its heads go out with their
         bodies (``HeldHead``)."""
-        super().connection_made(HeldHead(transport, self.loop))
+        super().connection_made(held_heads(transport, self.loop))
         self._arm()
 
     def data_received(self, data: bytes) -> None:
@@ -202,7 +207,7 @@ class H11WithHeadTimeout(HeadDeadline, H11Protocol):
     def connection_made(self, transport: Any) -> None:
         """A new connection: its first request head is due within the timeout; its heads go out with their
         bodies (``HeldHead``)."""
-        super().connection_made(HeldHead(transport, self.loop))
+        super().connection_made(held_heads(transport, self.loop))
         self._arm()
 
     def data_received(self, data: bytes) -> None:

@@ -28,9 +28,7 @@ async def broken() -> None:
 def counted(prefix: str, middleware_class: type[PrometheusMiddleware]) -> list[str]:
     """The series (without timings) recorded for the same requests by ``middleware_class``, named as
     Litestar names them under ``prefix`` (then renamed ``litestar``)."""
-    config = PrometheusConfig(
-        app_name="t", prefix=prefix, group_path=True, middleware_class=middleware_class
-    )
+    config = PrometheusConfig(app_name="t", prefix=prefix, group_path=True, middleware_class=middleware_class)
     app = Litestar([item, broken], middleware=[config.middleware])
     with TestClient(app) as client:
         for path in ("/items/1", "/items/2", "/broken", "/items/x"):
@@ -51,4 +49,6 @@ def test_the_app_middleware_records_the_series_litestar_records() -> None:
     assert f"renamed_requests_total{{{labels}}} 2.0" in ours
     assert f"renamed_request_duration_seconds_count{{{labels}}} 2.0" in ours
     assert f"renamed_requests_in_progress{{{labels}}} 0.0" in ours
-    assert 'renamed_requests_error_total{app_name="t",method="GET",path="/broken",status_code="500"} 1.0' in ours
+    assert (
+        'renamed_requests_error_total{app_name="t",method="GET",path="/broken",status_code="500"} 1.0' in ours
+    )
