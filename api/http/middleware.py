@@ -28,7 +28,7 @@ from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Sco
 
 from api.http.head import HEAD_AS_GET
 from api.http.problems import FieldError, from_http_exception, problem
-from api.http.strict_json import as_declared
+from api.http.strict_json import ANY_JSON, strict_decoder, wrong_type
 from eventstore import StoreError
 from service.accounts.accounts import VerifiedClients
 from service.bootstrap import Services
@@ -214,6 +214,8 @@ def check_json(value: Any, pointer: str = "", depth: int = 0, text: bool = True)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             check_json(item, f"{pointer}/{index}", depth + 1, text)
+    elif isinstance(value, msgspec.Struct):  # a body decoded into its schema: its fields by their JSON names
+        check_json(msgspec.to_builtins(value, str_keys=True), pointer, depth, text)
 
 
 def body_media_type(handler: HTTPRouteHandler) -> str | None:
@@ -253,12 +255,18 @@ async def check_form_text(request: Request[Any, Any, Any]) -> None:
         check_json({name: value})
 
 
-def parse_json(body: bytes) -> Any:
-    """A request body decoded as JSON: 400 unless it is UTF-8 JSON not nested too deep for the decoder."""
+def parse_json(body: bytes, decoder: msgspec.json.Decoder[Any] = ANY_JSON) -> Any:
+    """A request body decoded by ``decoder`` (by default, any JSON): 400 unless it is UTF-8 JSON not nested
+    too deep for the decoder, whose values are of the decoder's types (a number out of range is malformed
+    JSON for any JSON, a value of the wrong type for a schema's)."""
     try:
-        return msgspec.json.decode(body)
+        return decoder.decode(body)
+    except msgspec.ValidationError as invalid:
+        if decoder is not ANY_JSON:
+            raise wrong_type(invalid) from None
     except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
-        raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)") from None
+        pass
+    raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)")
 
 
 def decode_json_body(body: bytes, text: bool = True) -> Any:
@@ -271,22 +279,21 @@ def decode_json_body(body: bytes, text: bool = True) -> Any:
 
 class GuardedRequest(Request[Any, Any, Any]):
     """Litestar's request, whose JSON body is decoded once and checked before any handler sees it; Litestar's
-    data extractor hands the handler the value as its ``data`` type."""
+    data extractor hands the handler the decoded value."""
 
     async def json(self) -> Any:
-        """The JSON body as the handler's ``data`` type (api/http/strict_json.py), checked as by
-        ``decode_json_body``; decoded once per request. A value of the wrong JSON type is refused before a
-        control character or deep nesting."""
+        """The JSON body decoded strictly into the handler's ``data`` type (api/http/strict_json.py), then
+        checked as by ``decode_json_body``; decoded once per request. A value of the wrong JSON type is
+        refused before a control character or deep nesting."""
         if self._json is Empty:
             state = self._connection_state
             if state.json is not Empty:
                 self._json = state.json
             else:
                 handler = self.route_handler
-                value = parse_json(await self.body() or b"null")
-                declared = as_declared(value, handler)
+                value = parse_json(await self.body() or b"null", strict_decoder(handler))
                 check_json(value, text=not handler.opt.get(CHECKS_OWN_TEXT, False))
-                self._json = state.json = declared
+                self._json = state.json = value
         return self._json
 
 
