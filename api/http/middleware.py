@@ -6,9 +6,9 @@ nesting, non-JSON bodies, slow bodies); the optional per-client rate limit."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
-import uuid
 from contextlib import suppress
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -38,6 +38,15 @@ from service.runtime.errors import ServiceError
 log = structlog.get_logger("api.access")
 
 
+def new_request_id() -> str:
+    """A random request id as ``uuid.uuid4().hex`` writes one (32 hex digits, version 4, RFC 4122 variant),
+    without building a ``UUID`` (a third of the cost, timed alone)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    return raw.hex()
+
+
 def request_context_middleware(app: ASGIApp) -> ASGIApp:
     """Wrap ``app`` so each HTTP request gets a request id and one access log line."""
 
@@ -47,7 +56,7 @@ def request_context_middleware(app: ASGIApp) -> ASGIApp:
             return
         incoming = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
         request_id = (
-            incoming if incoming and len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
+            incoming if incoming and len(incoming) <= 64 and incoming.isprintable() else new_request_id()
         )
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
