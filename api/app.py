@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+import gc
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from litestar import Litestar, Request
@@ -21,6 +22,7 @@ from api.http.allow import options_allow_every_method
 from api.http.dependencies import DEPENDENCIES
 from api.http.formats import refuse_unacceptable, vary_on_accept
 from api.http.head import head_without_body
+from api.http.metrics import LabelledOncePrometheusMiddleware
 from api.http.middleware import (
     GuardedRequest,
     body_media_type,
@@ -33,7 +35,6 @@ from api.http.middleware import (
 from api.http.personal import personal_answers
 from api.http.problems import problem_details_plugin
 from api.http.secure_headers import secure_headers
-from api.http.strict_json import refuse_lax_json
 from api.routes.accounts import AccountsController, signup_router
 from api.routes.games import GamesController
 from api.routes.lobby import LobbyController
@@ -93,15 +94,13 @@ def openapi_config() -> OpenAPIConfig:
 
 async def before_handler(request: Request[Any, Any, Any]) -> None:
     """Before every handler reads its request: 406 when ``Accept`` takes nothing the operation answers in,
-    415 when the body is of a type the operation does not take, 400 when a form field is not text or a JSON
-    value is not of its schema's type."""
+    415 when the body is of a type the operation does not take, 400 when a form field is not text (a JSON
+    body is checked as it is decoded: ``GuardedRequest``)."""
     refuse_unacceptable(request)
     expected = body_media_type(request.route_handler)  # read once: the body type the handler takes
     refuse_unsupported_body(request, expected)
     if expected == RequestEncodingType.URL_ENCODED.value:
         await check_form_text(request)
-    elif expected == RequestEncodingType.JSON.value:
-        await refuse_lax_json(request)
 
 
 async def replica_store(
@@ -120,6 +119,19 @@ async def replica_store(
         PostgresEventStore(read_pool, acquire_timeout=acquire_timeout),
         fence_seconds=settings.read_replica_wait_ms / 1000,
     )
+
+
+@contextmanager
+def frozen_at_startup() -> Iterator[None]:
+    """While the app serves, what it built to start (modules, routes, services) is left out of the garbage
+    collector's full passes (``gc.freeze``; docs/performance.md, "Where the time goes"): it lives as long as
+    the app, and walking it again on every full pass cost a share of each request's CPU. Given back to the
+    collector when the app stops."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def create_app(
@@ -157,7 +169,8 @@ def create_app(
         try:
             leader_connect = listen_connector(url, settings, "bazaar-games-leader")
             async with running(services, store, settings, projection_wake, leader_connect):
-                yield
+                with frozen_at_startup():
+                    yield
         finally:
             await store.stop()
             await claims_of(store).close()  # its connection back: the pool closes once all are
@@ -169,7 +182,12 @@ def create_app(
     signer = load_signer(settings.signing_key, settings.data_dir)  # here: the CSRF secret derives from it
     plugins: list[Any] = [problem_details_plugin(), HtmlErrorPages()]  # in this order: pages wrap problems
     # group_path: label metrics by route template, not by game id (bounded cardinality)
-    metrics = PrometheusConfig(app_name="bazaar_games", group_path=True, exclude=["/metrics"])
+    metrics = PrometheusConfig(
+        app_name="bazaar_games",
+        group_path=True,
+        exclude=["/metrics"],
+        middleware_class=LabelledOncePrometheusMiddleware,  # Litestar's metrics, less work a request
+    )
     middleware: list[Any] = [
         request_context_middleware,
         input_guard(settings.request_body_timeout_seconds),

@@ -6,9 +6,9 @@ nesting, non-JSON bodies, slow bodies); the optional per-client rate limit."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
-import uuid
 from contextlib import suppress
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -28,6 +28,7 @@ from litestar.types import ASGIApp, Empty, Message, Receive, ReceiveMessage, Sco
 
 from api.http.head import HEAD_AS_GET
 from api.http.problems import FieldError, from_http_exception, problem
+from api.http.strict_json import ANY_JSON, strict_decoder, wrong_type
 from eventstore import StoreError
 from service.accounts.accounts import VerifiedClients
 from service.bootstrap import Services
@@ -35,6 +36,15 @@ from service.integrity.tokens import hash_token
 from service.runtime.errors import ServiceError
 
 log = structlog.get_logger("api.access")
+
+
+def new_request_id() -> str:
+    """A random request id as ``uuid.uuid4().hex`` writes one (32 hex digits, version 4, RFC 4122 variant),
+    without building a ``UUID`` (a third of the cost, timed alone)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    return raw.hex()
 
 
 def request_context_middleware(app: ASGIApp) -> ASGIApp:
@@ -46,7 +56,7 @@ def request_context_middleware(app: ASGIApp) -> ASGIApp:
             return
         incoming = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
         request_id = (
-            incoming if incoming and len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
+            incoming if incoming and len(incoming) <= 64 and incoming.isprintable() else new_request_id()
         )
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
@@ -213,6 +223,8 @@ def check_json(value: Any, pointer: str = "", depth: int = 0, text: bool = True)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             check_json(item, f"{pointer}/{index}", depth + 1, text)
+    elif isinstance(value, msgspec.Struct):  # a body decoded into its schema: its fields by their JSON names
+        check_json(msgspec.to_builtins(value, str_keys=True), pointer, depth, text)
 
 
 def body_media_type(handler: HTTPRouteHandler) -> str | None:
@@ -252,30 +264,45 @@ async def check_form_text(request: Request[Any, Any, Any]) -> None:
         check_json({name: value})
 
 
+def parse_json(body: bytes, decoder: msgspec.json.Decoder[Any] = ANY_JSON) -> Any:
+    """A request body decoded by ``decoder`` (by default, any JSON): 400 unless it is UTF-8 JSON not nested
+    too deep for the decoder, whose values are of the decoder's types (a number out of range is malformed
+    JSON for any JSON, a value of the wrong type for a schema's)."""
+    try:
+        return decoder.decode(body)
+    except msgspec.ValidationError as invalid:
+        if decoder is not ANY_JSON:
+            raise wrong_type(invalid) from None
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        pass
+    raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)")
+
+
 def decode_json_body(body: bytes, text: bool = True) -> Any:
     """A request body as JSON: 400 unless it is UTF-8 JSON without control characters, lone surrogates or
     deep nesting (its media type is checked before: ``refuse_unsupported_body``)."""
-    try:
-        value = msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
-        raise malformed("malformed_json", "the body is not UTF-8 JSON (or is nested too deep)") from None
+    value = parse_json(body)
     check_json(value, text=text)
     return value
 
 
 class GuardedRequest(Request[Any, Any, Any]):
-    """Litestar's request, whose JSON body is checked by ``decode_json_body`` before any handler sees it."""
+    """Litestar's request, whose JSON body is decoded once and checked before any handler sees it; Litestar's
+    data extractor hands the handler the decoded value."""
 
     async def json(self) -> Any:
-        """The decoded, checked JSON body (decoded once per request)."""
+        """The JSON body decoded strictly into the handler's ``data`` type (api/http/strict_json.py), then
+        checked as by ``decode_json_body``; decoded once per request. A value of the wrong JSON type is
+        refused before a control character or deep nesting."""
         if self._json is Empty:
             state = self._connection_state
             if state.json is not Empty:
                 self._json = state.json
             else:
-                body = await self.body()
-                text = not self.route_handler.opt.get(CHECKS_OWN_TEXT, False)
-                self._json = state.json = decode_json_body(body or b"null", text)
+                handler = self.route_handler
+                value = parse_json(await self.body() or b"null", strict_decoder(handler))
+                check_json(value, text=not handler.opt.get(CHECKS_OWN_TEXT, False))
+                self._json = state.json = value
         return self._json
 
 

@@ -5,6 +5,10 @@ and with a bound on its size: a head larger than ``MAX_HEAD_BYTES`` is answered 
 uvicorn times out idle keep-alive connections but not a request head that stops arriving, and it has no
 setting for it; these subclasses add the one timer (request bodies are timed by ``api.http.middleware.input_guard``).
 ``python -m service serve`` runs uvicorn with one of them (service/runtime/serving.py says which and why).
+
+Both also write a response's head together with the first part of its body (``HeldHead``): uvicorn writes
+each ASGI message as it comes, so every answer cost two writes to the socket, two TCP segments the client
+and the kernel each handled apart.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -29,6 +33,74 @@ HEAD_TOO_LARGE_BODY = (
 )
 # h11 accepts a bare LF as a line end: a head ends at the first empty line either way
 _H11_HEAD_END = re.compile(rb"\n\r?\n")
+
+
+class HeldHead:
+    """A connection's transport whose writes of a response head (``HTTP/1.x ...``) wait for the next write,
+    the first part of the body, and go out with it in one write; a head that nothing follows in the same
+    turn of the event loop (a HEAD answer, a live stream's first event not yet there) goes out at the end of
+    that turn. Writes keep their order; ``close`` and ``write_eof`` send what is held first."""
+
+    __slots__ = ("_held", "_loop", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        """Hold heads on their way to ``transport``."""
+        self._transport = transport
+        self._loop = loop
+        self._held = b""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        """Write ``data`` after what is held; hold it when it is a response head."""
+        if self._held:
+            data, self._held = self._held + data, b""
+        elif data[:7] == b"HTTP/1.":
+            self._held = bytes(data)
+            self._loop.call_soon(self._flush)
+            return
+        self._transport.write(data)
+
+    def _flush(self) -> None:
+        """Send a head that nothing followed."""
+        if self._held:
+            data, self._held = self._held, b""
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def writelines(self, parts: Any) -> None:
+        """Write the parts as one."""
+        self.write(b"".join(parts))
+
+    def write_eof(self) -> None:
+        """Send what is held, then end the writing side."""
+        self._flush()
+        self._transport.write_eof()
+
+    def close(self) -> None:
+        """Send what is held, then close."""
+        self._flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        """Close at once, dropping what is held (as the transport drops what it buffers)."""
+        self._held = b""
+        self._transport.abort()
+
+    def is_closing(self) -> bool:
+        """Whether the transport is closing."""
+        return self._transport.is_closing()
+
+    def get_write_buffer_size(self) -> int:
+        """The bytes not yet written: the transport's and the held head's."""
+        return self._transport.get_write_buffer_size() + len(self._held)
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else (reading, flow control, extra info) is the transport's."""
+        return getattr(self._transport, name)
+
+
+def held_heads(transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> asyncio.Transport:
+    """``transport`` as the protocol sees it: a ``HeldHead`` (what it does not do itself, the transport does)."""
+    return cast(asyncio.Transport, HeldHead(transport, loop))
 
 
 class HeadDeadline:
@@ -79,8 +151,9 @@ class HttpToolsWithHeadTimeout(HeadDeadline, HttpToolsProtocol):
     _head_bytes = 0  # of the current head, received so far
 
     def connection_made(self, transport: Any) -> None:
-        """A new connection: its first request head is due within the timeout."""
-        super().connection_made(transport)
+        """A new connection: its first request head is due within the timeout; its heads go out with their
+        bodies (``HeldHead``)."""
+        super().connection_made(held_heads(transport, self.loop))
         self._arm()
 
     def data_received(self, data: bytes) -> None:
@@ -132,8 +205,9 @@ class H11WithHeadTimeout(HeadDeadline, H11Protocol):
         self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES + 1)
 
     def connection_made(self, transport: Any) -> None:
-        """A new connection: its first request head is due within the timeout."""
-        super().connection_made(transport)
+        """A new connection: its first request head is due within the timeout; its heads go out with their
+        bodies (``HeldHead``)."""
+        super().connection_made(held_heads(transport, self.loop))
         self._arm()
 
     def data_received(self, data: bytes) -> None:

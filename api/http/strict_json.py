@@ -2,9 +2,10 @@
 
 Litestar converts a handler's ``data`` with msgspec's lax rules (``strict=False``), which suit path and query
 parameters (always text) but let ``{"decision_seconds": "10"}`` through as 10, something the OpenAPI document
-(``type: integer``) and docs/api.md ("HTTP conventions") do not allow. Before the handler runs, the body is
-decoded once more with msgspec's strict rules against the same type; a value of the wrong JSON type is a 400
-with the field's pointer, as any other malformed body.
+(``type: integer``) and docs/api.md ("HTTP conventions") do not allow. The body is decoded once
+(``api.http.middleware.GuardedRequest.json``), by msgspec's strict rules straight into the handler's ``data``
+type, and the handler gets that value (Litestar's own lax conversion passes it through unchanged). A value
+of the wrong JSON type is a 400 with the field's pointer, as any other malformed body.
 """
 
 from __future__ import annotations
@@ -12,41 +13,39 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request
 from litestar.exceptions import ValidationException
 from litestar.handlers import HTTPRouteHandler
 
-_DECODERS: dict[Any, msgspec.json.Decoder[Any] | None] = {}  # by body type: a few, built once each
+ANY_JSON: msgspec.json.Decoder[Any] = msgspec.json.Decoder()  # for a type msgspec cannot decode on its own
+_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}  # by body type: a few, built once each
+_HANDLER_DECODERS: dict[HTTPRouteHandler, msgspec.json.Decoder[Any]] = {}  # by handler, looked up once each
 
 
-def _decoder(handler: HTTPRouteHandler) -> msgspec.json.Decoder[Any] | None:
-    """The strict decoder of the handler's ``data`` type; None without a body or for a type msgspec cannot
-    decode on its own."""
+def strict_decoder(handler: HTTPRouteHandler) -> msgspec.json.Decoder[Any]:
+    """The decoder of the handler's ``data``: strict, into its type; any JSON without a body or for a type
+    msgspec cannot decode on its own."""
+    decoder = _HANDLER_DECODERS.get(handler)
+    if decoder is None:
+        decoder = _HANDLER_DECODERS[handler] = _decoder_of(handler)
+    return decoder
+
+
+def _decoder_of(handler: HTTPRouteHandler) -> msgspec.json.Decoder[Any]:
+    """``strict_decoder``'s answer, built (or shared by body type)."""
     data = handler.parsed_fn_signature.parameters.get("data")
     if data is None or getattr(type(data.annotation), "__hash__", None) is None:
-        return None
+        return ANY_JSON
     if data.annotation not in _DECODERS:
         try:
             _DECODERS[data.annotation] = msgspec.json.Decoder(data.annotation, strict=True)
         except (TypeError, ValueError):
-            _DECODERS[data.annotation] = None
+            _DECODERS[data.annotation] = ANY_JSON
     return _DECODERS[data.annotation]
 
 
-async def refuse_lax_json(request: Request[Any, Any, Any]) -> None:
-    """400 when the JSON body holds a value of another JSON type than its schema's (``"10"`` for an integer).
-    A body that is not JSON at all, or none, is left to Litestar's own refusal."""
-    decoder = _decoder(request.route_handler)
-    if decoder is None:
-        return
-    body = await request.body()
-    if not body.strip():
-        return
-    try:
-        decoder.decode(body)
-    except msgspec.ValidationError as invalid:
-        raise ValidationException(
-            detail="Validation failed", extra=[{"message": str(invalid), "key": "", "source": "body"}]
-        ) from None
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # not JSON, not UTF-8, too deep
-        return  # Litestar's own reading refuses it as before
+def wrong_type(invalid: msgspec.ValidationError) -> ValidationException:
+    """The 400 of a body holding a value of another JSON type than its schema's (``"10"`` for an integer)
+    or breaking a constraint; msgspec's message names the field."""
+    return ValidationException(
+        detail="Validation failed", extra=[{"message": str(invalid), "key": "", "source": "body"}]
+    )

@@ -142,3 +142,18 @@ async def test_a_body_the_server_refuses_as_malformed_the_document_refuses_too(
     )
     assert not validator.is_valid(body)
     assert validator.is_valid(fixed)
+
+
+async def test_a_body_decoded_into_its_schema_is_still_checked_for_control_characters(
+    client: AsyncTestClient[Any],
+) -> None:
+    """The body is decoded once, into its schema's type: a control character in a field of it is still a 400
+    naming the field, and a value of the wrong type is refused first."""
+    players = [{"name": "a\u0001"}, {"name": "b"}]
+    answer = await client.post("/v1/games", json={"game": "johari", "players": players})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["code"] == "control_character"
+    assert [error["pointer"] for error in answer.json()["errors"]] == ["/players/0/name"]
+    both = await client.post("/v1/games", json={"game": "johari", "players": players, "rated": "no"})
+    assert both.status_code == 400, both.text
+    assert [error["pointer"] for error in both.json()["errors"]] == ["/rated"]
