@@ -103,6 +103,9 @@ class ClockScheduler:
         self.now = now
         self.timeouts = 0  # timeouts this scheduler had accepted (an identical earlier answer included)
         self._tried: dict[tuple[str, int], tuple[int, float]] = {}  # refused: (version, when) per seat
+        # timed out here, per seat: the version; a process that does not lead the index reads rows the leader
+        # has not moved on yet, and must not act on the same deadline again (a version is decided once)
+        self._timed_out: dict[tuple[str, int], int] = {}
         self._parallel = asyncio.Semaphore(PARALLEL)
 
     async def run(self, wake: Callable[[float], Awaitable[object]]) -> None:
@@ -136,11 +139,17 @@ class ClockScheduler:
         games: dict[str, Due] = {}
         for due in await self.index.due(self.now()):
             games.setdefault(due.game_id, due)  # the earliest passed deadline of each game
-        acting = [due for due in games.values() if not self._refused_lately(due)]
+        acting = [due for due in games.values() if not self._refused_lately(due) and not self._done_here(due)]
         done = await asyncio.gather(*(self._time_out(due) for due in acting))
         if len(self._tried) > 10 * DUE_BATCH:
             self._tried.clear()
+        if len(self._timed_out) > 10 * DUE_BATCH:
+            self._timed_out.clear()
         return sum(done)
+
+    def _done_here(self, due: Due) -> bool:
+        """Whether this process already timed this seat out at this deadline's version (or a later one)."""
+        return self._timed_out.get((due.game_id, due.seat), -1) >= due.version
 
     def _refused_lately(self, due: Due) -> bool:
         """Whether this very deadline (same version) was refused a moment ago: the index is behind the game."""
@@ -174,6 +183,7 @@ class ClockScheduler:
                 log.error("timeout_failed", game_id=due.game_id, seat=due.seat, **failure_fields(bug))
                 return 0
         self._tried.pop(key, None)
+        self._timed_out[key] = due.version
         self.timeouts += 1
         log.info("seat_timed_out", game_id=due.game_id, seat=due.seat, version=due.version)
         return 1
