@@ -11,7 +11,9 @@ was already stored).
 
 Open invitations are bounded per inviter and per invitee (``check_invitations``); a creation is checked before
 it writes anything, and again in the transaction that lists it, which holds its accounts' invitations locked,
-so concurrent creations cannot together pass a bound.
+so concurrent creations cannot together pass a bound. Running games of server bots only are limited per
+account (``bot_game_owner``); an account's creations of them take turns from the count until the game is
+created (listed and started, in the lobby), so they cannot together pass the limit either.
 
 Rated means fair: a game is rated only if every seat is held by an account that joined it itself (the
 creator's own seat counts as joined) and the server chose the seed; one-player games are never rated.
@@ -30,8 +32,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from functools import partial
 
 import msgspec
@@ -161,10 +163,13 @@ class LobbyService:
                         headers={"Retry-After": INVITATIONS_RETRY_AFTER_SECONDS},
                     )
 
-    async def bot_game_owner(self, token: str | None) -> Account:
-        """The account creating a game of server bots only: such a game needs one (401 account_required), and
-        each account may have at most ``bot_games_per_account`` of them running (429 too_many_bot_games): the
-        server's bots think on its cores for as long as those games last, with no person to pace them."""
+    @asynccontextmanager
+    async def bot_game_owner(self, token: str | None) -> AsyncIterator[Account]:
+        """The account creating a game of server bots only, for the block that creates it: such a game needs
+        one (401 account_required), and each account may have at most ``bot_games_per_account`` of them
+        running (429 too_many_bot_games): the server's bots think on its cores for as long as those games
+        last, with no person to pace them. The account's creations take turns (``bot_games_locked``) from
+        the count to the end of the block, so concurrent ones cannot together pass the limit."""
         account = None if token is None else await self.accounts.by_token(token)
         if account is None:
             raise errors.Unauthorized(
@@ -172,19 +177,20 @@ class LobbyService:
                 'a game of server bots only needs an account: send "Authorization: Bearer <account token>"'
                 " (sign up with POST /v1/accounts)",
             )
-        limit = self.bot_games_per_account
-        if limit > 0:
-            running = await self.games.store.list_streams(
-                status="active", metadata_contains={BOTS_OWNER: account.account_id}, limit=limit
-            )
-            if len(running) >= limit:
-                raise errors.TooMany(
-                    "too_many_bot_games",
-                    f"an account may have at most {limit} games of server bots only running at once;"
-                    " create another once one has ended",
-                    headers={"Retry-After": BOT_GAMES_RETRY_AFTER_SECONDS},
+        async with self.lobby.bot_games_locked(account.account_id):
+            limit = self.bot_games_per_account
+            if limit > 0:
+                running = await self.games.store.list_streams(
+                    status="active", metadata_contains={BOTS_OWNER: account.account_id}, limit=limit
                 )
-        return account
+                if len(running) >= limit:
+                    raise errors.TooMany(
+                        "too_many_bot_games",
+                        f"an account may have at most {limit} games of server bots only running at once;"
+                        " create another once one has ended",
+                        headers={"Retry-After": BOT_GAMES_RETRY_AFTER_SECONDS},
+                    )
+            yield account
 
     # ----------------------------------------------------------------- creation
 
@@ -200,8 +206,8 @@ class LobbyService:
             )
         if all(kind in (HOTSEAT, BOT) for kind in kinds):
             if all(server_bot_levels(request)):  # 422 for an unknown level first
-                owner = await self.bot_game_owner(token)
-                return await self.games.commands.create(request, owner=owner.account_id)
+                async with self.bot_game_owner(token) as owner:
+                    return await self.games.commands.create(request, owner=owner.account_id)
             return await self.games.commands.create(request)
         server_bot_levels(request)  # 422 for an unknown level
         creator = await self.accounts.require(token)
@@ -225,8 +231,25 @@ class LobbyService:
             holders = rules.seat_holders(
                 request.players, kinds, game.name, request.entropy, request.seed, bots, invitees
             )
-        if len(holders.bots) == len(kinds):  # every seat a server bot's account: counted as the creator's
-            await self.bot_game_owner(token)
+        async with AsyncExitStack() as turn:
+            if len(holders.bots) == len(
+                kinds
+            ):  # every seat a server bot's account: counted as the creator's,
+                # whose bot-only creations take turns until this one has started
+                await turn.enter_async_context(self.bot_game_owner(token))
+            return await self._list(request, kinds, creator, game.name, config.options, holders)
+
+    async def _list(
+        self,
+        request: CreateGame,
+        kinds: Sequence[str],
+        creator: Account,
+        game_name: str,
+        options: object,
+        holders: rules.Holders,
+    ) -> GameCreated:
+        """List a checked creation in the lobby with its seed committed; a game whose seats are all filled
+        starts at once."""
         with refusals():
             plan = rules.seats_to_write(request.players, kinds, creator, request.entropy, holders)
         guests = list(holders.invited.values())
@@ -246,8 +269,8 @@ class LobbyService:
         await self.lobby.create(
             NewLobbyGame(
                 game_id=game_id,
-                game=game.name,
-                options=msgspec.to_builtins(config.options),
+                game=game_name,
+                options=msgspec.to_builtins(options),
                 rated=request.rated,
                 seed=request.seed,
                 creator_id=creator.account_id,
@@ -258,14 +281,14 @@ class LobbyService:
             rows,
             invitations,
         )
-        log.info("lobby_game_created", game_id=game_id, game=game.name, seats=len(kinds), rated=request.rated)
+        log.info("lobby_game_created", game_id=game_id, game=game_name, seats=len(kinds), rated=request.rated)
         if plan.full:
             started = await self.start(game_id)
             assert started is not None  # nobody else knows the game yet
             return msgspec.structs.replace(started, seats=seats)
         return GameCreated(
             game_id=game_id,
-            game=game.name,
+            game=game_name,
             version=0,
             seats=seats,
             seed_commitment=commitment,

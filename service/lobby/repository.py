@@ -8,7 +8,9 @@ transaction would. A start runs under ``starting``: one transaction holding an a
 game (the twin: a second lock per game), so a game is started once whichever processes try. A creation with
 invited seats locks the invitations of its creator and of each invitee (an advisory lock per account; the
 twin: one lock) and checks their counts in the transaction that lists it, so concurrent creations cannot
-together pass a bound on open invitations (service/lobby/lobby.py).
+together pass a bound on open invitations (service/lobby/lobby.py). Creations of one account's games of
+server bots only take turns under ``bot_games_locked``: a transaction holding an advisory lock named after the
+account, kept while the game is counted and created (the twin: a lock per account).
 """
 
 from __future__ import annotations
@@ -26,15 +28,18 @@ from eventstore.keys import KeyStore
 from service.accounts.accounts import Account
 from service.games.schemas import ClockIn, stored_clock
 from service.lobby.schemas import LobbyGame, LobbySeat, MyGame
-from service.runtime.sql import PostgresRepository, Where, record, records
+from service.runtime.sql import Pool, PostgresRepository, Where, record, records
 
 START_LOCK = 0x6C6F_6262  # advisory lock namespace (b"lobb"): one start of a game at a time
 INVITATION_LOCK = (
     0x696E_7669  # advisory lock namespace (b"invi"): an account's invitations change one at a time
 )
-# every lock of a creation's accounts in one statement, in the order of their keys, so two creations
-# locking accounts they share take them in the same order (no deadlock)
-LOCK_INVITATIONS = (
+BOT_GAMES_LOCK = (
+    0x626F_7473  # advisory lock namespace (b"bots"): an account's bot-only games created one at a time
+)
+# every lock of a creation's accounts (in a namespace: $1) in one statement, in the order of their keys, so two
+# creations locking accounts they share take them in the same order (no deadlock)
+LOCK_ACCOUNTS = (
     "SELECT pg_advisory_xact_lock($1, key)"
     " FROM (SELECT DISTINCT hashtext(account_id) AS key FROM unnest($2::text[]) account_id ORDER BY key) keys"
 )
@@ -200,6 +205,11 @@ class LobbyRepository(InvitationCounts, Protocol):
         """The game under its start's lock for one transaction (None: absent, or not starting)."""
         ...
 
+    def bot_games_locked(self, account_id: str) -> AbstractAsyncContextManager[None]:
+        """The account's creations of games of server bots only take turns, across every process, while the
+        block runs: what one counts and creates in it, the next one sees."""
+        ...
+
     async def games(self, listing: Listing, limit: int) -> list[LobbyGame]:
         """Lobby games with their seats, newest first."""
         ...
@@ -314,6 +324,11 @@ class PostgresInvitationCounts:
 class PostgresLobby(PostgresRepository):
     """The lobby in PostgreSQL (tables of migration 0007_accounts and later)."""
 
+    def __init__(self, pool: Pool, acquire_timeout: float | None = None) -> None:
+        super().__init__(pool, acquire_timeout)
+        # per account: this process's lock of its bot-only game creations, and how many hold or wait for it
+        self.bot_game_turns: dict[str, tuple[asyncio.Lock, int]] = {}
+
     async def invitations_sent(self, inviter_id: str) -> int:
         """Seats still reserved for other accounts in the account's games waiting for players."""
         async with self.connection() as connection:
@@ -333,7 +348,7 @@ class PostgresLobby(PostgresRepository):
         invitees = [seat.invited_id for seat in seats if seat.invited_id is not None]
         async with self.connection() as connection, connection.transaction():
             if invitees and check is not None:
-                await connection.execute(LOCK_INVITATIONS, INVITATION_LOCK, [game.creator_id, *invitees])
+                await connection.execute(LOCK_ACCOUNTS, INVITATION_LOCK, [game.creator_id, *invitees])
                 await check(PostgresInvitationCounts(connection))
             await connection.execute(
                 "INSERT INTO lobby_games (game_id, game, options, rated, seed, creator_id, status, seats, clock)"
@@ -376,6 +391,24 @@ class PostgresLobby(PostgresRepository):
                 "SELECT status, creator_id, game FROM lobby_games WHERE game_id = $1 FOR UPDATE", game_id
             )
             yield None if row is None else PostgresLockedGame(connection, game_id, record(LockedLobby, row))
+
+    @asynccontextmanager
+    async def bot_games_locked(self, account_id: str) -> AsyncIterator[None]:
+        """The account's bot-only game creations take turns: in this process on a lock of its own (so its
+        waiting creations hold no pooled connection), across processes on an advisory lock named after the
+        account, held by a transaction open until the block ends."""
+        turn, users = self.bot_game_turns.get(account_id, (asyncio.Lock(), 0))
+        self.bot_game_turns[account_id] = (turn, users + 1)
+        try:
+            async with turn, self.connection() as connection, connection.transaction():
+                await connection.execute(LOCK_ACCOUNTS, BOT_GAMES_LOCK, [account_id])
+                yield
+        finally:  # the process's lock of the account is dropped once no creation holds or waits for it
+            _, users = self.bot_game_turns[account_id]
+            if users == 1:
+                del self.bot_game_turns[account_id]
+            else:
+                self.bot_game_turns[account_id] = (turn, users - 1)
 
     @asynccontextmanager
     async def starting(self, game_id: str) -> AsyncIterator[PostgresStartingGame | None]:
@@ -601,6 +634,7 @@ class InMemoryLobby:
         self.row_locks: dict[str, asyncio.Lock] = {}
         self.start_locks: dict[str, asyncio.Lock] = {}
         self.invitation_lock = asyncio.Lock()
+        self.bot_game_locks: dict[str, asyncio.Lock] = {}
 
     async def invitations_sent(self, inviter_id: str) -> int:
         """Seats still reserved for other accounts in the account's games waiting for players."""
@@ -662,6 +696,12 @@ class InMemoryLobby:
             locked = InMemoryLockedGame(stored)
             yield locked
             self._keep(locked.stored)
+
+    @asynccontextmanager
+    async def bot_games_locked(self, account_id: str) -> AsyncIterator[None]:
+        """The account's bot-only game creations take turns on a lock per account."""
+        async with self.bot_game_locks.setdefault(account_id, asyncio.Lock()):
+            yield
 
     @asynccontextmanager
     async def starting(self, game_id: str) -> AsyncIterator[InMemoryStartingGame | None]:

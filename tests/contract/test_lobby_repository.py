@@ -348,6 +348,27 @@ async def test_starts_racing_take_turns_and_only_the_first_finds_the_game_starti
     assert sorted(await asyncio.gather(start(), start())) == [False, True]
 
 
+async def test_an_accounts_bot_game_creations_take_turns_and_other_accounts_do_not_wait(lobby: Lobby) -> None:
+    racer, other = unique("bot-racer"), unique("bot-other")
+    inside: list[str] = []  # the accounts whose blocks are running, as each block starts
+    most = {racer: 0, other: 0}
+
+    async def create(account_id: str) -> None:
+        async with lobby.repository.bot_games_locked(account_id):
+            inside.append(account_id)
+            most[account_id] = max(most[account_id], inside.count(account_id))
+            for _ in range(3):  # let the others run while this one holds the lock
+                await asyncio.sleep(0)
+            inside.remove(account_id)
+
+    async def both_at_once() -> None:  # the other account's block runs while the racer's is held
+        async with lobby.repository.bot_games_locked(racer), lobby.repository.bot_games_locked(other):
+            pass
+
+    await asyncio.gather(*(create(racer) for _ in range(4)), create(other), both_at_once())
+    assert most == {racer: 1, other: 1}
+
+
 async def test_an_accounts_games_are_its_seats_and_invitations_newest_first(lobby: Lobby) -> None:
     creator, guest = await lobby.new_account(unique("ada")), await lobby.new_account(unique("grace"))
     invite = NewSeat(seat=2, kind=INVITE, invited_id=guest.account_id)
