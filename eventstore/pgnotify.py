@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import asyncpg
@@ -39,9 +40,31 @@ _MAX_PENDING = 2000  # more touched streams than this go out as EVERYTHING
 # streams (the appenders' throughput), at the price of this much latency for other processes' readers.
 COALESCE_SECONDS = 0.01
 _HEARTBEAT_SECONDS = 15.0  # a quiet connection is probed this often, so a half-open one is noticed
-_RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)  # the pauses between attempts, growing
 
 log = structlog.get_logger("eventstore.pgnotify")
+
+
+async def hold_reconnecting(
+    connection: Callable[[], AbstractAsyncContextManager[Any]],
+    hold: Callable[[Any], Awaitable[None]],
+    logger: Any,
+    lost_event: str,
+) -> None:
+    """Forever: open ``connection()`` and ``hold`` it until it drops or fails, then log ``lost_event`` on
+    ``logger`` and open another after a pause that grows with the failures in a row (RECONNECT_DELAYS)."""
+    failures = 0
+    while True:
+        try:
+            async with connection() as held:
+                failures = 0
+                await hold(held)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # any failure means: reconnect
+            logger.warning(lost_event, error=type(exc).__name__, failures=failures)
+        await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
+        failures += 1
 
 
 def payloads(stream_ids: set[str]) -> list[str]:
@@ -166,19 +189,9 @@ class ChangeRelay:
                 hub.signal(stream_ids, fence)
 
     async def _run(self) -> None:
-        """Hold one connection at a time; reconnect (with growing pauses) whenever it drops."""
-        failures = 0
-        while True:
-            try:
-                async with self._connection() as connection:
-                    failures = 0
-                    await self._hold(connection)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # any failure means: reconnect (readers poll meanwhile)
-                log.warning("change_relay_lost", error=type(exc).__name__, failures=failures)
-            await asyncio.sleep(_RECONNECT_DELAYS[min(failures, len(_RECONNECT_DELAYS) - 1)])
-            failures += 1
+        """Hold one connection at a time; reconnect (with growing pauses) whenever it drops (readers poll
+        meanwhile)."""
+        await hold_reconnecting(self._connection, self._hold, log, "change_relay_lost")
 
     @contextlib.asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:

@@ -21,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import structlog
 
 from eventstore import FeedPosition
+from eventstore.pgnotify import hold_reconnecting
 
 __all__ = ["CHANNEL", "LEADER_LOCK", "Lead", "Leadership"]
 
@@ -40,7 +41,6 @@ CHANNEL = "bazaar_checkpoints"
 NOTIFY = "SELECT pg_notify($1, $2)"
 MOVED, WANTED = "moved", "wanted"  # a payload's first line; then the checkpoint's name (and its position)
 RETRY_SECONDS = 1.0  # how often a process that does not lead tries to take the lead (and a leader probes)
-RECONNECT_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 
 class Lead:
@@ -179,25 +179,21 @@ class Leadership:
                 await task
 
     async def _run(self) -> None:
-        """Hold one connection at a time; reconnect (with growing pauses) whenever it drops."""
-        failures = 0
-        while True:
-            try:
-                async with asyncio.timeout(self._connect_timeout):
-                    connection = await self._connect()
-                try:
-                    failures = 0
-                    await self._hold(connection)
-                finally:
-                    self._lose_everything()
-                    with contextlib.suppress(Exception):
-                        await connection.close(timeout=1)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # any failure means: reconnect (this process projects meanwhile)
-                log.warning("leadership_connection_lost", error=type(exc).__name__, failures=failures)
-            await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
-            failures += 1
+        """Hold one connection at a time; reconnect (with growing pauses) whenever it drops (this process
+        projects meanwhile)."""
+        await hold_reconnecting(self._connection, self._hold, log, "leadership_connection_lost")
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Any]:
+        """A connection of its own; when it goes, every lock it held goes with it."""
+        async with asyncio.timeout(self._connect_timeout):
+            connection = await self._connect()
+        try:
+            yield connection
+        finally:
+            self._lose_everything()
+            with contextlib.suppress(Exception):
+                await connection.close(timeout=1)
 
     def _lose_everything(self) -> None:
         """The connection is gone, and with it every lock it held."""
