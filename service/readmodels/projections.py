@@ -220,15 +220,17 @@ class FeedFollower:
             return applied
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
-        """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
-        here (another process may have applied some of them)."""
+        """Apply batches until one is short of a full batch: it read everything the feed held after the
+        checkpoint. The number of events applied here (another process may have applied some of them).
+        Under load the feed grows while a batch is written; what came meanwhile waits for the next pass
+        (the loop's next wake-up, or a request's nudge) rather than a pass of a few events each."""
         applied = 0
         async with self._catching_up:
-            while await self.behind():
+            while True:
                 batch = await self.catch_up_once(lock_wait)
-                if not batch:
-                    break  # another process applied them while this one waited for the lock
                 applied += batch
+                if batch < self.batch_size:
+                    break  # caught up as of its read, or another process applied them meanwhile
         return applied
 
     async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:

@@ -108,6 +108,30 @@ async def test_listing_follows_the_feed_to_the_result(service: GameService, live
     assert (await live.list_games(None, "active", players[0], None, None, 10)).games == []
 
 
+async def test_a_pass_reads_the_feed_until_a_batch_comes_back_short(
+    pool: asyncpg.Pool, service: GameService
+) -> None:
+    """A pass applies full batches while the feed has more, and ends with the first short one: one read of
+    the feed per batch, none to ask whether more is there (under load, what commits meanwhile waits for
+    the next pass instead of a pass of a few events each)."""
+    projection = GameProjection(pool, service, batch_size=4)
+    await projection.catch_up()
+    game_id = await create(service, names("short", 3))
+    await play(service, game_id, "short", moves=8)
+    read_all = service.store.read_all
+    reads: list[int] = []
+
+    async def counted(after: Any, limit: int) -> Any:
+        page = await read_all(after, limit)
+        reads.append(len(page))
+        return page
+
+    service.store.read_all = counted  # type: ignore[method-assign]  # the real read, counted
+    applied = await projection.catch_up()
+    assert applied == sum(reads) and applied > 4
+    assert reads[:-1] == [4] * (len(reads) - 1) and reads[-1] < 4, reads
+
+
 async def test_the_listed_result_carries_the_games_note_on_how_it_ended(
     service: GameService, live: GameProjection
 ) -> None:
