@@ -4,7 +4,8 @@ A game created with bot seats (``players: [..., {"bot": "strong"}]``) records ea
 creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query); so does a
 lobby game whose seat a server bot's built-in account holds (service/lobby/lobby.py). The runner:
 - is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
-  process), and looks only at games that appear on the feed, never polling game by game; a game whose
+  process, except a signal naming only games it knows to have no bot seat: ``without_bots``), and looks
+  only at games that appear on the feed, never polling game by game; a game whose
   state this process cached is the stored one as of its latest event on the feed (this process made that
   move) is decided on without reading the store, its seats' levels kept from its first look;
 - on start, queues every active game with server bots (one indexed listing), so a decision pending while
@@ -25,7 +26,7 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
 import msgspec
@@ -127,6 +128,12 @@ class BotRunner:
             self._background.setdefault(game_id, None)
         else:  # a game a client plays in, or one not read yet
             self._urgent.setdefault(game_id, None)
+
+    @property
+    def without_bots(self) -> Container[str]:
+        """The games known to have no server bot seat: an append to them alone has nothing for the runner
+        (its wake-up may ignore it; the feed read at its next wake-up passes over them)."""
+        return self._without_bots
 
     def waiting(self) -> int:
         """How many games wait for a turn."""
