@@ -5,9 +5,11 @@ A batch reads the feed after the checkpoint and folds the games it moved, then i
 the checkpoint, checks that no other projector moved it meanwhile, writes the rows and the new checkpoint,
 commits; every event is applied exactly once. Of several app processes only the checkpoint's leader runs
 batches (service/readmodels/repository/leadership.py); the lock keeps two at once correct. The feed says which
-games moved; each moved game is folded by the domain through ``GameLoader.load`` (its state cache makes
-that a top-up), and its status and result come from that fold. A game's players, bots and tournament come
-from its stream's creation metadata, written in the same transaction as its first events.
+games moved; each moved game is folded by the domain: the state this process holds when it is the stored
+one as of the game's last event in the batch (``GameLoader.held_as_of``: this process appended it), else
+through ``GameLoader.load`` (its state cache makes that a top-up); its status and result come from that
+fold. A game's players, bots and tournament come from its stream's creation metadata, written in the same
+transaction as its first events.
 
 ``rebuild`` projects from zero into the ``*_rebuild`` tables with their own checkpoint while the live
 projection keeps serving, then, holding the live checkpoint's lock, catches up and copies them over
@@ -326,9 +328,11 @@ class GameProjection(FeedFollower):
         seats: list[tuple[Any, ...]] = []
         results: list[tuple[Any, ...]] = []
         finishing: list[tuple[int, LoadedGame]] = []  # (feed index of the game's last event, game)
+        loader = self.games.loader
         for game_id, (end, version) in moved.items():
             try:
-                loaded = await self.games.loader.load(game_id)
+                # held here as of its last event in the batch (this process appended it): no read
+                loaded = loader.held_as_of(feed[end][1]) or await loader.load(game_id)
             except errors.NotFound:
                 continue  # another kind of stream (a tournament's)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:

@@ -39,7 +39,7 @@ from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
 from service.runtime.logging import failure_fields
-from service.runtime.streams import keep, stored_as_of
+from service.runtime.streams import keep
 from service.workers.claims import claims_of
 
 __all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
@@ -188,7 +188,7 @@ class BotRunner:
         failures = 0
         while failures < MAX_FAILURES:
             levels = self._levels.get(game_id)
-            loaded = self._as_seen(game_id, latest) if levels is not None else None
+            loaded = self._as_seen(latest) if levels is not None else None
             latest = None  # a refusal below re-reads the store
             if levels is None or loaded is None:
                 info = await self.games.store.stream_info(game_id)
@@ -244,13 +244,10 @@ class BotRunner:
             return 1
         return 0
 
-    def _as_seen(self, game_id: str, latest: RecordedEvent | None) -> LoadedGame | None:
+    def _as_seen(self, latest: RecordedEvent | None) -> LoadedGame | None:
         """The game as this process cached it if that is the stored state as of ``latest``, its latest event
         the feed showed (after this process's own append, usually); None to read it from the store."""
-        if latest is None:
-            return None
-        cached = self.games.loader.cached(game_id)
-        return cached if cached is not None and stored_as_of(cached, latest) else None
+        return None if latest is None else self.games.loader.held_as_of(latest)
 
     def _forget(self, game_id: str) -> None:
         """Forget what is kept of a game that is over (or gone): its kind and its seats' levels."""

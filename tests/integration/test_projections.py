@@ -27,6 +27,7 @@ from service.readmodels.projections import GameProjection, poll
 from service.readmodels.repository.checkpoints import LOCK_CHECKPOINT
 from service.readmodels.repository.games import LIVE, REBUILD, Tables
 from tests.support.databases import own_pool
+from tests.support.stream_rows import count_stream_rows
 
 pytestmark = pytest.mark.db
 
@@ -130,6 +131,31 @@ async def test_a_pass_reads_the_feed_until_a_batch_comes_back_short(
     applied = await projection.catch_up()
     assert applied == sum(reads) and applied > 4
     assert reads[:-1] == [4] * (len(reads) - 1) and reads[-1] < 4, reads
+
+
+async def test_a_pass_takes_a_game_this_process_just_moved_as_it_holds_it(
+    pool: asyncpg.Pool, service: GameService
+) -> None:
+    """A game whose state this process holds as of its last event in the batch (it appended that event) is
+    projected without reading its stream row, and its listing row is the one a read of the row gives; a
+    game another process moved is read."""
+    projection = GameProjection(pool, service)
+    await projection.catch_up()
+    held, elsewhere = await create(service, names("held", 3)), await create(service, names("else", 3))
+    await play(service, held, "held", moves=3)
+    other = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())  # another process
+    await play(other, elsewhere, "else", moves=3)
+    read = count_stream_rows(service.store)
+    await projection.catch_up()
+    assert held not in read
+    assert elsewhere in read
+    for game_id in (held, elsewhere):
+        row = await pool.fetchrow(
+            "SELECT version, status, updated_at FROM game_listing WHERE game_id = $1", game_id
+        )
+        info = await service.store.stream_info(game_id)
+        assert info is not None
+        assert (row["version"], row["status"], row["updated_at"]) == (info.version, "active", info.updated_at)
 
 
 async def test_the_listed_result_carries_the_games_note_on_how_it_ended(
