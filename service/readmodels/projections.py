@@ -133,6 +133,10 @@ class FeedFollower:
     without a loop (tools, tests) the caller catches up itself.
     """
 
+    # Whether requests wait for this read model's checkpoint (``read_your_writes``): then each checkpoint saved is
+    # announced to them, in this process and (over NOTIFY) in the others.
+    waited_for = True
+
     def __init__(
         self,
         pool: Pool,
@@ -218,7 +222,8 @@ class FeedFollower:
                     applied = await self._write(connection, feed, writes)
             except CheckpointBusy:
                 return 0
-            self.lead.saved(feed[-1][0])  # committed: wake the requests waiting for it, here and elsewhere
+            if self.waited_for:  # committed: wake the requests waiting for it, here and elsewhere
+                self.lead.saved(feed[-1][0])
             return applied
 
     async def catch_up(self, lock_wait: float | None = None) -> int:

@@ -64,6 +64,8 @@ _SEATS = msgspec.json.Decoder(_Seats)
 class DeadlineIndex(FeedFollower):
     """The ``clock_deadlines`` table: each timed game's deadlines as its latest clock event gives them."""
 
+    waited_for = False  # the schedulers read its rows as they are: no request waits for its checkpoint
+
     def __init__(self, pool: Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
         super().__init__(pool, store, CHECKPOINT, BATCH_SIZE, acquire_timeout)
         self.deadlines = Deadlines(pool, acquire_timeout)
