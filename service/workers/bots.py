@@ -5,9 +5,9 @@ creation metadata (``bot_levels``; ``server_bots: true`` marks such games for th
 lobby game whose seat a server bot's built-in account holds (service/lobby/lobby.py). The runner:
 - is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
   process, except a signal naming only games it knows to have no bot seat: ``without_bots``), and looks
-  only at games that appear on the feed, never polling game by game; a game whose
-  state this process cached is the stored one as of its latest event on the feed (this process made that
-  move) is decided on without reading the store, its seats' levels kept from its first look;
+  only at games that appear on the feed, never polling game by game; a game whose state this process
+  cached is the stored one as of its latest event on the feed (this process made that move) is decided
+  on without reading the store, its seats' levels kept from its first look;
 - on start, queues every active game with server bots (one indexed listing), so a decision pending while
   no process ran is taken up;
 - takes turns across games: one decision per game per turn, then the game goes to the back of the queue,
