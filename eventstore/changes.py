@@ -9,7 +9,7 @@ connection) is all a live reader costs.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Container
 from types import TracebackType
 
 from eventstore.protocol import FeedPosition, RecordedEvent
@@ -23,19 +23,22 @@ DEFAULT_POLL_SECONDS = 5.0
 
 
 class ChangeWatch:
-    """One reader's interest in one stream (``stream_id``) or in every stream (None).
+    """One reader's interest in one stream (``stream_id``) or in every stream (None); a watch of every stream
+    may be ``ignoring`` some streams: a signal naming only those leaves it asleep (its reader has nothing
+    to do for them), a signal of anything else or of everything wakes it.
 
     Use it as a context manager around the read loop: a change signalled after ``__enter__`` and before
     the next ``wait`` makes that ``wait`` return at once, so a change between a read and the wait that
     follows it is never slept through.
     """
 
-    __slots__ = ("_flag", "_hub", "fence", "stream_id")
+    __slots__ = ("_flag", "_hub", "fence", "ignoring", "stream_id")
 
-    def __init__(self, hub: ChangeHub, stream_id: str | None) -> None:
+    def __init__(self, hub: ChangeHub, stream_id: str | None, ignoring: Container[str] | None = None) -> None:
         """A watch of ``hub`` on ``stream_id``, inactive until entered."""
         self._hub = hub
         self.stream_id = stream_id
+        self.ignoring = ignoring
         self._flag = asyncio.Event()
         self.fence = 0  # the highest primary WAL position (LSN) a signal to it carried (0: none)
 
@@ -76,9 +79,10 @@ class ChangeHub:
         self._watches: dict[str | None, set[ChangeWatch]] = {}
         self.latest = 0  # the highest WAL position (LSN) any signal carried (0: none yet)
 
-    def watch(self, stream_id: str | None = None) -> ChangeWatch:
-        """A watch on ``stream_id`` (None: on every stream); active inside its ``with`` block."""
-        return ChangeWatch(self, stream_id)
+    def watch(self, stream_id: str | None = None, *, ignoring: Container[str] | None = None) -> ChangeWatch:
+        """A watch on ``stream_id`` (None: on every stream but those it is ``ignoring``); active inside its
+        ``with`` block."""
+        return ChangeWatch(self, stream_id, ignoring)
 
     def _add(self, watch: ChangeWatch) -> None:
         """Register an entered watch."""
@@ -92,15 +96,17 @@ class ChangeHub:
             if not watches:
                 del self._watches[watch.stream_id]
 
-    def signal(self, stream_ids: Iterable[str], fence: int = 0) -> None:
-        """Wake the watchers of these streams and every watcher of the whole feed; ``fence``: the primary's
-        WAL position (LSN) the changes are within, when known (a NOTIFY carries it)."""
+    def signal(self, stream_ids: Collection[str], fence: int = 0) -> None:
+        """Wake the watchers of these streams and every watcher of the whole feed not ignoring them all;
+        ``fence``: the primary's WAL position (LSN) the changes are within, when known (a NOTIFY carries it)."""
         self.latest = max(self.latest, fence)
         for stream_id in stream_ids:
             for watch in self._watches.get(stream_id, ()):
                 watch._signal(fence)
         for watch in self._watches.get(None, ()):
-            watch._signal(fence)
+            ignoring = watch.ignoring
+            if ignoring is None or any(stream_id not in ignoring for stream_id in stream_ids):
+                watch._signal(fence)
 
     def signal_all(self, fence: int = 0) -> None:
         """Wake every watcher (anything may have changed, e.g. while other processes went unheard)."""
@@ -151,6 +157,7 @@ class FollowsFeed:
         """The global feed after ``after``, then every event committed later (see follow_feed)."""
         return follow_feed(self.read_all, self._changes, after, page_size, poll_seconds)
 
-    def watch(self, stream_id: str | None = None) -> ChangeWatch:
-        """A watch woken when ``stream_id`` (None: any stream) may have changed, in any process."""
-        return self._changes.watch(stream_id)
+    def watch(self, stream_id: str | None = None, *, ignoring: Container[str] | None = None) -> ChangeWatch:
+        """A watch woken when ``stream_id`` (None: any stream but those it is ``ignoring``) may have changed,
+        in any process."""
+        return self._changes.watch(stream_id, ignoring=ignoring)

@@ -163,13 +163,15 @@ async def running(
             any_change = watches.enter_context(store.watch())  # each loop its own wake-ups
             wake = projection_wake or _after_changes(any_change, settings.stream_poll_seconds)
             loops.append(asyncio.create_task(follower.run(wake), name=name))
-        # this process's bot runner, woken by any process's append (service/workers/bots.py)
-        bots_woken = watches.enter_context(store.watch())
+        # this process's bot runner, woken by any process's append to a game not known to be without bots
+        # (service/workers/bots.py)
+        bots_woken = watches.enter_context(store.watch(ignoring=services.bots.without_bots))
         start = await services.notifications.now()
         bots = services.bots.run(lambda: bots_woken.wait(settings.stream_poll_seconds), start)
         loops.append(asyncio.create_task(bots, name="bots"))
-        # this process's clock scheduler, woken by any process's append (service/workers/timeouts.py)
-        clocks_woken = watches.enter_context(store.watch())
+        # this process's clock scheduler, woken by any process's append to a game not known to be untimed
+        # (service/workers/timeouts.py)
+        clocks_woken = watches.enter_context(store.watch(ignoring=services.clocks.untimed))
         loops.append(asyncio.create_task(services.clocks.run(woken_by(clocks_woken.wait)), name="clocks"))
         try:
             yield

@@ -17,7 +17,7 @@ from service.accounts.accounts import AccountService
 from service.integrity.audit import chain_key
 from service.integrity.tokens import token_matches
 from service.runtime import errors
-from service.runtime.streams import Loaded, Repository, keep
+from service.runtime.streams import Loaded, Repository, keep, stored_as_of
 
 ACTIVE, FINISHED = "active", "finished"
 # The Idempotency-Key prefix of a command the service sends for a tournament organizer's action (a withdrawn
@@ -210,6 +210,24 @@ class GameLoader:
         if stream is None or keys is None:
             return None
         return self.game_of(stream, keys)
+
+    def held_as_of(self, recorded: RecordedEvent) -> LoadedGame | None:
+        """The game as this process holds it if that is the stored state as of ``recorded``, its event just
+        read from the store (the same version and hash: the same history), with its stream row as of that
+        event: an append writes the row's version, head, status and time with its events, in one
+        transaction. None when it is not so held (then ``load`` it). Not sealed: for the read models, which
+        serve no history."""
+        cached = self.cached(recorded.stream_id)
+        if cached is None or not stored_as_of(cached, recorded):
+            return None
+        info = msgspec.structs.replace(
+            cached.info,
+            version=recorded.version,
+            head_hash=recorded.hash,
+            status=FINISHED if cached.finished else cached.info.status,
+            updated_at=recorded.recorded_at,
+        )
+        return msgspec.structs.replace(cached, info=info)
 
     async def seat_of(self, game_id: str, token: str | None) -> int | None:
         """The seat a bearer token acts as (None without a token); 403 for a token of no seat of this game."""

@@ -5,9 +5,11 @@ A batch reads the feed after the checkpoint and folds the games it moved, then i
 the checkpoint, checks that no other projector moved it meanwhile, writes the rows and the new checkpoint,
 commits; every event is applied exactly once. Of several app processes only the checkpoint's leader runs
 batches (service/readmodels/repository/leadership.py); the lock keeps two at once correct. The feed says which
-games moved; each moved game is folded by the domain through ``GameLoader.load`` (its state cache makes
-that a top-up), and its status and result come from that fold. A game's players, bots and tournament come
-from its stream's creation metadata, written in the same transaction as its first events.
+games moved; each moved game is folded by the domain: the state this process holds when it is the stored
+one as of the game's last event in the batch (``GameLoader.held_as_of``: this process appended it), else
+through ``GameLoader.load`` (its state cache makes that a top-up); its status and result come from that
+fold. A game's players, bots and tournament come from its stream's creation metadata, written in the same
+transaction as its first events.
 
 ``rebuild`` projects from zero into the ``*_rebuild`` tables with their own checkpoint while the live
 projection keeps serving, then, holding the live checkpoint's lock, catches up and copies them over
@@ -131,6 +133,10 @@ class FeedFollower:
     without a loop (tools, tests) the caller catches up itself.
     """
 
+    # Whether requests wait for this read model's checkpoint (``read_your_writes``): then each checkpoint saved is
+    # announced to them, in this process and (over NOTIFY) in the others.
+    waited_for = True
+
     def __init__(
         self,
         pool: Pool,
@@ -216,19 +222,22 @@ class FeedFollower:
                     applied = await self._write(connection, feed, writes)
             except CheckpointBusy:
                 return 0
-            self.lead.saved(feed[-1][0])  # committed: wake the requests waiting for it, here and elsewhere
+            if self.waited_for:  # committed: wake the requests waiting for it, here and elsewhere
+                self.lead.saved(feed[-1][0])
             return applied
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
-        """Apply batches until the feed holds nothing after the checkpoint; the number of events applied
-        here (another process may have applied some of them)."""
+        """Apply batches until one is short of a full batch: it read everything the feed held after the
+        checkpoint. The number of events applied here (another process may have applied some of them).
+        Under load the feed grows while a batch is written; what came meanwhile waits for the next pass
+        (the loop's next wake-up, or a request's nudge) rather than a pass of a few events each."""
         applied = 0
         async with self._catching_up:
-            while await self.behind():
+            while True:
                 batch = await self.catch_up_once(lock_wait)
-                if not batch:
-                    break  # another process applied them while this one waited for the lock
                 applied += batch
+                if batch < self.batch_size:
+                    break  # caught up as of its read, or another process applied them meanwhile
         return applied
 
     async def run(self, wake: Callable[[], Awaitable[object]] | None = None) -> None:
@@ -324,9 +333,11 @@ class GameProjection(FeedFollower):
         seats: list[tuple[Any, ...]] = []
         results: list[tuple[Any, ...]] = []
         finishing: list[tuple[int, LoadedGame]] = []  # (feed index of the game's last event, game)
+        loader = self.games.loader
         for game_id, (end, version) in moved.items():
             try:
-                loaded = await self.games.loader.load(game_id)
+                # held here as of its last event in the batch (this process appended it): no read
+                loaded = loader.held_as_of(feed[end][1]) or await loader.load(game_id)
             except errors.NotFound:
                 continue  # another kind of stream (a tournament's)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:

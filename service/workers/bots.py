@@ -4,9 +4,10 @@ A game created with bot seats (``players: [..., {"bot": "strong"}]``) records ea
 creation metadata (``bot_levels``; ``server_bots: true`` marks such games for the resume query); so does a
 lobby game whose seat a server bot's built-in account holds (service/lobby/lobby.py). The runner:
 - is woken by the store's feed (``read_all`` from its position, then the store's change signal of any
-  process), and looks only at games that appear on the feed, never polling game by game; a game whose
-  state this process cached is the stored one as of its latest event on the feed (this process made that
-  move) is decided on without reading the store, its seats' levels kept from its first look;
+  process, except a signal naming only games it knows to have no bot seat: ``without_bots``), and looks
+  only at games that appear on the feed, never polling game by game; a game whose state this process
+  cached is the stored one as of its latest event on the feed (this process made that move) is decided
+  on without reading the store, its seats' levels kept from its first look;
 - on start, queues every active game with server bots (one indexed listing), so a decision pending while
   no process ran is taken up;
 - takes turns across games: one decision per game per turn, then the game goes to the back of the queue,
@@ -25,7 +26,7 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
 import msgspec
@@ -38,7 +39,7 @@ from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
 from service.runtime.logging import failure_fields
-from service.runtime.streams import keep, stored_as_of
+from service.runtime.streams import keep
 from service.workers.claims import claims_of
 
 __all__ = ["BOT_LEVELS", "BotRunner", "bot_levels"]
@@ -128,6 +129,12 @@ class BotRunner:
         else:  # a game a client plays in, or one not read yet
             self._urgent.setdefault(game_id, None)
 
+    @property
+    def without_bots(self) -> Container[str]:
+        """The games known to have no server bot seat: an append to them alone has nothing for the runner
+        (its wake-up may ignore it; the feed read at its next wake-up passes over them)."""
+        return self._without_bots
+
     def waiting(self) -> int:
         """How many games wait for a turn."""
         return len(self._urgent) + len(self._background)
@@ -181,7 +188,7 @@ class BotRunner:
         failures = 0
         while failures < MAX_FAILURES:
             levels = self._levels.get(game_id)
-            loaded = self._as_seen(game_id, latest) if levels is not None else None
+            loaded = self._as_seen(latest) if levels is not None else None
             latest = None  # a refusal below re-reads the store
             if levels is None or loaded is None:
                 info = await self.games.store.stream_info(game_id)
@@ -237,13 +244,10 @@ class BotRunner:
             return 1
         return 0
 
-    def _as_seen(self, game_id: str, latest: RecordedEvent | None) -> LoadedGame | None:
+    def _as_seen(self, latest: RecordedEvent | None) -> LoadedGame | None:
         """The game as this process cached it if that is the stored state as of ``latest``, its latest event
         the feed showed (after this process's own append, usually); None to read it from the store."""
-        if latest is None:
-            return None
-        cached = self.games.loader.cached(game_id)
-        return cached if cached is not None and stored_as_of(cached, latest) else None
+        return None if latest is None else self.games.loader.held_as_of(latest)
 
     def _forget(self, game_id: str) -> None:
         """Forget what is kept of a game that is over (or gone): its kind and its seats' levels."""

@@ -7,7 +7,9 @@ one clock scheduler of each process.
 - ``ClockScheduler`` (one per process, started in the app's lifespan beside the bot runner) catches the
   index up (only in the process leading its checkpoint, docs/decisions/0006-read-models.md; the others
   read the rows it writes), times out every seat whose deadline has passed, then sleeps until the earliest
-  deadline left or until any process appends (the store's change signal): it never polls game by game.
+  deadline left or until any process appends to a game not known to be untimed (the store's change
+  signal, ignoring the games this process holds without a clock: ``untimed``): it never polls game by
+  game. An untimed game's events carry no deadline, so the index takes them in at its next wake-up.
 - A timeout is claimed first (service/workers/claims.py: one process across hosts decides it), then is
   ``GameCommands.execute`` of ``TimeOut`` for that seat with ``If-Match`` the row's version
   and an idempotency key naming the decision: when several processes act on the same deadline the
@@ -27,7 +29,7 @@ import structlog
 
 from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
 from eventstore import EventStore, StoreError
-from service.games.clocks import Now, from_ms, system_now
+from service.games.clocks import Now, clock_of, from_ms, system_now
 from service.games.service import GameService
 from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage
 from service.readmodels.repository.checkpoints import Connection, Pool, Writes
@@ -62,6 +64,8 @@ _SEATS = msgspec.json.Decoder(_Seats)
 class DeadlineIndex(FeedFollower):
     """The ``clock_deadlines`` table: each timed game's deadlines as its latest clock event gives them."""
 
+    waited_for = False  # the schedulers read its rows as they are: no request waits for its checkpoint
+
     def __init__(self, pool: Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
         super().__init__(pool, store, CHECKPOINT, BATCH_SIZE, acquire_timeout)
         self.deadlines = Deadlines(pool, acquire_timeout)
@@ -94,6 +98,19 @@ class DeadlineIndex(FeedFollower):
         return await self.deadlines.earliest()
 
 
+class Untimed:
+    """The games this process holds folded without a clock: a clock starts with a game's opening events
+    (``domain/clock.py``) or never, so no append to them brings a deadline."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+
+    def __contains__(self, game_id: object) -> bool:
+        """Whether ``game_id`` is a game folded here whose state has no clock."""
+        cached = self.games.loader.streams.cached(game_id) if isinstance(game_id, str) else None
+        return cached is not None and clock_of(cached.state) is None
+
+
 class ClockScheduler:
     """Times out, in this process, every seat whose deadline has passed."""
 
@@ -107,6 +124,7 @@ class ClockScheduler:
         # has not moved on yet, and must not act on the same deadline again (a version is decided once)
         self._timed_out: dict[tuple[str, int], int] = {}
         self._parallel = asyncio.Semaphore(PARALLEL)
+        self.untimed = Untimed(games)  # what its wake-up may ignore
 
     async def run(self, wake: Callable[[float], Awaitable[object]]) -> None:
         """Forever: catch the index up (if this process leads it), act on what is due, sleep until the next

@@ -220,6 +220,29 @@ async def test_a_game_without_bots_costs_the_runner_one_read_of_its_stream_row(s
     assert read.count(with_bot) >= 3  # a bot game is read each time: its status may have changed
 
 
+async def test_moves_of_a_game_without_bots_do_not_wake_the_runner(services: Processes) -> None:
+    """Once the runner knows a game has no bot seat, its wake-up (a watch ignoring ``without_bots``) sleeps
+    through that game's appends; an append to a bot game wakes it."""
+    runner = BotRunner(services(), think_seconds=0, iterations=4)
+    games = runner.games
+    humans = await create(
+        services, {"game": "basari", "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]}
+    )
+    with_bot = await create(services, {"game": "bazaar", "players": [{"name": "Ada"}, {"bot": "random"}]})
+    assert await runner.act(humans) == 0
+    assert await runner.act(with_bot) == 0  # Ada's turn: its levels are known, not "without bots"
+
+    async def move(game_id: str, seat: int) -> None:
+        loaded = await games.loader.load(game_id)
+        await games.commands.execute(game_id, seat, msgspec.to_builtins(decisions(loaded.legal(seat))[-1]))
+
+    with games.store.watch(ignoring=runner.without_bots) as woken:
+        await move(humans, 0)
+        assert not await woken.wait(0), "a game without bots moved: the runner sleeps on"
+        await move(with_bot, 0)
+        assert await woken.wait(0), "a bot game moved: the runner wakes"
+
+
 async def test_a_bot_game_this_process_moved_costs_the_runner_no_read(services: Processes) -> None:
     """Once its levels are known, a game whose cached state is the stored one as of its latest event on the
     feed (the person's move was made by this process) is decided on without reading its stream row."""

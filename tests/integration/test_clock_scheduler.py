@@ -151,3 +151,29 @@ async def test_a_failing_timeout_is_logged_without_its_message(pool: asyncpg.Poo
     failed = [entry for entry in logs if entry["event"] == "timeout_failed"]
     assert failed and all(entry["error"] == "RuntimeError" and entry["where"] for entry in failed), failed
     assert all("exc_info" not in entry for entry in failed) and "secret-card-17" not in repr(logs), failed
+
+
+async def test_the_scheduler_sleeps_through_moves_of_untimed_games(pool: asyncpg.Pool) -> None:
+    """A game this process holds without a clock never brings a deadline: the scheduler's wake-up (a watch
+    ignoring ``untimed``) sleeps through its moves; a timed game's move wakes it."""
+    now = FakeTime()
+    scheduler = process(pool, now)
+    games = scheduler.games
+    body = {"game": "basari", "players": [{"name": f"p{i}"} for i in range(3)]}
+    untimed = (await games.commands.create(msgspec.convert(body, CreateGame))).game_id
+    timed = await create(scheduler, {"decision_seconds": 5}, game="basari", players=3)
+    for game_id in (untimed, timed):
+        await games.loader.load(game_id)  # held here, as after a request
+    assert untimed in scheduler.untimed
+    assert timed not in scheduler.untimed
+
+    async def move(game_id: str) -> None:
+        loaded = await games.loader.load(game_id)
+        seat = loaded.game.pending(loaded.state)[0].seat
+        await games.commands.execute(game_id, seat, msgspec.to_builtins(loaded.legal(seat)[0]))
+
+    with games.store.watch(ignoring=scheduler.untimed) as woken:
+        await move(untimed)
+        assert not await woken.wait(0), "an untimed game moved: the scheduler sleeps on"
+        await move(timed)
+        assert await woken.wait(0), "a timed game moved: the scheduler wakes"

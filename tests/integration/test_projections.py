@@ -27,6 +27,7 @@ from service.readmodels.projections import GameProjection, poll
 from service.readmodels.repository.checkpoints import LOCK_CHECKPOINT
 from service.readmodels.repository.games import LIVE, REBUILD, Tables
 from tests.support.databases import own_pool
+from tests.support.stream_rows import count_stream_rows
 
 pytestmark = pytest.mark.db
 
@@ -106,6 +107,55 @@ async def test_listing_follows_the_feed_to_the_result(service: GameService, live
         (game_id, 2, outcome.scores[2], outcome.ranks[2])
     ]
     assert (await live.list_games(None, "active", players[0], None, None, 10)).games == []
+
+
+async def test_a_pass_reads_the_feed_until_a_batch_comes_back_short(
+    pool: asyncpg.Pool, service: GameService
+) -> None:
+    """A pass applies full batches while the feed has more, and ends with the first short one: one read of
+    the feed per batch, none to ask whether more is there (under load, what commits meanwhile waits for
+    the next pass instead of a pass of a few events each)."""
+    projection = GameProjection(pool, service, batch_size=4)
+    await projection.catch_up()
+    game_id = await create(service, names("short", 3))
+    await play(service, game_id, "short", moves=8)
+    read_all = service.store.read_all
+    reads: list[int] = []
+
+    async def counted(after: Any, limit: int) -> Any:
+        page = await read_all(after, limit)
+        reads.append(len(page))
+        return page
+
+    service.store.read_all = counted  # type: ignore[method-assign]  # the real read, counted
+    applied = await projection.catch_up()
+    assert applied == sum(reads) and applied > 4
+    assert reads[:-1] == [4] * (len(reads) - 1) and reads[-1] < 4, reads
+
+
+async def test_a_pass_takes_a_game_this_process_just_moved_as_it_holds_it(
+    pool: asyncpg.Pool, service: GameService
+) -> None:
+    """A game whose state this process holds as of its last event in the batch (it appended that event) is
+    projected without reading its stream row, and its listing row is the one a read of the row gives; a
+    game another process moved is read."""
+    projection = GameProjection(pool, service)
+    await projection.catch_up()
+    held, elsewhere = await create(service, names("held", 3)), await create(service, names("else", 3))
+    await play(service, held, "held", moves=3)
+    other = GameService(PostgresEventStore(pool), PostgresKeyStore(pool), all_games())  # another process
+    await play(other, elsewhere, "else", moves=3)
+    read = count_stream_rows(service.store)
+    await projection.catch_up()
+    assert held not in read
+    assert elsewhere in read
+    for game_id in (held, elsewhere):
+        row = await pool.fetchrow(
+            "SELECT version, status, updated_at FROM game_listing WHERE game_id = $1", game_id
+        )
+        info = await service.store.stream_info(game_id)
+        assert info is not None
+        assert (row["version"], row["status"], row["updated_at"]) == (info.version, "active", info.updated_at)
 
 
 async def test_the_listed_result_carries_the_games_note_on_how_it_ended(

@@ -38,7 +38,7 @@ log = structlog.get_logger("service.readmodels.leadership")
 LEADER_LOCK = 1818583396
 TRY_LEAD = "SELECT name FROM unnest($2::text[]) AS name WHERE pg_try_advisory_lock($1, hashtext(name))"
 CHANNEL = "bazaar_checkpoints"
-NOTIFY = "SELECT pg_notify($1, $2)"
+NOTIFY = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload"  # each in order, one round trip
 MOVED, WANTED = "moved", "wanted"  # a payload's first line; then the checkpoint's name (and its position)
 RETRY_SECONDS = 1.0  # how often a process that does not lead tries to take the lead (and a leader probes)
 
@@ -262,8 +262,8 @@ class Leadership:
             else:
                 lead.wanted()  # this process won the lead meanwhile: its own loop runs the pass
         try:
-            for payload in payloads:
-                await connection.execute(NOTIFY, CHANNEL, payload)
+            if payloads:
+                await connection.execute(NOTIFY, CHANNEL, payloads)
         except BaseException:
             for name, at in moves.items():  # sent again on the next connection
                 self.announce(name, at)
