@@ -9,6 +9,7 @@ import asyncio
 import random
 import re
 import time
+from collections.abc import Iterable
 from contextlib import suppress
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -50,7 +51,7 @@ def new_request_id() -> str:
     return f"{random.getrandbits(128) & _UUID4_KEEP | _UUID4_SET:032x}"
 
 
-def incoming_request_id(headers: list[tuple[bytes, bytes]]) -> str:
+def incoming_request_id(headers: Iterable[tuple[bytes, bytes]]) -> str:
     """The request's ``X-Request-ID`` (its last, as a dict of the headers would hold it), else ''."""
     found = b""
     for name, value in headers:
