@@ -19,7 +19,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from api.contract.document import publish
 from api.contract.responses import describe_responses
 from api.http.allow import options_allow_every_method
-from api.http.dependencies import DEPENDENCIES
+from api.http.dependencies import service_dependencies
 from api.http.formats import refuse_unacceptable, vary_on_accept
 from api.http.head import head_without_body
 from api.http.metrics import LabelledOncePrometheusMiddleware
@@ -34,6 +34,7 @@ from api.http.middleware import (
 )
 from api.http.personal import personal_answers
 from api.http.problems import problem_details_plugin
+from api.http.resolved import resolve_exception_handlers_once
 from api.http.secure_headers import secure_headers
 from api.routes.accounts import AccountsController, signup_router
 from api.routes.games import GamesController
@@ -215,23 +216,26 @@ def create_app(
         TournamentPagesController,
         static_files(),
     ]
+    state = State(
+        {
+            "clients": VerifiedClients(),
+            # keyed by this app's signing key: no client can forge a stream ticket
+            "stream_tickets": StreamTickets(signer.secret_for("stream-ticket")),
+            "streams": StreamLimiter(
+                settings.streams_per_client,
+                settings.stream_keepalive_seconds,
+                settings.stream_poll_seconds,
+                settings.streams_per_address,
+            ),
+        }
+    )
     app = Litestar(
         route_handlers=route_handlers,
         lifespan=[lifespan],
-        dependencies=DEPENDENCIES,  # the services, by parameter name (api/http/dependencies.py)
-        state=State(
-            {
-                "clients": VerifiedClients(),
-                # keyed by this app's signing key: no client can forge a stream ticket
-                "stream_tickets": StreamTickets(signer.secret_for("stream-ticket")),
-                "streams": StreamLimiter(
-                    settings.streams_per_client,
-                    settings.stream_keepalive_seconds,
-                    settings.stream_poll_seconds,
-                    settings.streams_per_address,
-                ),
-            }
-        ),
+        dependencies=service_dependencies(
+            state
+        ),  # the services, by parameter name (api/http/dependencies.py)
+        state=state,
         plugins=plugins,
         middleware=middleware,
         openapi_config=openapi_config(),
@@ -255,6 +259,7 @@ def create_app(
     app.asgi_handler = head_without_body(app.asgi_handler)
     app.asgi_handler = options_allow_every_method(app.asgi_handler, app)
     app.asgi_handler = secure_headers(app.asgi_handler)  # every answer, errors and unrouted paths too
+    resolve_exception_handlers_once(app)
     describe_responses(app)
     publish(app, all_games())
     return app

@@ -1,7 +1,9 @@
 """The services a handler may ask for by parameter name (Litestar dependency injection, as litestar-fullstack
-does): ``create_app`` registers ``DEPENDENCIES`` on the app, and a handler that declares, say,
+does): ``create_app`` registers ``service_dependencies(state)`` on the app, and a handler that declares, say,
 ``game_service: GameService`` receives the process's one GameService (built by service/bootstrap.py in the
-lifespan). Providers take only the app state, so they add nothing to the OpenAPI document."""
+lifespan). Providers take no parameters (they hold the app's state), so they add nothing to the OpenAPI
+document, and Litestar neither extracts nor validates anything for them on a request (docs/performance.md,
+"Where the time goes")."""
 
 from __future__ import annotations
 
@@ -13,6 +15,19 @@ from litestar.di import Provide
 
 from service.bootstrap import Services
 
+# parameter name -> the field of Services it receives
+SERVICE_FIELDS = {
+    "game_service": "games",
+    "account_service": "accounts",
+    "lobby_service": "lobby",
+    "tournament_service": "tournaments",
+    "game_projection": "projection",
+    "rating_service": "ratings",
+    "notifications": "notifications",
+    "live_games": "live",
+    "game_reads": "reads",
+}
+
 
 def services_of(state: State) -> Services:
     """The services the lifespan built (service/bootstrap.py)."""
@@ -20,27 +35,18 @@ def services_of(state: State) -> Services:
     return services
 
 
-def _provider(field: str) -> Callable[[State], Any]:
-    """A provider of one of the services (its type is the one the handler's parameter declares)."""
+def _provider(state: State, field: str) -> Callable[[], Any]:
+    """A provider of one of the services of the app whose state is ``state`` (its type is the one the
+    handler's parameter declares)."""
 
-    def provide(state: State) -> Any:
+    def provide() -> Any:
         return getattr(services_of(state), field)
 
     return provide
 
 
-# parameter name -> the field of Services it receives
-DEPENDENCIES = {
-    name: Provide(_provider(field), sync_to_thread=False)
-    for name, field in {
-        "game_service": "games",
-        "account_service": "accounts",
-        "lobby_service": "lobby",
-        "tournament_service": "tournaments",
-        "game_projection": "projection",
-        "rating_service": "ratings",
-        "notifications": "notifications",
-        "live_games": "live",
-        "game_reads": "reads",
-    }.items()
-}
+def service_dependencies(state: State) -> dict[str, Provide]:
+    """The providers of the services, by parameter name, for the app whose state is ``state``."""
+    return {
+        name: Provide(_provider(state, field), sync_to_thread=False) for name, field in SERVICE_FIELDS.items()
+    }

@@ -16,7 +16,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from api.http.auth import bearer_token
 from api.http.formats import EVENT_STREAM, OFFERS
 from api.http.middleware import client_address, client_identity
-from api.routes.streams import StreamLimiter, sse_stream, while_current
+from api.routes.streams import StreamLimiter, released_after, sse_stream, while_current
 from service.accounts.accounts import AccountService
 from service.readmodels.notifications import Message, Notifications, resume_position
 
@@ -79,4 +79,4 @@ class MeStreamController(Controller):
         messages = while_current(messages, account_service, token, limiter.poll_seconds)
         content = sse_stream(messages, slot, notice_message)
         weakref.finalize(content, slot.release)  # as for the game stream: a response that never starts
-        return ServerSentEvent(content)
+        return ServerSentEvent(content, background=released_after(slot))

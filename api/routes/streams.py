@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
@@ -192,6 +193,16 @@ def while_bound(
     return while_valid(messages, still_bound, every_seconds)
 
 
+def released_after(slot: StreamSlot) -> BackgroundTask:
+    """The slot given back as soon as the answer is over, however it ended: a stream whose answer ends before
+    its generator first runs (a HEAD, a client gone at once) never runs the generator's ``finally``."""
+
+    async def release() -> None:  # a coroutine: a plain function would be run in a thread
+        slot.release()
+
+    return BackgroundTask(release)
+
+
 async def sse_stream(
     messages: AsyncGenerator[Any, None],
     slot: StreamSlot,
@@ -280,7 +291,7 @@ class GameStreamController(Controller):
         weakref.finalize(content, slot.release)
         # already SSE bytes: a plain stream, not Litestar's ServerSentEvent, which would wrap and re-encode
         # every message of every stream
-        return Stream(content, media_type=EVENT_STREAM, headers=SSE_HEADERS)
+        return Stream(content, media_type=EVENT_STREAM, headers=SSE_HEADERS, background=released_after(slot))
 
     @post(
         "/games/{game_id:str}/stream-ticket",
