@@ -113,12 +113,13 @@ async def moved_on(page: Any, version: str | None) -> None:
     await page.wait_for_function(MOVED_ON, arg=version)
 
 
-# What the page shows when it did not move on: its version, whether a command is on its way, its status line
-# and its alert line.
+# What the page shows when it did not move on: its version, whether a command is on its way, its status line,
+# its alert line and the latest event its live stream told (the log's first line).
 PAGE_STATE = """() => ({version: document.getElementById('game').dataset.version,
   busy: document.getElementById('game').hasAttribute('aria-busy'),
   status: document.getElementById('status').textContent,
-  error: document.getElementById('command-error').textContent})"""
+  error: document.getElementById('command-error').textContent,
+  told: document.querySelector('#log li')?.textContent})"""
 
 
 async def answered(page: Any, version: str | None) -> None:
