@@ -1,7 +1,8 @@
 """The board catches up whatever becomes of one read of the game: a person's accepted move is drawn before
 the page takes clicks again even when the page's reads come back out of order and the later one fails, and
-anyone's move is drawn even when the read the live stream's event asked for fails (docs/web.md "One command
-at a time"). The server is real; a Playwright route holds or fails some of the page's GET /v1/games/{id}."""
+anyone's move is drawn even when the read the live stream's event asked for fails; and a read of a game
+that has not moved does not draw the board again (docs/web.md "One command at a time", "The board never
+stays behind"). The server is real; a Playwright route holds or fails some of the page's GET /v1/games/{id}."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ from tests.browser.conftest import Visit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
+# Counts the answers of GET /v1/games/{id} the page has read (window.readsTaken): a check made in a later
+# task than the count's increase sees what the page did with the answer (its drawing runs in the same task).
+COUNT_READS = """(() => {
+  const text = Response.prototype.text;
+  window.readsTaken = 0;
+  Response.prototype.text = function () {
+    const read = /^\\/v1\\/games\\/[^/]+$/.test(new URL(this.url).pathname);
+    return text.call(this).then((body) => { if (read) window.readsTaken += 1; return body; });
+  };
+})()"""
 UNAVAILABLE = {"type": "about:blank", "title": "Service Unavailable", "status": 503, "detail": "try again"}
 
 
@@ -111,3 +122,37 @@ async def test_a_move_is_drawn_when_the_read_its_event_asked_for_fails(visit: Vi
         arg=rolled["version"],
     )
     assert failed, "the read the stream's event asked for failed"
+
+
+async def test_a_read_of_an_unchanged_game_does_not_draw_the_board_again(visit: Visit, web: str) -> None:
+    """A board drawn again between the press and the release of a mouse button loses the click (the press
+    and the release land on different elements): so the board is drawn once per version."""
+    page = visit.page
+    await page.add_init_script(COUNT_READS)
+    game_id, _, _ = await sit_down(visit, web)
+    version = await page.get_attribute("#game", "data-version")
+    # after the click the page reads the game twice (its command's answer, and the stream's event), both
+    # at the version after the roll: the later read waits here until the earlier one is drawn
+    reads: list[Any] = []
+    later = asyncio.Event()
+
+    async def hold_the_later(route: Any) -> None:
+        reads.append(route)
+        if len(reads) == 2:
+            later.set()
+        else:
+            await route.continue_()
+
+    await page.route(reads_game(game_id), hold_the_later)
+    await page.click("""#controls button.choice[data-command='{"type":"roll"}']""")
+    await page.wait_for_function(
+        "(version) => document.getElementById('game').dataset.version !== version", arg=version
+    )
+    drawn = await page.query_selector("#board > *")
+    assert drawn is not None
+    taken = await page.evaluate("() => window.readsTaken")
+    await asyncio.wait_for(later.wait(), 15)
+    await reads[1].continue_()
+    await page.wait_for_function("(taken) => window.readsTaken > taken", arg=taken)
+    assert await drawn.evaluate("(board) => board.isConnected"), "the board was drawn again unchanged"
+    await answered(page, version)

@@ -131,8 +131,8 @@ async function send(command) {
 const REDRAW_PAUSES_MS = [250, 500, 1000, 2000, 4000]; // between a command's tries to draw its answer
 
 /** Read and draw the game until the board shows `version` or later (a read asks for it: min_version,
- * docs/api.md "Reading your own writes"), whatever became of the page's other reads; a failed read is tried again
- * after a growing pause, and once the pauses are used up the last failure is raised. */
+ * docs/api.md "Reading your own writes"), whatever became of the page's other reads; a failed read is
+ * tried again after a growing pause, and once the pauses are used up the last failure is raised. */
 async function drawAtLeast(version) {
   let failed = new Error(`the game did not reach version ${version}`);
   for (const pause of [0, ...REDRAW_PAUSES_MS]) {
@@ -254,9 +254,11 @@ function show(next) {
 
 let drawnSeat; // whose view the board shows (undefined before the first); #game's data-version is its version
 
-/** Read the game as the page's seat sees it (`atLeast`: at that version or later) and draw it, unless the
- * page's seat changed meanwhile or the board already shows that seat a later version: reads may be answered
- * out of order, and one that fails leaves the board as the others drew it. */
+/** Read the game as the page's seat sees it (`atLeast`: at that version or later) and draw it if it shows
+ * that seat something new: not if the page's seat changed meanwhile, nor if the board already shows that
+ * seat this version or a later one. Reads may be answered out of order, and one that fails leaves the board
+ * as the others drew it; and a board is not drawn again unchanged, so a click on it is never lost to a
+ * redraw between the press and the release of the button. */
 async function refresh(atLeast = 0) {
   const asker = seat;
   const answer = await apiWithSkew(`/v1/games/${gameId}${atLeast ? `?min_version=${atLeast}` : ""}`, auth());
@@ -265,7 +267,7 @@ async function refresh(atLeast = 0) {
     const page = await api(`/v1/games/${gameId}/events?limit=10000`, auth());
     history = page.events.map((event) => event.data);
   }
-  if (asker !== seat || (asker === drawnSeat && next.version < Number(root.dataset.version))) return;
+  if (asker !== seat || (asker === drawnSeat && next.version <= Number(root.dataset.version))) return;
   drawnSeat = asker;
   skew = answer.skew;
   show(next);
