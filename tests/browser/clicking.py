@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import msgspec
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from domain.basari.bids import beating_bids
 from domain.basari.components import Gems
@@ -112,15 +113,30 @@ async def moved_on(page: Any, version: str | None) -> None:
     await page.wait_for_function(MOVED_ON, arg=version)
 
 
+# What the page shows when it did not move on: its version, whether a command is on its way, its status line,
+# its alert line and the latest event its live stream told (the log's first line).
+PAGE_STATE = """() => ({version: document.getElementById('game').dataset.version,
+  busy: document.getElementById('game').hasAttribute('aria-busy'),
+  status: document.getElementById('status').textContent,
+  error: document.getElementById('command-error').textContent,
+  told: document.querySelector('#log li')?.textContent})"""
+
+
 async def answered(page: Any, version: str | None) -> None:
     """Wait until the page moved on from ``version`` after a click (or showed its refusal) and takes clicks
-    again; the command must not be refused."""
-    await page.wait_for_function(
-        "(version) => !document.getElementById('game').hasAttribute('aria-busy')"
-        " && (document.getElementById('game').dataset.version !== version"
-        " || document.getElementById('command-error').textContent !== '')",
-        arg=version,
-    )
+    again; the command must not be refused. A page that does not is told with what it shows."""
+    try:
+        await page.wait_for_function(
+            "(version) => !document.getElementById('game').hasAttribute('aria-busy')"
+            " && (document.getElementById('game').dataset.version !== version"
+            " || document.getElementById('command-error').textContent !== '')",
+            arg=version,
+        )
+    except PlaywrightTimeout:
+        shown = await page.evaluate(PAGE_STATE)
+        raise AssertionError(
+            f"the page did not move on from version {version} after a click: {shown}"
+        ) from None
     error = await page.text_content("#command-error")
     assert not error, f"the page's command was refused: {error}"
 

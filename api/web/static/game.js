@@ -97,27 +97,55 @@ function label(command) {
 }
 
 /** One command at a time: until its answer is drawn the page is busy (aria-busy on #game, its controls
- * dimmed and not clickable), so a click meanwhile is visibly not taken rather than silently dropped. */
+ * dimmed and not clickable), so a click meanwhile is visibly not taken rather than silently dropped. An
+ * accepted command's answer is drawn before the page takes clicks again (drawAtLeast), a refused one's
+ * board read again: a click is never left on a board the game has left behind. */
 async function send(command) {
   if (sending) return;
   sending = true;
   root.setAttribute("aria-busy", "true");
   commandError.textContent = "";
+  let accepted = 0; // the version the command's answer is at (0: refused, the board is read again)
   try {
-    await api(`/v1/games/${gameId}/commands`, {
+    const answer = await api(`/v1/games/${gameId}/commands`, {
       method: "POST", body: command, ...auth(),
       // no If-Match: other seats decide at the same time (secret picks), and a command that loses such a
       // race is decided again on the new state; a retry of the same click is safe by its Idempotency-Key
       headers: { "Idempotency-Key": crypto.randomUUID() },
     });
-    await refresh();
+    accepted = answer.version;
   } catch (failure) {
     commandError.textContent = `Refused: ${failure.message}`;
-    await refresh();
+  }
+  try {
+    await drawAtLeast(accepted);
+  } catch (failure) {
+    status.textContent = `The board could not be updated: ${failure.message}. Trying again…`;
+    scheduleRefresh();
   } finally {
     sending = false;
     root.removeAttribute("aria-busy");
   }
+}
+
+const REDRAW_PAUSES_MS = [250, 500, 1000, 2000, 4000]; // between a command's tries to draw its answer
+
+/** Read and draw the game until the board shows `version` or later (a read asks for it: min_version,
+ * docs/api.md "Reading your own writes"), whatever became of the page's other reads; a failed read is
+ * tried again after a growing pause, and once the pauses are used up the last failure is raised. */
+async function drawAtLeast(version) {
+  let failed = new Error(`the game did not reach version ${version}`);
+  for (const pause of [0, ...REDRAW_PAUSES_MS]) {
+    if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
+    try {
+      await refresh(version);
+    } catch (failure) {
+      failed = failure;
+      continue;
+    }
+    if (Number(root.dataset.version) >= version) return;
+  }
+  throw failed;
 }
 
 /** Resigning is apart from the moves and takes two clicks: "Resign…", then "Yes, resign". */
@@ -224,23 +252,39 @@ function show(next) {
   if (followTurn()) return;
 }
 
-let asked = 0;
-async function refresh() {
-  const ask = ++asked;
-  const answer = await apiWithSkew(`/v1/games/${gameId}`, auth());
+let drawnSeat; // whose view the board shows (undefined before the first); #game's data-version is its version
+
+/** Read the game as the page's seat sees it (`atLeast`: at that version or later) and draw it if it shows
+ * that seat something new: not if the page's seat changed meanwhile, nor if the board already shows that
+ * seat this version or a later one. Reads may be answered out of order, and one that fails leaves the board
+ * as the others drew it; and a board is not drawn again unchanged, so a click on it is never lost to a
+ * redraw between the press and the release of the button. */
+async function refresh(atLeast = 0) {
+  const asker = seat;
+  const answer = await apiWithSkew(`/v1/games/${gameId}${atLeast ? `?min_version=${atLeast}` : ""}`, auth());
   const next = answer.data;
   if (next.status === "finished" && history === null) {
     const page = await api(`/v1/games/${gameId}/events?limit=10000`, auth());
     history = page.events.map((event) => event.data);
   }
-  if (ask !== asked) return; // an answer overtaken by a later request (another seat, a newer version) is dropped
+  if (asker !== seat || (asker === drawnSeat && next.version <= Number(root.dataset.version))) return;
+  drawnSeat = asker;
   skew = answer.skew;
   show(next);
 }
 
-function scheduleRefresh() {
+const RETRY_AT_MOST_MS = 30000;
+let failedReads = 0; // the scheduled reads that failed since one last succeeded
+
+/** Read the game shortly (a burst of live events is read once). A read that fails is tried again after a
+ * growing pause (half a minute at most) until one succeeds: the board never stays behind a move the
+ * stream told of. */
+function scheduleRefresh(delay = 80) {
   clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(() => refresh().catch(() => {}), 80);
+  refreshTimer = setTimeout(() => refresh().then(() => { failedReads = 0; }, () => {
+    failedReads += 1;
+    scheduleRefresh(Math.min(RETRY_AT_MOST_MS, 250 * 2 ** failedReads));
+  }), delay);
 }
 
 function tell(event) {
