@@ -216,9 +216,11 @@ function legalControls(legal) {
         commands.map((command, i) => el("button", { type: "button", class: "choice", "data-type": type, "data-command": JSON.stringify(command), onclick: () => send(command) }, words[i]))));
     } else {
       const id = `choose-${(listBoxes += 1)}`; // unique: the fallback repeats the buttons' commands
+      const kind = type.replaceAll("_", " ");
       const select = el("select", { id, "data-type": type }, commands.map((command, i) => el("option", { value: i, "data-command": JSON.stringify(command) }, words[i])));
-      parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${type.replaceAll("_", " ")} (${commands.length} choices)`), select,
-        el("button", { type: "button", class: "choice", "data-type": type, onclick: () => send(commands[Number(select.value)]) }, "Send")));
+      // each list box's button is named for its group: two long groups must not offer two buttons read alike
+      parts.push(el("div", { class: "inline" }, el("label", { for: id }, `${kind} (${commands.length} choices)`), select,
+        el("button", { type: "button", class: "choice", "data-type": type, "aria-label": `Send the chosen ${kind}`, onclick: () => send(commands[Number(select.value)]) }, "Send")));
     }
   }
   return parts;
