@@ -227,10 +227,23 @@ class FeedFollower:
             return applied
 
     async def catch_up(self, lock_wait: float | None = None) -> int:
-        """Apply batches until one is short of a full batch: it read everything the feed held after the
-        checkpoint. The number of events applied here (another process may have applied some of them).
-        Under load the feed grows while a batch is written; what came meanwhile waits for the next pass
-        (the loop's next wake-up, or a request's nudge) rather than a pass of a few events each."""
+        """Apply batches until the feed holds nothing after the checkpoint (for tools, tests and a process
+        without a loop); the number of events applied here (another process may have applied some of
+        them)."""
+        applied = 0
+        async with self._catching_up:
+            while await self.behind():
+                batch = await self.catch_up_once(lock_wait)
+                if not batch:
+                    break  # another process applied them while this one waited for the lock
+                applied += batch
+        return applied
+
+    async def catch_up_pass(self, lock_wait: float | None = None) -> int:
+        """A background loop's pass: apply batches until one is short of a full batch (it read everything
+        the feed held after the checkpoint); the number of events applied here. Under load the feed grows
+        while a batch is written; what came meanwhile waits for the loop's next wake-up (or a request's
+        nudge) rather than a pass of a few events each, and no query asks whether more is there."""
         applied = 0
         async with self._catching_up:
             while True:
@@ -252,7 +265,7 @@ class FeedFollower:
                     await self._woken(self.lead.projecting.wait)
                     continue
                 try:
-                    await self.catch_up()
+                    await self.catch_up_pass()
                 except Exception as exc:  # a database outage must not end the loop; the next wake retries
                     log.warning(
                         "feed_catch_up_failed",

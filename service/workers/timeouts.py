@@ -132,7 +132,7 @@ class ClockScheduler:
         while True:
             try:
                 if self.index.lead.projects:  # else the leader's scheduler does, and every process reads it
-                    await self.index.catch_up()
+                    await self.index.catch_up_pass()
                 made = await self.act()
                 # progress: the next deadlines are due at once; none: wait for a change or the earliest
                 pause = 0.0 if made else await self.pause()

@@ -236,14 +236,14 @@ async def test_only_the_clock_leader_indexes_deadlines_and_every_process_acts_on
     now = FakeTime()
     leader, other = Process(pool, opener(url), now), Process(pool, opener(url), now)
     indexed_by_other = 0
-    catch_up = other.index.catch_up
+    catch_up_pass = other.index.catch_up_pass  # the scheduler's pass over the index
 
     async def counting(lock_wait: float | None = None) -> int:
         nonlocal indexed_by_other
         indexed_by_other += 1
-        return await catch_up(lock_wait)
+        return await catch_up_pass(lock_wait)
 
-    other.index.catch_up = counting  # type: ignore[method-assign]
+    other.index.catch_up_pass = counting  # type: ignore[method-assign]
     passes: dict[str, int] = {"leader": 0, "other": 0}
 
     def sleeper(who: str, woken: int = 0) -> Callable[[float], Awaitable[None]]:

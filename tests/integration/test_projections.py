@@ -11,7 +11,7 @@ import asyncio
 import functools
 import random
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -128,7 +128,7 @@ async def test_a_pass_reads_the_feed_until_a_batch_comes_back_short(
         return page
 
     service.store.read_all = counted  # type: ignore[method-assign]  # the real read, counted
-    applied = await projection.catch_up()
+    applied = await projection.catch_up_pass()
     assert applied == sum(reads) and applied > 4
     assert reads[:-1] == [4] * (len(reads) - 1) and reads[-1] < 4, reads
 
@@ -350,14 +350,19 @@ async def test_with_the_loop_running_a_listing_asks_it_and_writes_nothing_itself
     request nudges it and waits for its pass; every catch-up runs in the loop's task, none in the request's,
     and the game created just before the request is listed."""
     callers: list[str] = []
-    catch_up = live.catch_up
 
-    async def recorded(lock_wait: float | None = None) -> int:
-        task = asyncio.current_task()
-        callers.append(task.get_name() if task else "")
-        return await catch_up(lock_wait)
+    def recording(
+        catch_up: Callable[[float | None], Awaitable[int]],
+    ) -> Callable[[float | None], Awaitable[int]]:
+        async def recorded(lock_wait: float | None = None) -> int:
+            task = asyncio.current_task()
+            callers.append(task.get_name() if task else "")
+            return await catch_up(lock_wait)
 
-    live.catch_up = recorded  # type: ignore[method-assign]
+        return recorded
+
+    live.catch_up = recording(live.catch_up)  # type: ignore[method-assign]
+    live.catch_up_pass = recording(live.catch_up_pass)  # type: ignore[method-assign]
     never = asyncio.Event()
     loop = asyncio.create_task(live.run(never.wait), name="projector")
     try:
