@@ -19,6 +19,7 @@ from eventstore.protocol import (
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
+    FeedHeader,
     FeedPosition,
     IdempotencyMismatch,
     NewEvent,
@@ -33,6 +34,7 @@ from eventstore.protocol import (
     chained,
     check_chain,
     event_hash,
+    header_of,
     upcast,
 )
 
@@ -87,6 +89,7 @@ __all__ = [
     "CommandRecord",
     "ConcurrencyConflict",
     "EventStore",
+    "FeedHeader",
     "FeedPosition",
     "GameKeys",
     "IdempotencyMismatch",
@@ -110,6 +113,7 @@ __all__ = [
     "chained",
     "check_chain",
     "event_hash",
+    "header_of",
     "is_unavailable",
     "pooled_connection",
     "upcast",

@@ -18,6 +18,7 @@ from eventstore.protocol import (
     ChainLink,
     CommandRecord,
     ConcurrencyConflict,
+    FeedHeader,
     FeedPosition,
     IdempotencyMismatch,
     NewEvent,
@@ -29,6 +30,7 @@ from eventstore.protocol import (
     bodies_of,
     chained,
     check_chain,
+    header_of,
     upcast_events,
 )
 
@@ -242,6 +244,12 @@ class InMemoryEventStore(FollowsFeed):
         start = 0 if after is None else max(after.position, 0)
         events = self._upcast(self._feed[start : start + max(limit, 0)])
         return [(FeedPosition(tx=event.position, position=event.position), event) for event in events]
+
+    async def read_all_headers(
+        self, after: FeedPosition | None = None, limit: int = 1000
+    ) -> list[tuple[FeedPosition, FeedHeader]]:
+        """``read_all``'s events, each as its FeedHeader."""
+        return [(at, header_of(event)) for at, event in await self.read_all(after, limit)]
 
     async def start(self) -> None:
         """Nothing to start: every writer is in this process."""

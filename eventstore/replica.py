@@ -38,6 +38,7 @@ from eventstore.protocol import (
     ChainCheck,
     ChainLink,
     CommandRecord,
+    FeedHeader,
     FeedPosition,
     NewEvent,
     RecordedEvent,
@@ -334,6 +335,12 @@ class ReplicaStore:
     ) -> list[tuple[FeedPosition, RecordedEvent]]:
         """The global feed, read on the standby."""
         return await self._read(lambda store: store.read_all(after, limit))
+
+    async def read_all_headers(
+        self, after: FeedPosition | None = None, limit: int = 1000
+    ) -> list[tuple[FeedPosition, FeedHeader]]:
+        """The global feed's headers, read on the standby."""
+        return await self._read(lambda store: store.read_all_headers(after, limit))
 
     async def verify_chain(self, stream_id: str) -> ChainCheck:
         """The stream's hash chain recomputed on the standby's copy."""

@@ -25,6 +25,7 @@ from eventstore import (
     StreamNotFound,
     Upcasters,
     event_hash,
+    header_of,
 )
 
 StoreFactory = Callable[[Upcasters | None], EventStore]
@@ -575,6 +576,40 @@ async def test_feed_returns_each_event_once_in_order(store: EventStore) -> None:
         checkpoint = page[-1][0]
     assert [x for x in paged if x[1].stream_id in (one, two)] == ours
     assert await store.read_all(checkpoint) == []
+
+
+async def test_feed_headers_are_the_feed_without_bodies(make_store: StoreFactory) -> None:
+    """``read_all_headers`` gives ``read_all``'s events at the same positions, in the same order, from any
+    checkpoint and a page at a time: each one's stream, version, position, type, hash and time."""
+    store = make_store(UPCASTERS)  # upcasting changes bodies only: the headers are the same
+    start = await feed_end(store)
+    one, two = new_id(), new_id()
+    relic = NewEvent(type="relic_found", schema_version=1, data=b'{"title": "ruby", "n": 6}')
+    await store.create_stream(one, "basari", [event(1), relic])
+    await store.create_stream(two, "bazaar", [event(1)])
+    await store.append(one, 2, [event(3)], cause=b'{"command": "move"}')
+    feed = await store.read_all(start)
+    headers = await store.read_all_headers(start)
+    assert len(feed) >= 4 and len(headers) == len(feed)
+    assert headers == [(at, header_of(e)) for at, e in feed]
+    ours = [h for _, h in headers if h.stream_id in (one, two)]
+    assert [(h.stream_id, h.version, h.type) for h in ours] == [
+        (one, 1, "thing_happened"),
+        (one, 2, "relic_found"),
+        (two, 1, "thing_happened"),
+        (one, 3, "thing_happened"),
+    ]
+    stored = await store.read_stream(one)
+    assert [(h.position, h.hash, h.recorded_at) for h in ours if h.stream_id == one] == [
+        (e.position, e.hash, e.recorded_at) for e in stored
+    ]
+    paged, checkpoint = [], start
+    while page := await store.read_all_headers(checkpoint, limit=2):
+        paged.extend(page)
+        checkpoint = page[-1][0]
+    assert paged[: len(headers)] == headers
+    assert await store.read_all_headers(checkpoint) == []
+    assert await store.read_all_headers(feed[1][0], limit=2) == headers[2:4]
 
 
 async def test_concurrent_writers_and_a_paging_reader_see_every_event_once(store: EventStore) -> None:

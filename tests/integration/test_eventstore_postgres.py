@@ -399,6 +399,7 @@ async def test_feed_never_skips_an_event_that_commits_late(
             await asyncio.sleep(0.2)
             # Committed fast events are not in the feed yet: they would land behind the slow ones.
             assert not [e for _, e in await store.read_all(start) if e.stream_id in ours]
+            assert not [h for _, h in await store.read_all_headers(start) if h.stream_id in ours]
         slow_committed.set()
 
     async def fast_writers() -> None:
