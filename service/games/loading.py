@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from domain.core import Event, Game, Result
-from eventstore import ChainLink, EventStore, GameKeys, KeyStore, RecordedEvent, StreamInfo
+from eventstore import ChainLink, EventStore, FeedHeader, GameKeys, KeyStore, RecordedEvent, StreamInfo
 from service.accounts.accounts import AccountService
 from service.integrity.audit import chain_key
 from service.integrity.tokens import token_matches
@@ -211,7 +211,7 @@ class GameLoader:
             return None
         return self.game_of(stream, keys)
 
-    def held_as_of(self, recorded: RecordedEvent) -> LoadedGame | None:
+    def held_as_of(self, recorded: RecordedEvent | FeedHeader) -> LoadedGame | None:
         """The game as this process holds it if that is the stored state as of ``recorded``, its event just
         read from the store (the same version and hash: the same history), with its stream row as of that
         event: an append writes the row's version, head, status and time with its events, in one

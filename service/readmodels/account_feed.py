@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from eventstore import FeedPosition, RecordedEvent
+from eventstore import FeedHeader, FeedPosition
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.readmodels.repository.notifications import HeldSeat, NotificationRepository
@@ -165,7 +165,7 @@ class AccountFeed:
             seats.extend(kept)
         return seats
 
-    async def load(self, game_id: str, last: RecordedEvent) -> LoadedGame:
+    async def load(self, game_id: str, last: FeedHeader) -> LoadedGame:
         """The game as loaded after the page was read, whose last event of the game is ``last``: the state
         this process cached if it is the stored one as of ``last`` (the page ends there for the game, so its
         notices are told at it), else a load from the store (its stream row, and the events the cache lacks)."""
@@ -180,7 +180,7 @@ class AccountFeed:
         try:
             with store.watch() as changes:
                 while self.followers:
-                    page = await store.read_all(self.position, PAGE_SIZE)
+                    page = await store.read_all_headers(self.position, PAGE_SIZE)
                     if page:
                         await self._fan_out(page)
                     if len(page) < PAGE_SIZE:

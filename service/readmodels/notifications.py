@@ -292,7 +292,7 @@ class Notifications:
                 notices: list[tuple[NoticeId, Notice]] = []
                 behind = False
                 if follower.lagged or position < follower.start:
-                    page = await self.games.store.read_all(position, PAGE_SIZE)
+                    page = await self.games.store.read_all_headers(position, PAGE_SIZE)
                     if page:
                         notices = await self._notices(account, page, seen)
                         position = page[-1][0]

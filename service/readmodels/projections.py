@@ -24,13 +24,13 @@ import itertools
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 import structlog
 
 from domain.core import Result
-from eventstore import EventStore, FeedPosition, RecordedEvent
+from eventstore import FeedHeader, FeedPosition, RecordedEvent
 from service.accounts.accounts import name_key
 from service.games.loading import ACTIVE, FINISHED, LoadedGame, decided_by_organizer
 from service.games.service import GameService
@@ -64,7 +64,11 @@ from service.runtime.settings import Settings
 
 log = structlog.get_logger("service.readmodels.projections")
 
-FeedPage = list[tuple[FeedPosition, RecordedEvent]]
+# What a follower reads of each event: its header (``read_all_headers``), or the whole event (``read_all``)
+# for one that needs some events' bodies.
+Entry = TypeVar("Entry", FeedHeader, RecordedEvent)
+FeedPage = list[tuple[FeedPosition, Entry]]
+ReadFeed = Callable[[FeedPosition | None, int], Awaitable[FeedPage[Entry]]]
 
 BATCH_SIZE = 500
 POLL_SECONDS = 0.5  # the background loop's default wake-up until LISTEN/NOTIFY wakes it
@@ -111,7 +115,7 @@ async def no_writes(_connection: Connection) -> None:
     """The writes of a batch whose read model writes nothing but its checkpoint."""
 
 
-def last_events(feed: FeedPage) -> dict[str, tuple[int, int]]:
+def last_events(feed: FeedPage[Entry]) -> dict[str, tuple[int, int]]:
     """Each stream of a feed batch, in the order it first appears, with the index in the batch and the
     version of its last event there."""
     last: dict[str, tuple[int, int]] = {}
@@ -120,9 +124,10 @@ def last_events(feed: FeedPage) -> dict[str, tuple[int, int]]:
     return last
 
 
-class FeedFollower:
+class FeedFollower(Generic[Entry]):
     """A read model kept caught up with the global feed under a named checkpoint
-    (docs/decisions/0006-read-models.md).
+    (docs/decisions/0006-read-models.md), reading it through ``read``: the store's ``read_all_headers``
+    unless it needs some events' bodies.
 
     A batch reads the feed after the checkpoint and ``prepare``s it (reading through the pool), then in
     one transaction locks the checkpoint (so followers in several processes take turns), checks that no
@@ -140,7 +145,7 @@ class FeedFollower:
     def __init__(
         self,
         pool: Pool,
-        store: EventStore,
+        read: ReadFeed[Entry],
         checkpoint_name: str,
         batch_size: int = BATCH_SIZE,
         acquire_timeout: float | None = None,
@@ -148,7 +153,7 @@ class FeedFollower:
         self.pool = pool
         self.acquire_timeout = acquire_timeout  # past it, StoreUnavailable (503), as for every request
         self.checkpoints = Checkpoints(pool, acquire_timeout)
-        self.store = store
+        self.read: ReadFeed[Entry] = read
         self.checkpoint_name = checkpoint_name
         self.batch_size = batch_size
         # One catch-up at a time in this process: the others wait here, not on the checkpoint's lock holding a
@@ -171,15 +176,15 @@ class FeedFollower:
 
     async def behind(self) -> bool:
         """Whether the feed holds events after the checkpoint (no lock, no transaction id taken)."""
-        return bool(await self.store.read_all(await self.checkpoint(), limit=1))
+        return bool(await self.read(await self.checkpoint(), 1))
 
-    async def prepare(self, feed: FeedPage) -> Writes:
+    async def prepare(self, feed: FeedPage[Entry]) -> Writes:
         """Read what applying one batch of the feed needs (the read model's own part), through the pool, and
         return the writes that apply it in the checkpoint's transaction, on that transaction's connection
         only."""
         raise NotImplementedError
 
-    async def _write(self, connection: Connection, feed: FeedPage, writes: Writes) -> int:
+    async def _write(self, connection: Connection, feed: FeedPage[Entry], writes: Writes) -> int:
         """Apply ``writes`` and move the checkpoint past ``feed`` in ``connection``'s open transaction."""
         await writes(connection)
         await self.checkpoints.save(connection, self.checkpoint_name, feed[-1][0])
@@ -191,7 +196,7 @@ class FeedFollower:
         while it holds ``connection``: for a rebuild's final catch-up under the live checkpoint's lock, not
         for the followers of a running service (``catch_up_once``)."""
         await self.checkpoints.lock(connection, self.checkpoint_name)
-        feed = await self.store.read_all(
+        feed = await self.read(
             await self.checkpoints.position_on(connection, self.checkpoint_name), self.batch_size
         )
         if not feed:
@@ -211,7 +216,7 @@ class FeedFollower:
         recorder's report)."""
         while True:
             start = await self.checkpoint()
-            feed = await self.store.read_all(start, self.batch_size)
+            feed = await self.read(start, self.batch_size)
             if not feed:
                 return 0
             writes = await self.prepare(feed)
@@ -319,7 +324,7 @@ class FeedFollower:
                 self.lead.heard(await self.checkpoint())
 
 
-class GameProjection(FeedFollower):
+class GameProjection(FeedFollower[FeedHeader]):
     """Keeps the game projection in ``tables`` caught up with the feed and serves its queries."""
 
     def __init__(
@@ -330,14 +335,14 @@ class GameProjection(FeedFollower):
         batch_size: int = BATCH_SIZE,
         acquire_timeout: float | None = None,
     ) -> None:
-        super().__init__(pool, games.store, tables.checkpoint, batch_size, acquire_timeout)
+        super().__init__(pool, games.store.read_all_headers, tables.checkpoint, batch_size, acquire_timeout)
         self.games = games
         self.tables = tables
         self.rows = ProjectionRepository(pool, tables, acquire_timeout)
 
     # ----------------------------------------------------------------- feeding
 
-    async def prepare(self, feed: FeedPage) -> Writes:
+    async def prepare(self, feed: FeedPage[FeedHeader]) -> Writes:
         """The listing, seat and result rows of the games the batch moved (folded through the pool), and
         the ratings of the rated games it finishes, in the order they finish."""
         moved = last_events(feed)

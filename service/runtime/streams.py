@@ -25,6 +25,7 @@ from eventstore import (
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
+    FeedHeader,
     NewEvent,
     RecordedEvent,
     StreamInfo,
@@ -119,7 +120,7 @@ def _stored(cached: Loaded[Any], info: StreamInfo) -> bool:
     return cached.version < info.version or (cached.version == info.version and cached.head == info.head_hash)
 
 
-def stored_as_of(loaded: Loaded[Any] | None, record: RecordedEvent) -> bool:
+def stored_as_of(loaded: Loaded[Any] | None, record: RecordedEvent | FeedHeader) -> bool:
     """Whether ``loaded`` (a cached state) is the stored state as of ``record``, an event of its stream just
     read from the store: the same version and hash, so the same history (the hash chains every event before
     it), read without the stream row."""

@@ -42,7 +42,14 @@ from domain.tournament import (
 )
 from domain.tournament.seating import MIN_TABLE
 from domain.tournament.standings import result_row
-from eventstore import ConcurrencyConflict, EventStore, StreamExists, TournamentKeys, TournamentKeyStore
+from eventstore import (
+    ConcurrencyConflict,
+    EventStore,
+    FeedHeader,
+    StreamExists,
+    TournamentKeys,
+    TournamentKeyStore,
+)
 from service.accounts.accounts import Account, AccountService
 from service.games.clocks import system_now, time_control
 from service.games.loading import LoadedGame, organizer_key
@@ -763,7 +770,7 @@ class SignedResultRow(ResultRow, frozen=True, kw_only=True):
     head: SignedHead | None = None
 
 
-class TournamentResults(FeedFollower):
+class TournamentResults(FeedFollower[FeedHeader]):
     """Records finished tournament games in their tournaments' streams, fed from the global feed under the
     ``tournament_results`` checkpoint: a game whose last event the batch brings, finished, of a tournament,
     is reported once (the followers of several processes take turns on the checkpoint; a report repeated
@@ -772,10 +779,12 @@ class TournamentResults(FeedFollower):
     def __init__(
         self, pool: Pool, tournaments: TournamentService, acquire_timeout: float | None = None
     ) -> None:
-        super().__init__(pool, tournaments.store, "tournament_results", acquire_timeout=acquire_timeout)
+        super().__init__(
+            pool, tournaments.store.read_all_headers, "tournament_results", acquire_timeout=acquire_timeout
+        )
         self.tournaments = tournaments
 
-    async def prepare(self, feed: FeedPage) -> Writes:
+    async def prepare(self, feed: FeedPage[FeedHeader]) -> Writes:
         """Report each tournament game the batch finishes, in the order they finish (before the checkpoint's
         transaction: a report is its own append, and one repeated is ``duplicate_report``); nothing to write
         but the checkpoint."""

@@ -34,7 +34,7 @@ import structlog
 
 from domain.bots import LEVELS, Budget, Knowledge, Level, choose, kit
 from domain.core import Command
-from eventstore import FeedPosition, RecordedEvent, StoreError
+from eventstore import FeedHeader, FeedPosition, StoreError
 from service.games.loading import LoadedGame
 from service.games.service import GameService
 from service.runtime import errors
@@ -81,7 +81,7 @@ class BotRunner:
         # and the latest event the feed showed of each game waiting for its turn: a game whose cached state
         # is the stored one as of that event is decided on without reading its stream row or events.
         self._levels: OrderedDict[str, list[str | None]] = OrderedDict()
-        self._latest: dict[str, RecordedEvent] = {}
+        self._latest: dict[str, FeedHeader] = {}
         # The games owed a turn, each kind in first-come order: one decision per game per turn.
         self._urgent: OrderedDict[str, None] = OrderedDict()
         self._background: OrderedDict[str, None] = OrderedDict()
@@ -99,7 +99,7 @@ class BotRunner:
                 if not queued:
                     await self.queue_resumable()
                     queued = True
-                page = await self.games.store.read_all(position, PAGE_SIZE)
+                page = await self.games.store.read_all_headers(position, PAGE_SIZE)
                 for _, recorded in page:
                     self.enqueue(recorded.stream_id, recorded)
                 if page:
@@ -115,7 +115,7 @@ class BotRunner:
             if len(page) < PAGE_SIZE:
                 await wake()
 
-    def enqueue(self, game_id: str, recorded: RecordedEvent | None = None) -> None:
+    def enqueue(self, game_id: str, recorded: FeedHeader | None = None) -> None:
         """Give ``game_id`` a turn: behind the games already waiting of its kind (bot-only games behind one
         another, every other game before them), keeping its place if it waits already; ``recorded``: its
         latest event read off the feed, kept for its turn."""
@@ -244,7 +244,7 @@ class BotRunner:
             return 1
         return 0
 
-    def _as_seen(self, latest: RecordedEvent | None) -> LoadedGame | None:
+    def _as_seen(self, latest: FeedHeader | None) -> LoadedGame | None:
         """The game as this process cached it if that is the stored state as of ``latest``, its latest event
         the feed showed (after this process's own append, usually); None to read it from the store."""
         return None if latest is None else self.games.loader.held_as_of(latest)

@@ -28,7 +28,7 @@ import msgspec
 import structlog
 
 from domain.clock import ClockStamped, ClockStarted, SeatClock, TimeOut
-from eventstore import EventStore, StoreError
+from eventstore import EventStore, RecordedEvent, StoreError
 from service.games.clocks import Now, clock_of, from_ms, system_now
 from service.games.service import GameService
 from service.readmodels.projections import BATCH_SIZE, FeedFollower, FeedPage
@@ -61,16 +61,18 @@ class _Seats(msgspec.Struct):
 _SEATS = msgspec.json.Decoder(_Seats)
 
 
-class DeadlineIndex(FeedFollower):
+class DeadlineIndex(FeedFollower[RecordedEvent]):
     """The ``clock_deadlines`` table: each timed game's deadlines as its latest clock event gives them."""
 
     waited_for = False  # the schedulers read its rows as they are: no request waits for its checkpoint
 
     def __init__(self, pool: Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
-        super().__init__(pool, store, CHECKPOINT, BATCH_SIZE, acquire_timeout)
+        super().__init__(
+            pool, store.read_all, CHECKPOINT, BATCH_SIZE, acquire_timeout
+        )  # clock events' bodies
         self.deadlines = Deadlines(pool, acquire_timeout)
 
-    async def prepare(self, feed: FeedPage) -> Writes:
+    async def prepare(self, feed: FeedPage[RecordedEvent]) -> Writes:
         """Replace the rows of every game with a clock event in the batch by its last one's deadlines (the
         feed alone says them: nothing to read)."""
         latest: dict[str, tuple[int, list[SeatClock]]] = {}

@@ -44,7 +44,8 @@ KEEPALIVE = 0.2  # seconds of quiet before a keep-alive: each tells the feed pos
 
 
 class CountingStore:
-    """The store, counting the feed positions each ``read_all`` answers (everything else passes through)."""
+    """The store, counting the feed positions each ``read_all_headers`` answers (the feed as the account
+    streams read it; everything else passes through)."""
 
     def __init__(self, store: PostgresEventStore) -> None:
         """Count ``store``'s feed reads."""
@@ -55,12 +56,12 @@ class CountingStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    async def read_all(
+    async def read_all_headers(
         self, after: FeedPosition | None = None, limit: int = 1000
     ) -> list[tuple[FeedPosition, Any]]:
         if self.failure is not None:
             raise self.failure
-        page = await self.store.read_all(after, limit)
+        page = await self.store.read_all_headers(after, limit)
         self.pages.append([at for at, _ in page])
         return page
 
@@ -238,7 +239,7 @@ async def test_the_reader_takes_a_game_this_process_moved_from_its_cache(pool: a
     start = await notifications.now()
     await move(games, game_id)
     await move(games, game_id)
-    page = await store.read_all(start, 1000)
+    page = await store.read_all_headers(start, 1000)
     events = [event for _, event in page if event.stream_id == game_id]
     reader = AccountFeed(games, notifications.rows, start, poll_seconds=0.1)
     rows_read = count_stream_rows(store)

@@ -119,18 +119,36 @@ async def test_a_pass_reads_the_feed_until_a_batch_comes_back_short(
     await projection.catch_up()
     game_id = await create(service, names("short", 3))
     await play(service, game_id, "short", moves=8)
-    read_all = service.store.read_all
+    read = projection.read
     reads: list[int] = []
 
     async def counted(after: Any, limit: int) -> Any:
-        page = await read_all(after, limit)
+        page = await read(after, limit)
         reads.append(len(page))
         return page
 
-    service.store.read_all = counted  # type: ignore[method-assign]  # the real read, counted
+    projection.read = counted  # the real read, counted
     applied = await projection.catch_up_pass()
     assert applied == sum(reads) and applied > 4
     assert reads[:-1] == [4] * (len(reads) - 1) and reads[-1] < 4, reads
+
+
+async def test_the_projection_reads_the_feed_without_bodies(pool: asyncpg.Pool, service: GameService) -> None:
+    """The projection folds the games the feed moved itself: it reads the feed's headers
+    (``read_all_headers``), never the events with their bodies, and projects the same rows."""
+    projection = GameProjection(pool, service)
+    await projection.catch_up()
+    game_id = await create(service, names("headers", 3))
+    await play(service, game_id, "headers", moves=4)
+
+    async def refused(after: Any, limit: int) -> Any:
+        raise AssertionError("the projection read the feed's bodies")
+
+    service.store.read_all = refused  # type: ignore[method-assign]
+    assert await projection.catch_up() > 0
+    row = await pool.fetchrow("SELECT version, updated_at FROM game_listing WHERE game_id = $1", game_id)
+    info = await service.store.stream_info(game_id)
+    assert info is not None and (row["version"], row["updated_at"]) == (info.version, info.updated_at)
 
 
 async def test_a_pass_takes_a_game_this_process_just_moved_as_it_holds_it(
