@@ -42,6 +42,7 @@ SETTLE_SECONDS = float(os.environ.get("BENCH_IDLE_SETTLE_SECONDS", "65"))
 OPEN_WAIT = 60.0  # seconds a batch of streams may take to open before the bench gives up
 SERVER_SETTINGS = {
     "STREAMS_PER_CLIENT": "100000",  # every stream comes from 127.0.0.1, one client to the server's cap
+    "STREAMS_PER_ADDRESS": "100000",
     "STREAM_KEEPALIVE_SECONDS": "1",  # quiet streams keep alive many times within the window
     "DB_POOL_MAX": "20",
 }
