@@ -118,6 +118,23 @@ async def own_server(
         process.wait(10)
 
 
+@pytest.fixture(scope="module")
+async def own_database(server_url: str) -> AsyncIterator[str]:
+    """A database of the test module's own (fresh, migrated, dropped after the module): only that module's
+    players act in its games, and fixed names (accounts, players) are new there."""
+    async with fresh_database(server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_server(own_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a server (one worker) on the module's own database."""
+    process, base = start_server(own_database, log_file=tmp_path_factory.mktemp("module") / "server.log")
+    yield base
+    process.terminate()
+    process.wait(10)
+
+
 # the database marker by hand: the servers are looked up by name, so their database fixtures are not in the
 # test's fixture closure (tests/conftest.py marks the tests whose closure reaches server_url)
 @pytest.fixture(

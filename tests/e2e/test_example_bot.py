@@ -10,44 +10,33 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from service.runtime.settings import PROJECT_ROOT
-from tests.e2e.conftest import start_server
 from tests.support.bot_games import commands_by_key, play_people
-from tests.support.databases import fresh_database
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
 
 @pytest.fixture(scope="module")
-async def own_database(server_url: str) -> AsyncIterator[str]:
-    """A database of this module's own."""
-    async with fresh_database(server_url) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def base(own_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A server on that database."""
-    process, url = start_server(own_database, log_file=tmp_path_factory.mktemp("example-bot") / "server.log")
-    yield url
-    process.terminate()
-    process.wait(10)
-
-
-@pytest.fixture(scope="module")
-def example_bot(base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def example_bot(module_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """examples/bot.py running against the server under a new name: (its name, its output file)."""
     name = f"example-{uuid.uuid4().hex[:8]}"
     output = tmp_path_factory.mktemp("example-bot") / "bot.out"
     with open(output, "wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, str(PROJECT_ROOT / "examples" / "bot.py"), "--url", base, "--name", name],
+            [
+                sys.executable,
+                str(PROJECT_ROOT / "examples" / "bot.py"),
+                "--url",
+                module_server,
+                "--name",
+                name,
+            ],
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
@@ -87,23 +76,27 @@ def until_signed_up(base: str, name: str, output: Path) -> None:
     ],
 )
 async def test_the_example_bot_plays_a_whole_game(
-    base: str, own_database: str, example_bot: tuple[str, Path], game: str, others: list[dict[str, str]]
+    module_server: str,
+    own_database: str,
+    example_bot: tuple[str, Path],
+    game: str,
+    others: list[dict[str, str]],
 ) -> None:
     """A person invites the example bot (and sits at the table, or leaves seat 0 to the server's bot); it
     accepts from its notification stream and plays its seat to the end; its commands carry the idempotency key
     ``<game id>-v<version decided on>`` and each was appended right after that version."""
     bot, output = example_bot
-    until_signed_up(base, bot, output)
-    _person, token = account(base)
+    until_signed_up(module_server, bot, output)
+    _person, token = account(module_server)
     person = [] if game == "bazaar" else [{"account": "me"}]
     body = {"game": game, "players": [*person, {"invite": bot}, *others]}
     seat = len(person)  # the example bot's
     created = httpx.post(
-        f"{base}/v1/games", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        f"{module_server}/v1/games", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30
     )
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
-    final = play_people(base, game_id, [token] if person else [], seconds=1200)
+    final = play_people(module_server, game_id, [token] if person else [], seconds=1200)
     assert final["status"] == "finished", output.read_text()
     keys = [key for _, key in await commands_by_key(own_database, game_id)]
     by_bot = [key for key in keys if key.startswith(f"{seat}:")]
