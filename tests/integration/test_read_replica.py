@@ -246,8 +246,11 @@ async def test_min_version_is_a_version_of_the_game(client: AsyncTestClient[Any]
     assert missing.status_code == 404 and missing.json()["code"] == "game_not_found"
 
 
-async def follow_to_end(reads: GameReads, game_id: str) -> list[LiveMessage]:
-    """A spectator's live messages over the standby's service, snapshot to end."""
+async def follow_to_end(
+    reads: GameReads, game_id: str, snapshot_sent: asyncio.Event | None = None
+) -> list[LiveMessage]:
+    """A spectator's live messages over the standby's service, snapshot to end (``snapshot_sent`` set once
+    the first message, the snapshot, has come)."""
     loaded = await reads.live.loader.load(game_id)
     collected = []
     async with contextlib.aclosing(
@@ -255,6 +258,8 @@ async def follow_to_end(reads: GameReads, game_id: str) -> list[LiveMessage]:
     ) as live:
         async for message in live:
             collected.append(message)
+            if snapshot_sent is not None:
+                snapshot_sent.set()
             if message.kind == "end":
                 return collected
     raise AssertionError("the stream ended without an end message")
@@ -319,7 +324,11 @@ async def test_a_game_the_standby_has_not_replayed_is_read_and_followed_on_the_p
         assert info is not None and info.version == version
         assert (await reads.live.loader.load(game_id)).version == version
         assert await reads.live.store.stream_info("no-such-game") is None
-        follower = asyncio.ensure_future(follow_to_end(reads, game_id))
+        # the stream's snapshot is taken before the game moves on: its load waits out the paused standby
+        # before it reads on the primary, long enough for commands sent at once to land first
+        snapshot_sent = asyncio.Event()
+        follower = asyncio.ensure_future(follow_to_end(reads, game_id, snapshot_sent))
+        await asyncio.wait_for(snapshot_sent.wait(), WAIT)
         for seat in (0, 1):  # two of three resign: the game is over
             await reads.primary.commands.execute(game_id, seat, {"type": "resign"})
         snapshot, *events, end = await asyncio.wait_for(follower, WAIT)
