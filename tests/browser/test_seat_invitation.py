@@ -74,3 +74,21 @@ async def test_a_seat_is_handed_to_a_friend_by_an_invitation_link(
         assert "does not open a seat" in (await friend.page.text_content("#invite-link-area") or "")
     finally:
         await friend_context.close()
+
+
+async def test_a_game_that_ends_with_its_page_open_offers_no_invitation_link(visit: Visit) -> None:
+    """A finished game has no seat to hand over: the invitation controls go when it ends, not only on a
+    page opened later (a link made then took the seat from this browser for nothing)."""
+    page = visit.page
+    await page.goto("/")
+    await page.select_option("#new-game-kind", "bazaar")
+    while await page.locator("#new-game-seats .seat-row").count() > 2:
+        await page.click("#remove-seat")
+    await page.click("#create-game")
+    await page.wait_for_url("**/games/*")
+    await page.wait_for_selector("#invite-seat")
+    await page.click("#resign")
+    await page.click("#resign-yes")
+    await page.wait_for_function("() => document.getElementById('status').textContent.includes('over')")
+    await page.wait_for_selector("#invite-seat", state="detached")
+    assert await page.locator("#make-invite").count() == 0

@@ -57,7 +57,8 @@ function auth() {
   return token ? { token } : {};
 }
 
-/** The invitation links this browser can make: one per seat it holds by a token (invite.js). */
+/** The invitation links this browser can make: one per seat it holds by a token (invite.js); none once
+ * the game is over (a link to a finished game's seat only takes the seat from this browser). */
 function drawInvite() {
   const panel = ended ? null : invitePanel(gameId, names, document.getElementById("invite-link-area"), (handed) => {
     if (seat === handed) seat = Object.keys(held()).map(Number).sort((a, b) => a - b)[0] ?? null;
@@ -251,6 +252,7 @@ function show(next) {
   drawResign();
   showClocks(detail.clock, names, skew, seat);
   root.dataset.version = detail.version;
+  if (detail.status === "finished") { ended = true; drawInvite(); } // it may have ended while the page was open
   if (followTurn()) return;
 }
 
