@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser.clicking import play_other_seats
 from tests.browser.conftest import Visit, screenshot
-from tests.support.client_play import play_to_end
+from tests.support.client_play import create_game, play_to_end
 
 pytestmark = [pytest.mark.e2e, pytest.mark.db]
 
@@ -85,6 +85,24 @@ async def test_a_replay_is_stepped_through(visit: Visit, web: str) -> None:
     await page.click(f"a[href='/games/{played.game_id}/replay']")
     await page.wait_for_function("() => document.getElementById('replay')?.dataset.at === '1'")
 
+
+
+async def test_the_score_sheet_is_headed_in_words(visit: Visit, web: str) -> None:
+    """The score sheet's columns are the API's field names (``stones_left``); the page heads them in words."""
+    page = visit.page
+    async with httpx.AsyncClient(base_url=web, timeout=30) as http:
+        created = await create_game(http, "bazaar", 2, seed="sheet-words")
+        token = created["seats"][0]["token"]
+        answer = await http.post(
+            f"/v1/games/{created['game_id']}/commands",
+            json={"type": "resign"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 200, answer.text
+    await page.goto(f"/games/{created['game_id']}/replay")
+    headings = await page.eval_on_selector_all("#scoresheet th", "(cells) => cells.map((c) => c.textContent)")
+    assert "stones left" in headings, headings
+    assert not [words for words in headings if "_" in words], headings
 
 async def test_the_api_docs_render_offline(visit: Visit) -> None:
     page = visit.page
