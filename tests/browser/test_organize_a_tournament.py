@@ -227,3 +227,17 @@ async def test_a_registering_tournament_page_answers_an_invitation(visit: Visit,
     await page.wait_for_selector(f"#entries >> text={guest['name']}: declined")
     await page.goto("/tournaments")
     assert f"Invitational {suffix}" in (await page.text_content("#registering") or "")
+
+
+async def test_signed_out_an_account_tournament_says_to_sign_in(visit: Visit) -> None:
+    """Signed out, a tournament of accounts is refused with what to do (sign in, or name the players), not
+    with the API's words about an Authorization header."""
+    page = visit.page
+    await page.goto("/tournaments/new")
+    await page.fill("#t-name", "Spring cup")
+    await page.click("#create-tournament")
+    await page.wait_for_function("() => document.getElementById('new-tournament-error').textContent")
+    said = await page.text_content("#new-tournament-error") or ""
+    assert "Authorization" not in said and "not signed in" in said, said
+    await page.click("#sign-in-first")
+    await page.wait_for_selector("#sign-up-name")

@@ -63,7 +63,11 @@ form.addEventListener("submit", async (event) => {
     document.getElementById("created").hidden = false;
     document.getElementById("created-h").focus();
   } catch (failure) {
-    error.textContent = `Could not create the tournament: ${failure.message}`;
+    // a tournament of accounts is organized by the signed-in account: the API's words name a header
+    error.replaceChildren(failure.status === 401 && document.getElementById("t-kind").value === "accounts"
+      ? el("span", {}, "Could not create the tournament: a tournament of accounts is organized by your account, and this browser is not signed in. ",
+          el("a", { href: "/", id: "sign-in-first" }, "Sign up or sign in on the home page"), ", or choose named players.")
+      : `Could not create the tournament: ${failure.message}`);
   }
 });
 bound(form);
