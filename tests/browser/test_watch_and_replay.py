@@ -86,7 +86,6 @@ async def test_a_replay_is_stepped_through(visit: Visit, web: str) -> None:
     await page.wait_for_function("() => document.getElementById('replay')?.dataset.at === '1'")
 
 
-
 async def test_the_score_sheet_is_headed_in_words(visit: Visit, web: str) -> None:
     """The score sheet's columns are the API's field names (``stones_left``); the page heads them in words."""
     page = visit.page
@@ -103,6 +102,7 @@ async def test_the_score_sheet_is_headed_in_words(visit: Visit, web: str) -> Non
     headings = await page.eval_on_selector_all("#scoresheet th", "(cells) => cells.map((c) => c.textContent)")
     assert "stones left" in headings, headings
     assert not [words for words in headings if "_" in words], headings
+
 
 async def test_the_api_docs_render_offline(visit: Visit) -> None:
     page = visit.page
