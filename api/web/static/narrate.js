@@ -57,7 +57,7 @@ function bazaar(e, who) {
 }
 
 // J-12/J-19: why an action was skipped, in words
-const SKIPPED = { cannot_pay: "they cannot pay its cost, so nothing is paid", no_legal_choice: "there is nothing it could do, so nothing is paid" };
+const SKIPPED = { cannot_pay: "they cannot pay its cost, so nothing is paid", no_legal_choice: "none of its choices is possible now, so nothing is paid" };
 
 function johari(e, who) {
   switch (e.type) {
