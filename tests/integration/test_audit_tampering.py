@@ -131,6 +131,8 @@ async def test_an_untouched_game_passes_with_every_move_re_decided(client: Async
     report = await audit(client, played.game_id)
     assert report["ok"] and report["moves_ok"] and report["moves_checked"] == played.commands, report
     running = await create_game(client, "bazaar", 3, seed="audit-clean-running")
+    report = await audit(client, running["game_id"])  # at its opening: nothing to re-decide, nothing missing
+    assert report["ok"] and report["moves_ok"] and report["moves_checked"] == 0 and not report["notes"], report
     await play_some(client, running, 6, "audit-clean-running")
     report = await audit(client, running["game_id"])
     assert report["ok"] and report["moves_ok"] and report["moves_checked"] == 6 and report["seed"] is None
