@@ -61,7 +61,12 @@ def command_line(with_simulate: bool = True) -> argparse.ArgumentParser:
     verify.add_argument(
         "--receipts", type=Path, help="signed heads you kept (JSON array or lines): the export must agree"
     )
-    verify.add_argument("--public-key", help="the service's public key (hex, GET /v1/signing-key) to require")
+    verify.add_argument(
+        "--public-key",
+        action="append",
+        help="the service's public key (hex, GET /v1/signing-key) to require; again for a key a rotation"
+        " retired (docs/operations.md)",
+    )
     projections = commands.add_parser("projections", help="maintain the read models")
     projections.add_argument(
         "action", choices=["rebuild"], help="rebuild them from zero (the service may run)"

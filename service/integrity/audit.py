@@ -90,10 +90,17 @@ def signed_facts(export: GameExport) -> dict[str, Any]:
     }
 
 
-def signature_problem(export: GameExport, public_key: str | None = None) -> str | None:
+def service_keys(public_key: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The keys an auditor gave as the service's (its current one and any retired by a rotation,
+    docs/operations.md), lower-cased; none given: empty."""
+    given = [public_key] if isinstance(public_key, str) else list(public_key or ())
+    return tuple(key.lower() for key in given)
+
+
+def signature_problem(export: GameExport, public_key: str | Sequence[str] | None = None) -> str | None:
     """The named failure of an export's signature (None if the service's signature covers its facts): none
-    at all, one by another key than ``public_key`` (the service's published key, when the auditor gives it),
-    or one that does not verify over the facts as the document states them."""
+    at all, one by a key not among ``public_key`` (the service's published keys, when the auditor gives
+    them), or one that does not verify over the facts as the document states them."""
     signed = export.signature
     if signed is None or export.format_version < 4:
         return (
@@ -101,10 +108,11 @@ def signature_problem(export: GameExport, public_key: str | None = None) -> str 
             f" {export.format_version}), so nothing binds its game id, seats and result to the service;"
             " export the game again"
         )
-    if public_key is not None and signed.public_key.lower() != public_key.lower():
+    keys = service_keys(public_key)
+    if keys and signed.public_key.lower() not in keys:
         return (
             f"{SIGNATURE_FOREIGN}: the export is signed by key {_key_id(signed.public_key)}, not by the"
-            f" service's key {_key_id(public_key)}"
+            f" service's key {_key_ids(keys)}"
         )
     if not verify_game(signed_facts(export), signed):
         return (
@@ -120,6 +128,11 @@ def _key_id(public_key: str) -> str:
         return key_id(public_key)
     except ValueError:
         return repr(public_key)
+
+
+def _key_ids(public_keys: Sequence[str]) -> str:
+    """Keys' ids for messages: ``a``, ``a or b``."""
+    return " or ".join(_key_id(key) for key in public_keys)
 
 
 def chain_key(seed: str) -> bytes:
@@ -391,13 +404,13 @@ def verify_export(
     export: GameExport,
     games: Mapping[str, Game[Any]],
     upcasters: Upcasters | None = None,
-    public_key: str | None = None,
+    public_key: str | Sequence[str] | None = None,
 ) -> Findings:
     """Re-verify an exported finished game without a database: the audit's checks over the exported events
     (their hashes recomputed from ``data`` re-encoded as compact JSON, keyed with the seed's chain key when
     ``chain_keyed``), every move re-decided from its exported command (required from format_version 2 on,
     unless the signed document says none were stored), the result and the score sheet recomputed from the
-    replay, and last the service's signature over the game's facts (by ``public_key`` when given)."""
+    replay, and last the service's signature over the game's facts (by one of ``public_key`` when given)."""
     game = games.get(export.game)
     if game is None:
         raise NotAnExport(f"unknown game {export.game!r}")
@@ -469,16 +482,19 @@ def read_receipts(document: bytes) -> list[SignedHead]:
 
 
 def check_receipts(
-    export: GameExport, receipts: Sequence[SignedHead], public_key: str | None = None
+    export: GameExport, receipts: Sequence[SignedHead], public_key: str | Sequence[str] | None = None
 ) -> list[str]:
     """The problems a client's kept signed heads find in an export: each receipt of this game must be signed
-    by the service's key (``public_key`` when given, else the key that signed the export) and name a version
+    by a key of the service (one of ``public_key`` when given, the current key and those a rotation retired;
+    else the key that signed the export) and name a version
     the export has, whose hash is the receipt's head. A receipt past the export's end means its tail was
     deleted; another hash means its history was rewritten. A receipt signed by another key is foreign: it
     says nothing of what this service signed."""
     problems = []
     hashes = {event.version: event.hash for event in export.events}
-    service_key = public_key or (None if export.signature is None else export.signature.public_key)
+    keys = service_keys(public_key) or service_keys(
+        None if export.signature is None else export.signature.public_key
+    )
     for receipt in receipts:
         if receipt.game_id != export.game_id:
             continue
@@ -486,10 +502,10 @@ def check_receipts(
             problems.append(
                 f"{RECEIPT_INVALID}: the receipt for version {receipt.version} carries no valid signature"
             )
-        elif service_key is not None and receipt.public_key.lower() != service_key.lower():
+        elif keys and receipt.public_key.lower() not in keys:
             problems.append(
                 f"{RECEIPT_FOREIGN}: the receipt for version {receipt.version} is signed by key"
-                f" {_key_id(receipt.public_key)}, not by this service's key {_key_id(service_key)}: it proves"
+                f" {_key_id(receipt.public_key)}, not by this service's key {_key_ids(keys)}: it proves"
                 " nothing about this export"
             )
         elif receipt.version not in hashes:
@@ -505,8 +521,10 @@ def check_receipts(
     return problems
 
 
-def verify_file(path: Path, receipts: Path | None = None, public_key: str | None = None) -> int:
-    """``python -m service verify FILE [--receipts R] [--public-key K]``: 0 and a one-line summary on stdout if
+def verify_file(
+    path: Path, receipts: Path | None = None, public_key: str | Sequence[str] | None = None
+) -> int:
+    """``python -m service verify FILE [--receipts R] [--public-key K ...]``: 0 and a one-line summary on stdout if
     the export verifies (and contradicts none of the signed heads in R), else 1 with the first mismatch
     (then any others) on stderr. FILE ``-`` reads standard input."""
     try:

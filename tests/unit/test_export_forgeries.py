@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain.core import fold
 from domain.registry import all_games
 from eventstore.protocol import GENESIS_HASH, event_hash
+from service.__main__ import main
 from service.integrity.audit import chain_key, read_export, signed_facts, verify_export, verify_file
 from service.integrity.signing import Signer
 from tests.support.exports import exported_game
@@ -135,3 +136,31 @@ def test_a_receipt_signed_by_another_key_is_named_foreign(
     genuine = SERVICE.sign(bazaar["game_id"], 5, bytes.fromhex(bazaar["events"][4]["hash"]))
     receipts.write_text(json.dumps([msgspec.to_builtins(genuine)]))
     assert verify_file(game, receipts, public_key=SERVICE.public_key) == 0
+
+
+def test_receipts_signed_before_a_key_rotation_verify_with_the_retired_key_given_too(
+    bazaar: Document, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/operations.md "Rotating the signing key": an export made after a rotation is signed by the new
+    key, the receipts a client kept before it by the retired one; ``--public-key`` given for each makes
+    both the service's, and a retired key's receipt is still held to the history."""
+    retired = Signer(Ed25519PrivateKey.generate())
+    kept = retired.sign(bazaar["game_id"], 5, bytes.fromhex(bazaar["events"][4]["hash"]))
+    game, receipts = tmp_path / "game.json", tmp_path / "receipts.json"
+    game.write_text(json.dumps(bazaar))
+    receipts.write_text(json.dumps([msgspec.to_builtins(kept)]))
+
+    def verify(*keys: str) -> int:
+        """``python -m service verify game.json --receipts receipts.json --public-key K ...``: its exit code."""
+        pinned = [argument for key in keys for argument in ("--public-key", key)]
+        with pytest.raises(SystemExit) as exit_:
+            main(["verify", str(game), "--receipts", str(receipts), *pinned])
+        return int(exit_.value.code or 0)
+
+    assert verify(SERVICE.public_key, retired.public_key) == 0
+    assert verify(SERVICE.public_key) == 1  # the retired key not given: its receipts are foreign
+    assert "receipt_foreign" in capsys.readouterr().err
+    rewritten = retired.sign(bazaar["game_id"], 5, b"\x02" * 32)
+    receipts.write_text(json.dumps([msgspec.to_builtins(rewritten)]))
+    assert verify(SERVICE.public_key, retired.public_key) == 1
+    assert "receipt_contradicted" in capsys.readouterr().err
