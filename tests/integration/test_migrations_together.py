@@ -1,11 +1,15 @@
 """Migrations as several app hosts run them (docs/operations.md): started together on one empty database they
 queue on one advisory lock and all succeed, and any URL the service connects with migrates too, a multi-host
-one whose first host is down included, with which ``serve`` then gets ready."""
+one whose first host is down included, with which ``serve`` then gets ready; run as a one-off job, a host of
+the previous release is unready (``/ready`` 503) once the schema is newer than its own."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,7 +18,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 import pytest
+from litestar.testing import AsyncTestClient
 
+from api.app import create_app
 from service.runtime.database import (
     BOOTSTRAP_SQL,
     OWNER_ROLE,
@@ -23,6 +29,7 @@ from service.runtime.database import (
     migrate,
     with_user,
 )
+from service.runtime.settings import PROJECT_ROOT, Settings
 from tests.e2e.conftest import free_port
 from tests.support.databases import TEST_PASSWORD
 from tests.support.serving import serving
@@ -133,3 +140,37 @@ async def test_serve_with_a_multi_host_url_whose_first_host_is_down_gets_ready(
         }
         env.pop("SIGNING_KEY", None)
         await asyncio.to_thread(serve_until_ready, env, port)
+
+
+async def test_the_migration_job_as_documented_and_a_host_behind_the_schema_unready(server_url: str) -> None:
+    """docs/operations.md "Migrations: a one-off job": ``python -m service migrate`` with the owner's and the
+    service's URLs migrates and grants; a host whose newest migration is older than the database's revision
+    answers 503 with ``Retry-After`` on ``/ready`` (while ``/health`` stays 200) until it is replaced."""
+    async with empty_database(server_url) as (owner, service):
+        env = {**os.environ, "MIGRATION_DATABASE_URL": owner, "DATABASE_URL": service}
+        job = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "service", "migrate"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert job.returncode == 0, job.stderr
+        assert await revision(service) == head_revision()
+        settings = dataclasses.replace(Settings.from_env(), database_url=service)
+        async with AsyncTestClient(app=create_app(settings)) as client:
+            assert (await client.get("/ready")).status_code == 200
+            connection = await asyncpg.connect(owner)
+            try:
+                await connection.execute("UPDATE alembic_version SET version_num = 'a_newer_release'")
+                ready = await client.get("/ready")
+                assert ready.status_code == 503 and int(ready.headers["retry-after"]) >= 1, ready.text
+                assert "a_newer_release" in ready.json()["detail"]
+                assert (await client.get("/health")).status_code == 200
+                await connection.execute("UPDATE alembic_version SET version_num = $1", head_revision())
+            finally:
+                await connection.close()
+            assert (await client.get("/ready")).status_code == 200
