@@ -62,7 +62,14 @@ class GameExporter:
         records = await self.loader.store.read_stream(game_id)
         reveal = await self.reveal(loaded)
         stored = [StoredEvent(version=r.version, body=r.data, move=r.cause) for r in records]
-        findings = audit_events(loaded.game, chain, stored, loaded.finished, await self.secrets(loaded))
+        findings = audit_events(
+            loaded.game,
+            chain,
+            stored,
+            loaded.finished,
+            await self.secrets(loaded),
+            commands_required=commands_stored(loaded),
+        )
         problems = findings.problems + await self.kept_facts_problems(loaded)
         return AuditReport(
             game_id=game_id,
@@ -155,12 +162,19 @@ class GameExporter:
             result=loaded.result(),
             scoresheet=loaded.game.scoresheet(loaded.state),
             clock=None if reveal.clock is None else msgspec.convert(reveal.clock, TimeControl),
-            commands_recorded=any(r.cause is not None for r in records),
+            commands_recorded=commands_stored(loaded) or any(r.cause is not None for r in records),
         )
         signer = self.queries.signer  # without one (tests of the rules alone) the export is unsigned
         if signer is None:
             return export
         return msgspec.structs.replace(export, signature=signer.sign_game(signed_facts(export)))
+
+
+def commands_stored(loaded: LoadedGame) -> bool:
+    """Whether the game was created since commands are stored with their events: its write-once metadata
+    says its chain is keyed (both came with the audit revision), so every move must carry its command and
+    none missing is a game played before they were stored (docs/audit.md)."""
+    return bool(loaded.info.metadata.get("chain_keyed", False))
 
 
 def exported_command(cause: bytes) -> ExportedCommand:

@@ -132,7 +132,9 @@ async def test_an_untouched_game_passes_with_every_move_re_decided(client: Async
     assert report["ok"] and report["moves_ok"] and report["moves_checked"] == played.commands, report
     running = await create_game(client, "bazaar", 3, seed="audit-clean-running")
     report = await audit(client, running["game_id"])  # at its opening: nothing to re-decide, nothing missing
-    assert report["ok"] and report["moves_ok"] and report["moves_checked"] == 0 and not report["notes"], report
+    assert report["ok"] and report["moves_ok"] and report["moves_checked"] == 0 and not report["notes"], (
+        report
+    )
     await play_some(client, running, 6, "audit-clean-running")
     report = await audit(client, running["game_id"])
     assert report["ok"] and report["moves_ok"] and report["moves_checked"] == 6 and report["seed"] is None
@@ -221,6 +223,29 @@ async def test_an_event_slipped_in_without_a_command_is_caught(
 
     await rewrite(pool, created["game_id"], slip_in)
     assert failure(await audit(client, created["game_id"])) == "undecided_event"
+
+
+async def test_every_command_stripped_to_hide_a_rigged_roll_is_caught_and_not_exported_as_unchecked(
+    client: AsyncTestClient[Any], pool: asyncpg.Pool
+) -> None:
+    """A roll rigged and every stored command dropped, so that no move can be re-decided: the game was
+    created with commands stored (its write-once metadata says so), so the audit requires them rather than
+    noting a game played before they were stored, and its export claims them and fails verification."""
+    played = await play_to_end(client, "bazaar", 2, seed="audit-stripped")
+
+    def strip_and_rig(rows: list[Row]) -> None:
+        rolls = [r for r in rows if r["type"] == "die_rolled"]
+        rigged = next(r for r in rolls if r["data"]["face"] != rolls[0]["data"]["face"])
+        rigged["data"]["face"] = rolls[0]["data"]["face"]
+        for row in rows:
+            row["cause"] = None
+
+    await rewrite(pool, played.game_id, strip_and_rig)
+    report = await audit(client, played.game_id)
+    assert report["chain_ok"] and report["setup_ok"] and failure(report) == "undecided_event", report
+    assert report["notes"] == [] and report["moves_ok"] is False
+    export = read_export((await client.get(f"/v1/games/{played.game_id}/export")).content)
+    assert export.commands_recorded and verify_export(export, all_games()).failures == ["undecided_event"]
 
 
 # Receipts: signed heads a client keeps
