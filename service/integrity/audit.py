@@ -291,9 +291,9 @@ def audit_events(
     through the game, the replay's status against the stored one, and with ``reveal`` (the seed: the
     service always has it, an offline verifier once the game is over) the seed against its commitment,
     the opening events against ``setup`` drawn from ``Rng(seed, "setup")``, and every move re-decided
-    (recheck_moves). A history with moves but without any stored command (played before they were stored)
-    gets a note saying its moves were not re-checked, unless ``commands_required`` (a document that says its
-    commands were stored); one with some but not all fails."""
+    (recheck_moves). A history without any stored command (played before they were stored) gets a note
+    saying its moves were not re-checked, unless ``commands_required`` (a document, or a game's metadata,
+    that says its commands were stored); one with some but not all fails."""
     problems: list[str] = []
     notes: list[str] = []
     seed_matches: bool | None = None
@@ -342,8 +342,7 @@ def audit_events(
             if not setup_ok:
                 problems.append(f"{SETUP_MISMATCH}: the opening events do not follow from the seed")
         if setup_ok and replay_ok:
-            moved = len(stored) > len(expected)  # a game still at its opening has no move to re-decide
-            if moved and not commands_required and all(record.move is None for record in stored):
+            if not commands_required and all(record.move is None for record in stored):
                 notes.append(LEGACY_NOTE)
             else:
                 checked, failure = recheck_moves(game, reveal.seed, len(expected), events, stored)
