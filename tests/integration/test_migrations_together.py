@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,10 +27,10 @@ from service.runtime.database import (
     migrate,
     with_user,
 )
-from service.runtime.settings import PROJECT_ROOT, Settings
+from service.runtime.settings import Settings
 from tests.e2e.conftest import free_port
 from tests.support.databases import TEST_PASSWORD
-from tests.support.serving import serving
+from tests.support.serving import service_command, serving
 
 pytestmark = pytest.mark.db
 
@@ -148,16 +146,7 @@ async def test_the_migration_job_as_documented_and_a_host_behind_the_schema_unre
     answers 503 with ``Retry-After`` on ``/ready`` (while ``/health`` stays 200) until it is replaced."""
     async with empty_database(server_url) as (owner, service):
         env = {**os.environ, "MIGRATION_DATABASE_URL": owner, "DATABASE_URL": service}
-        job = await asyncio.to_thread(
-            subprocess.run,
-            [sys.executable, "-m", "service", "migrate"],
-            cwd=PROJECT_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        job = await asyncio.to_thread(service_command, env, "migrate")
         assert job.returncode == 0, job.stderr
         assert await revision(service) == head_revision()
         settings = dataclasses.replace(Settings.from_env(), database_url=service)

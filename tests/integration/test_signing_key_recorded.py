@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import asyncpg
@@ -18,8 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.integrity.keyring import SigningKeyRefused, check_signing_key
 from service.integrity.signing import Signer
-from service.runtime.settings import PROJECT_ROOT
 from tests.support.databases import fresh_database
+from tests.support.serving import service_command
 
 pytestmark = pytest.mark.db
 
@@ -46,15 +45,7 @@ def command(
         "PORT": "1",  # never reached: a refused host stops before it listens
     }
     env.pop("MIGRATION_DATABASE_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "service", *arguments],
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return service_command(env, *arguments)
 
 
 async def current_keys(database_url: str) -> list[tuple[str, bool]]:

@@ -46,3 +46,16 @@ def serving(env: dict[str, str], port: int, patience: float) -> Iterator[subproc
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+def service_command(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    """``python -m service ARGUMENTS`` with ``env`` as an operator runs it, to its end (output captured)."""
+    return subprocess.run(
+        [sys.executable, "-m", "service", *arguments],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
