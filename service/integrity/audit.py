@@ -526,6 +526,7 @@ def verify_file(
     """``python -m service verify FILE [--receipts R] [--public-key K ...]``: 0 and a one-line summary on stdout if
     the export verifies (and contradicts none of the signed heads in R), else 1 with the first mismatch
     (then any others) on stderr. FILE ``-`` reads standard input."""
+    kept: list[SignedHead] | None = None
     try:
         export = read_export(sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes())
         findings = verify_export(export, all_games(), public_key=public_key)
@@ -548,11 +549,23 @@ def verify_file(
     assert export.signature is not None  # else the findings name it unsigned
     signer = f"key {_key_id(export.signature.public_key)}"
     signer = f"the given {signer}" if public_key else f"{signer} (compare: GET /v1/signing-key)"
+    held = "" if kept is None else f"; {receipts_held(export, kept)}"
     print(
         f"{path}: OK: {export.game} game {export.game_id}, {len(export.events)} events, chain head "
         f"{export.head_hash[:16]}..., seed matches its commitment, opening, {moves}, result re-derived, "
-        f"signed by {signer}; winners: {winners}"
+        f"signed by {signer}{held}; winners: {winners}"
     )
     for note in findings.notes:
         print(f"  note: {note}")
     return 0
+
+
+def receipts_held(export: GameExport, kept: Sequence[SignedHead]) -> str:
+    """What the kept receipts held the export to, for verify's summary: how many are of this game (each one
+    agrees, or verify failed), so that a file of another game's receipts is not mistaken for a check."""
+    mine = sum(1 for receipt in kept if receipt.game_id == export.game_id)
+    if mine == 0:
+        return f"none of the receipts given ({len(kept)}) is of this game: nothing was held to them"
+    agree = "1 kept receipt of this game agrees" if mine == 1 else f"{mine} kept receipts of this game agree"
+    others = len(kept) - mine
+    return agree if others == 0 else f"{agree} ({others} of other games left aside)"

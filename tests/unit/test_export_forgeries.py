@@ -164,3 +164,26 @@ def test_receipts_signed_before_a_key_rotation_verify_with_the_retired_key_given
     receipts.write_text(json.dumps([msgspec.to_builtins(rewritten)]))
     assert verify(SERVICE.public_key, retired.public_key) == 1
     assert "receipt_contradicted" in capsys.readouterr().err
+
+
+def test_verify_says_how_many_kept_receipts_it_held_the_export_to(
+    bazaar: Document, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A passing ``verify --receipts`` says how many receipts of this game agree, and says so when none of
+    those given is of this game (another game's file checks nothing), rather than a bare OK."""
+    game, receipts = tmp_path / "game.json", tmp_path / "receipts.json"
+    game.write_text(json.dumps(bazaar))
+    heads = [
+        SERVICE.sign(bazaar["game_id"], v, bytes.fromhex(bazaar["events"][v - 1]["hash"])) for v in (3, 5)
+    ]
+    other_game = SERVICE.sign("another-game", 5, b"\x01" * 32)
+    receipts.write_text(json.dumps([msgspec.to_builtins(head) for head in [*heads, other_game]]))
+    assert verify_file(game, receipts) == 0
+    out = capsys.readouterr().out
+    assert "; 2 kept receipts of this game agree (1 of other games left aside); winners:" in out
+    receipts.write_text(json.dumps([msgspec.to_builtins(other_game)]))
+    assert verify_file(game, receipts) == 0
+    out = capsys.readouterr().out
+    assert "none of the receipts given (1) is of this game: nothing was held to them" in out
+    assert verify_file(game) == 0
+    assert "receipt" not in capsys.readouterr().out
