@@ -1,6 +1,9 @@
 // Home page: create a game (every person's seat kept in this browser: hot seat; any seat may be given to
-// one of the server's bots) and go to its board.
+// one of the server's bots) and go to its board. Signed in, seat 1 is offered to (and by default played by)
+// the account: {"account": "me"} (docs/api.md "Games"), so the game is the account's, played through the
+// browser's session and listed under the lobby's "Your games".
 import { el, api, keepSeatToken, bound } from "/static/common.js";
+import { currentAccount } from "/static/account.js";
 
 const form = document.getElementById("new-game");
 const kind = document.getElementById("new-game-kind");
@@ -8,22 +11,43 @@ const seats = document.getElementById("new-game-seats");
 const error = document.getElementById("new-game-error");
 const NAMES = ["Hanna", "Max", "Sarah", "Omar", "Lena"];
 const BOTS = [["random", "random moves"], ["greedy", "greedy"], ["strong", "strong (searches ahead)"]];
+const ACCOUNT = "me"; // the "played by" value of the signed-in account's seat
+let me = null; // the signed-in account ({name}), null when signed out
 
 function bounds() {
   const option = kind.selectedOptions[0];
   return [Number(option.dataset.min), Number(option.dataset.max)];
 }
 
+/** A seat played by the account shows the account's name, not an editable one. */
+function showPlayer(row) {
+  const name = row.querySelector("input");
+  const yours = row.querySelector("select").value === ACCOUNT;
+  if (yours) name.value = me.name;
+  else if (name.disabled) name.value = NAMES[0];
+  name.disabled = yours;
+}
+
+/** Seat 1 offers the signed-in account, chosen at first. */
+function offerAccount(row) {
+  if (!me || !row || row.querySelector(`option[value="${ACCOUNT}"]`)) return;
+  row.querySelector("select").prepend(el("option", { value: ACCOUNT }, `you (signed in as ${me.name})`));
+  row.querySelector("select").value = ACCOUNT;
+  showPlayer(row);
+}
+
 function addSeat() {
   const index = seats.children.length;
   const id = `seat-name-${index}`;
   const by = `seat-by-${index}`;
-  seats.append(el("div", { class: "inline seat-row" },
+  const row = el("div", { class: "inline seat-row" },
     el("label", { for: id }, `Seat ${index + 1} name`),
     el("input", { id, name: "name", value: NAMES[index] || `Player ${index + 1}`, required: true, maxlength: 40 }),
     el("label", { for: by }, `Seat ${index + 1} played by`),
-    el("select", { id: by, name: "by" }, el("option", { value: "" }, "a person"),
-      BOTS.map(([level, words]) => el("option", { value: level }, `the server's bot: ${words}`)))));
+    el("select", { id: by, name: "by", onchange: () => showPlayer(row) }, el("option", { value: "" }, "a person"),
+      BOTS.map(([level, words]) => el("option", { value: level }, `the server's bot: ${words}`))));
+  seats.append(row);
+  if (index === 0) offerAccount(row);
 }
 
 function fit() {
@@ -31,6 +55,14 @@ function fit() {
   const want = Math.min(Math.max(seats.children.length || 3, min), max);
   while (seats.children.length < want) addSeat();
   while (seats.children.length > want) seats.lastChild.remove();
+}
+
+/** The creation's seats: the account's, hot-seat names, and the server's bots (named only in a game without
+ * the account: beside it each bot plays under its own account's name, one seat per level). */
+function players() {
+  const rows = [...seats.children].map((row) => [row.querySelector("input").value.trim(), row.querySelector("select").value]);
+  const withAccount = rows.some(([, by]) => by === ACCOUNT);
+  return rows.map(([name, by]) => by === ACCOUNT ? { account: "me" } : !by ? { name } : withAccount ? { bot: by } : { bot: by, name });
 }
 
 if (form) {
@@ -41,19 +73,23 @@ if (form) {
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
     error.textContent = "";
-    const players = [...seats.children].map((row) => {
-      const name = row.querySelector("input").value.trim();
-      const bot = row.querySelector("select").value;
-      return bot ? { bot, name } : { name };
-    });
+    const seated = players();
+    const levels = seated.filter((p) => p.bot && !p.name).map((p) => p.bot);
+    if (new Set(levels).size < levels.length) {
+      error.textContent = "Beside your account each of the server's bots plays under its own account, so one bot of each level: choose another level, or play seat 1 as a person.";
+      return;
+    }
     try {
-      const created = await api("/v1/games", { method: "POST", body: { game: kind.value, players } });
-      // the server plays its bots' seats: only the people's seats are kept here
-      for (const seat of created.seats) if (!players[seat.seat].bot) keepSeatToken(created.game_id, seat.seat, seat.token);
+      const created = await api("/v1/games", { method: "POST", body: { game: kind.value, players: seated } });
+      // the server plays its bots' seats and the session the account's: only hot-seat tokens are kept here
+      for (const seat of created.seats) if (seat.token && !seated[seat.seat].bot) keepSeatToken(created.game_id, seat.seat, seat.token);
       location.href = `/games/${created.game_id}`;
     } catch (failure) {
       error.textContent = `Could not create the game: ${failure.message}`;
     }
   });
-  bound(form);
+  (async () => {
+    me = await currentAccount().catch(() => null); // whether seat 1 can be the account's, before any click
+    offerAccount(seats.children[0]);
+  })().finally(() => bound(form));
 }
