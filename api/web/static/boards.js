@@ -162,10 +162,12 @@ const BOARDS = { basari, bazaar, johari };
 
 /** The board of `game` for a view; `names` are the seats' names, `components` the game's published data. */
 /** The board of `view`; `ending` (ending.js: who won, the scores, why), when given, stands in for the
- * board's own game-over line. */
+ * board's own game-over line, or heads the board when the view has none (a game that ended by resignation
+ * before its own end, e.g. during Johari's set-up). */
 export function drawBoard(game, view, names, components, ending = null) {
   const board = BOARDS[game](view, names, components);
   const own = board.querySelector(":scope > .over");
-  if (own && ending) own.replaceWith(ending);
+  if (ending && own) own.replaceWith(ending);
+  else if (ending) board.prepend(ending);
   return board;
 }

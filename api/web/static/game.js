@@ -67,10 +67,17 @@ function drawInvite() {
   document.getElementById("invite").replaceChildren(...(panel ? [panel] : []));
 }
 
+/** The seat-token form is for a spectator of a game under way: not for a browser that plays a seat of it
+ * (its seats are in the picker), nor once the game is over. */
+function drawSitDown() {
+  document.getElementById("seat-token-form").hidden = ended || Object.keys(held()).length > 0;
+}
+
 function drawSeatPicker() {
   drawInvite();
+  drawSitDown();
   const seats = Object.keys(held()).map(Number).sort((a, b) => a - b);
-  if (!seats.length) { picker.replaceChildren(el("p", { class: "muted" }, "You are watching as a spectator. Sit down with a seat token to play.")); return; }
+  if (!seats.length) { picker.replaceChildren(el("p", { class: "muted" }, ended ? "You are watching as a spectator." : "You are watching as a spectator. Sit down with a seat token to play.")); return; }
   const select = el("select", { id: "play-as", onchange: () => { seat = select.value === "" ? null : Number(select.value); follow.checked = false; restart(); } },
     el("option", { value: "" }, "Watch as a spectator"),
     seats.map((s) => el("option", { value: s, selected: s === seat }, `Play as ${names[s] ?? "seat " + s}${s === accountSeat ? " (your account)" : ""}`)));
@@ -227,7 +234,10 @@ function legalControls(legal) {
   return parts;
 }
 
+/** The status line: whose decision it is; once the game is over the ending banner on the board says so
+ * (and who won), so the line is hidden rather than saying it a second time. */
 function drawStatus() {
+  status.hidden = detail.status === "finished";
   if (detail.status === "finished") { status.textContent = endingLine(detail.result, names); return; }
   if (seat !== null && !detail.legal.length) {
     status.textContent = `You resigned, ${names[seat]}: the server plays your seat to the end.`;
@@ -252,7 +262,7 @@ function show(next) {
   drawResign();
   showClocks(detail.clock, names, skew, seat);
   root.dataset.version = detail.version;
-  if (detail.status === "finished") { ended = true; drawInvite(); } // it may have ended while the page was open
+  if (detail.status === "finished") { ended = true; drawInvite(); drawSitDown(); } // it may have ended while the page was open
   if (followTurn()) return;
 }
 
@@ -341,6 +351,7 @@ document.getElementById("seat-token-form").addEventListener("submit", async (sub
     seat = found.you;
     input.value = "";
     await restart();
+    document.getElementById("play-as")?.focus(); // the form is gone: the seat picker takes the focus
   } catch (failure) {
     commandError.textContent = `That token does not open a seat of this game: ${failure.message}`;
   }
