@@ -18,6 +18,16 @@ pytestmark = [pytest.mark.e2e, pytest.mark.db]
 DRAWN = "(version) => document.getElementById('game').dataset.version === version"  # the page shows it
 
 
+MUTED = "rgb(107, 100, 90)"  # style.css --muted: hints
+REFUSAL_RED = "rgb(176, 0, 32)"  # style.css .error, play.css .verdict.no: refusals
+
+
+async def colour(page: Any, selector: str) -> str:
+    """The text colour the page shows ``selector`` in."""
+    shown: str = await page.eval_on_selector(selector, "(n) => getComputedStyle(n).color")
+    return shown
+
+
 def key(gems: dict[str, int]) -> tuple[int, ...]:
     """A bid's counts in value order."""
     return tuple(gems.get(colour, 0) for colour in BID_ORDER)
@@ -84,6 +94,9 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
             await page.wait_for_selector("#bid-composer")
             await page.wait_for_function(DRAWN, arg=str(hanna["version"]))
             owned = hanna["view"]["players"][0]["gems"]
+            # before any gem is added the composer prompts in the hint's colour, not in the refusal's red
+            assert await page.text_content("#bid-verdict") == "Add gems to make a bid."
+            assert await colour(page, "#bid-verdict") == MUTED
             if talks["current_bid"] is None:
                 # nothing composed yet: nothing to send
                 assert await page.get_attribute("#bid-verdict", "data-beats") == "false"
@@ -93,6 +106,7 @@ async def test_a_bid_is_composed_with_steppers_checked_sent_and_accepted(visit: 
                 low = not_beating(owned, hanna["legal"])
                 assert await compose_bid(page, low) == "false"
                 assert "does not beat" in await page.text_content("#bid-verdict")
+                assert await colour(page, "#bid-verdict") == REFUSAL_RED
                 assert await page.is_disabled("#send-bid")
                 seen_not_beating = True
             else:

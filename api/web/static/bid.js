@@ -17,12 +17,13 @@ export function isNegotiation(legal) {
   return legal.some((c) => c.type === "bid" || c.type === "bid_colour" || c.type === "accept");
 }
 
-/** The verdict on the composed bid from `legal`: {beats: true|false|null, words}; null when the list is
- * step-wise (too many beating bids to list whole) and only the red count can be checked here. */
+/** The verdict on the composed bid from `legal`: {beats: true|false|null, words, prompt}; null when the
+ * list is step-wise (too many beating bids to list whole) and only the red count can be checked here;
+ * `prompt` while nothing is composed (nothing to send yet, but nothing refused either). */
 function verdict(legal, current, bidderName) {
   const table = current ? `${amounts(current)} by ${bidderName}` : null;
   const total = ORDER.reduce((sum, c) => sum + composed[c], 0);
-  if (!total) return { beats: false, words: "Add gems to make a bid." };
+  if (!total) return { beats: false, words: "Add gems to make a bid.", prompt: true };
   const whole = legal.filter((c) => c.type === "bid");
   if (whole.length || !legal.some((c) => c.type === "bid_colour")) {
     const beats = whole.some((c) => key(c.gems) === key(composed));
@@ -54,7 +55,8 @@ export function bidComposer({ legal, view, viewer, names, send }) {
     const found = verdict(legal, current, bidder);
     said.textContent = found.words;
     said.dataset.beats = String(found.beats);
-    said.className = `verdict ${found.beats === false ? "no" : "yes"}`;
+    // red only for a bid that does not beat; the prompt before any gem is added is a neutral hint
+    said.className = `verdict ${found.prompt ? "prompt" : found.beats === false ? "no" : "yes"}`;
     sendButton.disabled = found.beats === false;
     sendButton.textContent = composed && ORDER.some((c) => composed[c]) ? `Send bid: ${amounts(composed)}` : "Send bid";
   };
