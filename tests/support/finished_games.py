@@ -1,6 +1,6 @@
-"""Finishing a stored game fast: random legal commands decided as the service decides them, appended in one
-transaction (a game of hundreds of commands without hundreds of round trips); or a game whose resigned seat
-ends with the most points (B-11)."""
+"""Finishing a stored game fast: random legal commands decided as the service decides them and appended as
+it appends them (each command's events with its move, for the audit to re-decide), without a request per
+command; or a game whose resigned seat ends with the most points (B-11)."""
 
 from __future__ import annotations
 
@@ -12,25 +12,27 @@ from service.games.clocks import system_now, timed
 from service.games.loading import FINISHED, LoadedGame
 from service.games.schemas import CreateGame, PlayerIn
 from service.games.service import GameService
+from service.integrity.audit import encode_move
 from service.runtime.streams import new_event
 
 
 async def finish(service: GameService, game_id: str, seed: str) -> None:
     """Play the stored game to its end by random legal commands of random pending seats, each decided with
     the service's randomness for its version (stamped with the time now in a timed game, as the service
-    stamps them), and append them all at once."""
+    stamps them) and appended with its move, the last one finishing the stream."""
     loaded = await service.loader.load(game_id)
     game, state, version = loaded.game, loaded.state, loaded.version
     chooser = random.Random(seed)
-    events: list[Event] = []
     while not game.is_over(state):
         seat = chooser.choice(game.pending(state)).seat
         command = timed(state, chooser.choice(decisions(game.legal(state, seat))), system_now())
-        decided = game.decide(state, seat, command, Rng(loaded.keys.seed, f"v{version + len(events)}"))
-        for event in decided:
-            state = game.evolve(state, event)
-        events.extend(decided)
-    await service.store.append(game_id, version, [new_event(e) for e in events], status=FINISHED)
+        decided = game.decide(state, seat, command, Rng(loaded.keys.seed, f"v{version}"))
+        state = fold(game, decided, state)
+        status = FINISHED if game.is_over(state) else None
+        appended = await service.store.append(
+            game_id, version, [new_event(e) for e in decided], status=status, cause=encode_move(seat, command)
+        )
+        version = appended.version
 
 
 def leader_resigns_at(loaded: LoadedGame, step: int) -> tuple[list[Event], int]:
