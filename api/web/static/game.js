@@ -235,9 +235,10 @@ function legalControls(legal) {
 }
 
 /** The status line: whose decision it is; once the game is over the ending banner on the board says so
- * (and who won), so the line is hidden rather than saying it a second time. */
+ * (and who won), so the line is seen no more, but still heard: a screen reader announces the end from this
+ * live region. */
 function drawStatus() {
-  status.hidden = detail.status === "finished";
+  status.classList.toggle("visually-hidden", detail.status === "finished");
   if (detail.status === "finished") { status.textContent = endingLine(detail.result, names); return; }
   if (seat !== null && !detail.legal.length) {
     status.textContent = `You resigned, ${names[seat]}: the server plays your seat to the end.`;
