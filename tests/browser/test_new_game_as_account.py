@@ -40,7 +40,7 @@ async def test_signed_in_the_new_game_form_seats_the_account(visit: Visit, web: 
     await page.wait_for_function("() => document.getElementById('seat-by-0').value === 'me'")
     chosen = await page.eval_on_selector("#seat-by-0", "s => s.selectedOptions[0].textContent")
     assert chosen == f"you (signed in as {name})"
-    assert await page.input_value("#seat-name-0") == name and await page.is_disabled("#seat-name-0")
+    assert await page.input_value("#seat-name-0") == name and not await page.is_editable("#seat-name-0")
     await page.select_option("#seat-by-1", "random")
     await page.select_option("#seat-by-2", "greedy")
     await screenshot(page, "home-new-game-as-account")

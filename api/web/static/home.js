@@ -24,8 +24,8 @@ function showPlayer(row) {
   const name = row.querySelector("input");
   const yours = row.querySelector("select").value === ACCOUNT;
   if (yours) name.value = me.name;
-  else if (name.disabled) name.value = NAMES[0];
-  name.disabled = yours;
+  else if (name.readOnly) name.value = NAMES[0];
+  name.readOnly = yours; // read-only, not disabled: still reached by Tab and read out
 }
 
 /** Seat 1 offers the signed-in account, chosen at first. */
