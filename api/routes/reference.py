@@ -39,12 +39,25 @@ def page(
         assert engine is not None  # the app always configures its templates (api/web/pages.py)
         body = engine.get_template("document.html.j2").render(
             title=title,
-            body=RENDERER.render(markdown),
-            lead=RENDERER.render(lead) if lead else None,
+            # with a lead, the page is headed by its title and each text's headings go one level down
+            body=html_of(markdown, below_title=lead is not None),
+            lead=html_of(lead, below_title=True) if lead else None,
             links=links or {},
         )
         return Response(body, media_type=HTML)
     return Response(markdown, media_type=MARKDOWN)
+
+
+def html_of(markdown: str, below_title: bool = False) -> str:
+    """Markdown as HTML; ``below_title``: under the page's own <h1>, every heading one level lower (a text's
+    ``#`` an <h2>), so that a page has one <h1>."""
+    tokens = RENDERER.parse(markdown)
+    if below_title:
+        for token in tokens:
+            if token.type in ("heading_open", "heading_close"):
+                token.tag = f"h{min(int(token.tag[1:]) + 1, 6)}"
+    html: str = RENDERER.renderer.render(tokens, RENDERER.options, {})
+    return html
 
 
 def problem_page(kind: str) -> str:

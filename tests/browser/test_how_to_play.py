@@ -44,7 +44,9 @@ async def test_each_rule_page_opens_with_how_to_play_and_a_picture_of_the_table(
         await page.goto(f"/rules/{game}")
         await page.wait_for_function(PICTURE_SHOWN)
         how_to = page.locator("#how-to-play")
-        assert (await how_to.locator("h1").inner_text()).startswith("How to play"), game
+        assert await page.locator("h1").count() == 1, "one <h1>: the page's title"
+        assert "how to play and the rules" in await page.locator("h1").inner_text(), game
+        assert (await how_to.locator("h2").first.inner_text()).startswith("How to play"), game
         answer = pictures[f"{game}.png"]
         assert answer.status == 200 and answer.headers["content-type"] == "image/png", game
         picture = how_to.locator("img")
@@ -55,7 +57,7 @@ async def test_each_rule_page_opens_with_how_to_play_and_a_picture_of_the_table(
 
         # the full rules follow the how-to, unchanged, and its last link leads to them
         rules = page.locator("#the-full-rules")
-        assert rules_heading in await rules.locator("h1").inner_text(), game
+        assert rules_heading in await rules.locator("h2").first.inner_text(), game
         assert first_ruling in await rules.inner_text(), game
         order = await page.evaluate(
             "() => document.querySelector('#how-to-play').compareDocumentPosition("
