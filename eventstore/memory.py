@@ -241,15 +241,22 @@ class InMemoryEventStore(FollowsFeed):
         self, after: FeedPosition | None = None, limit: int = 1000
     ) -> list[tuple[FeedPosition, RecordedEvent]]:
         """The global feed after a checkpoint; event n sits at FeedPosition(tx=n, position=n)."""
-        start = 0 if after is None else max(after.position, 0)
-        events = self._upcast(self._feed[start : start + max(limit, 0)])
+        events = self._upcast(self._feed_after(after, limit))
         return [(FeedPosition(tx=event.position, position=event.position), event) for event in events]
 
     async def read_all_headers(
         self, after: FeedPosition | None = None, limit: int = 1000
     ) -> list[tuple[FeedPosition, FeedHeader]]:
-        """``read_all``'s events, each as its FeedHeader."""
-        return [(at, header_of(event)) for at, event in await self.read_all(after, limit)]
+        """``read_all``'s events, each as its FeedHeader (not upcast: upcasters change bodies only)."""
+        return [
+            (FeedPosition(tx=event.position, position=event.position), header_of(event))
+            for event in self._feed_after(after, limit)
+        ]
+
+    def _feed_after(self, after: FeedPosition | None, limit: int) -> list[RecordedEvent]:
+        """At most ``limit`` events of the feed after ``after``, as stored."""
+        start = 0 if after is None else max(after.position, 0)
+        return self._feed[start : start + max(limit, 0)]
 
     async def start(self) -> None:
         """Nothing to start: every writer is in this process."""

@@ -67,9 +67,8 @@ class DeadlineIndex(FeedFollower[RecordedEvent]):
     waited_for = False  # the schedulers read its rows as they are: no request waits for its checkpoint
 
     def __init__(self, pool: Pool, store: EventStore, acquire_timeout: float | None = None) -> None:
-        super().__init__(
-            pool, store.read_all, CHECKPOINT, BATCH_SIZE, acquire_timeout
-        )  # clock events' bodies
+        # the whole events, not their headers: the deadlines are in the clock events' bodies
+        super().__init__(pool, store.read_all, CHECKPOINT, BATCH_SIZE, acquire_timeout)
         self.deadlines = Deadlines(pool, acquire_timeout)
 
     async def prepare(self, feed: FeedPage[RecordedEvent]) -> Writes:
